@@ -1,0 +1,85 @@
+package adtest_test
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	ad "github.com/temper-ppl/temper/autodiff"
+	"github.com/temper-ppl/temper/autodiff/adtest"
+)
+
+// The harness must be able to fail: each broken op below is caught by the
+// check meant for it.
+
+var cube = &ad.ScalarFunc{Name: "cube", Arity: 1,
+	Value: func(x []float64) float64 { return x[0] * x[0] * x[0] },
+	Grad:  func(dx, x []float64, _ float64) { dx[0] = 3 * x[0] * x[0] }}
+
+func cubeCase(f *ad.ScalarFunc, ref func(float64) float64) adtest.Case {
+	return adtest.Case{
+		Name:   f.Name,
+		Inputs: []adtest.Input{{Shape: ad.Shape{4}, Draw: adtest.Real}},
+		Build:  func(x []*ad.Node) *ad.Node { return ad.Elementwise(f, x[0]) },
+		Reference: func(x [][]float64) []float64 {
+			out := make([]float64, len(x[0]))
+			for i, v := range x[0] {
+				out[i] = ref(v)
+			}
+			return out
+		},
+	}
+}
+
+func TestHarnessPassesCorrectOp(t *testing.T) {
+	adtest.Run(t, cubeCase(cube, func(v float64) float64 { return math.Pow(v, 3) }))
+}
+
+func TestHarnessCatchesWrongGradient(t *testing.T) {
+	// A derivative off by one part in 10⁵: small, but far beyond GradRelTol.
+	wrong := *cube
+	wrong.Grad = func(dx, x []float64, _ float64) { dx[0] = 3 * x[0] * x[0] * (1 + 1e-5) }
+	expectFailure(t, adtest.Check(cubeCase(&wrong, func(v float64) float64 { return math.Pow(v, 3) }), 1), "finite difference")
+}
+
+func TestHarnessCatchesWrongValue(t *testing.T) {
+	expectFailure(t, adtest.Check(cubeCase(cube, func(v float64) float64 { return v * v * v * (1 + 1e-9) }), 1), "reference")
+}
+
+func TestHarnessCatchesReplicaLeak(t *testing.T) {
+	// An op whose result depends on the replica it runs in.
+	expectFailure(t, adtest.Check(adtest.Case{
+		Name:   "leaky",
+		Inputs: []adtest.Input{{Shape: ad.Shape{2}, Draw: adtest.Real}},
+		Build: func(x []*ad.Node) *ad.Node {
+			return x[0].Graph().Apply(leakyOp{}, ad.Shape{2}, x[0])
+		},
+	}, 1), "alone")
+}
+
+type leakyOp struct{}
+
+func (leakyOp) Name() string { return "leaky" }
+func (leakyOp) Forward(a *ad.Args) {
+	for i, v := range a.In[0] {
+		a.Out[i] = v + float64(a.Replica)
+	}
+}
+func (leakyOp) Backward(a *ad.Args) {
+	for i, g := range a.GradOut {
+		a.GradIn[0][i] += g
+	}
+}
+
+func expectFailure(t *testing.T, errs []error, want string) {
+	t.Helper()
+	if len(errs) == 0 {
+		t.Fatalf("the harness passed a broken op; want an error mentioning %q", want)
+	}
+	for _, err := range errs {
+		if strings.Contains(err.Error(), want) {
+			return
+		}
+	}
+	t.Fatalf("errors %v do not mention %q", errs, want)
+}
