@@ -187,3 +187,25 @@ func must(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+func TestTensorViews(t *testing.T) {
+	g := ad.NewGraph(2)
+	w := g.Input("w", ad.Param, 2, 3)
+	c, err := ad.NewTensor(ad.Shape{3}, []float64{1, 2, 3})
+	must(t, err)
+	out := ad.Mul(w, g.ConstTensor(c))
+	p, err := g.Compile(out)
+	must(t, err)
+	w1 := p.Tensor(w, 1)
+	w1.Set(5, 1, 2) // replica 1, element [1, 2]
+	p.Forward()
+	if got := p.Tensor(out, 1).At(1, 2); got != 15 {
+		t.Fatalf("replica 1 out[1,2] = %v, want 15", got)
+	}
+	if got := p.Value(out)[6+5]; got != 15 {
+		t.Fatalf("flat buffer has %v, want 15", got)
+	}
+	if _, err := ad.NewTensor(ad.Shape{2, 2}, []float64{1}); err == nil {
+		t.Fatal("NewTensor accepted 1 value for shape [2, 2]")
+	}
+}

@@ -70,15 +70,19 @@ func gemm(transA, transB bool, m, n, k int, a []float64, lda int, b []float64, l
 	var impl gonum.Implementation
 	for i0 := 0; i0 < m; i0 += gemmTileM {
 		mb := min(gemmTileM, m-i0)
-		aSub := a[i0*lda:]
+		var aSub []float64
 		if transA {
 			aSub = a[i0:]
+		} else {
+			aSub = a[i0*lda:]
 		}
 		for j0 := 0; j0 < n; j0 += gemmTileN {
 			nb := min(gemmTileN, n-j0)
-			bSub := b[j0:]
+			var bSub []float64
 			if transB {
 				bSub = b[j0*ldb:]
+			} else {
+				bSub = b[j0:]
 			}
 			impl.Dgemm(tA, tB, mb, nb, k, 1, aSub, lda, bSub, ldb, beta, c[i0*ldc+j0:], ldc)
 		}

@@ -240,7 +240,9 @@ func linearAlgebraCases() []adtest.Case {
 		{ad.Shape{3, 4}, ad.Shape{4}, false},
 		{ad.Shape{4}, ad.Shape{4}, false},
 		{ad.Shape{2, 3, 4}, ad.Shape{4, 5}, false},
-		{ad.Shape{5, 4}, ad.Shape{4, 3}, true}, // a data matrix times weights: a dense layer
+		{ad.Shape{5, 4}, ad.Shape{4, 3}, true},     // a data matrix times weights: a dense layer
+		{ad.Shape{70, 3}, ad.Shape{3, 200}, false}, // larger than one GEMM tile both ways
+		{ad.Shape{3, 70}, ad.Shape{70, 200}, false},
 	} {
 		k := mm.a[len(mm.a)-1]
 		n := 1

@@ -1,0 +1,56 @@
+package autodiff
+
+import "fmt"
+
+// Tensor is a dense row-major array: one replica's value of a node, or a
+// constant. Data has Shape.Size() elements; a Tensor from Program.Tensor
+// shares the program's buffer.
+type Tensor struct {
+	Shape Shape
+	Data  []float64
+}
+
+// NewTensor checks that data fits shape.
+func NewTensor(shape Shape, data []float64) (Tensor, error) {
+	if err := validShape(shape); err != nil {
+		return Tensor{}, err
+	}
+	if len(data) != shape.Size() {
+		return Tensor{}, fmt.Errorf("shape %v needs %d values, got %d", shape, shape.Size(), len(data))
+	}
+	return Tensor{Shape: shape.Clone(), Data: data}, nil
+}
+
+// At returns the element at a multi-index, one index per axis.
+func (t Tensor) At(index ...int) float64 { return t.Data[t.offset(index)] }
+
+// Set sets the element at a multi-index.
+func (t Tensor) Set(v float64, index ...int) { t.Data[t.offset(index)] = v }
+
+func (t Tensor) offset(index []int) int {
+	if len(index) != len(t.Shape) {
+		panic(fmt.Sprintf("autodiff: index %v for a tensor of shape %v", index, t.Shape))
+	}
+	off := 0
+	for d, i := range index {
+		if i < 0 || i >= t.Shape[d] {
+			panic(fmt.Sprintf("autodiff: index %v out of range for shape %v", index, t.Shape))
+		}
+		off = off*t.Shape[d] + i
+	}
+	return off
+}
+
+// ConstTensor adds t as a constant shared by all replicas.
+func (g *Graph) ConstTensor(t Tensor) *Node { return g.Const(t.Shape, t.Data...) }
+
+// Tensor is replica r's value of n (the shared value when n is shared), a
+// view into the program's buffer.
+func (p *Program) Tensor(n *Node, r int) Tensor {
+	size := n.shape.Size()
+	buf := p.vals[n.id]
+	if n.replicated {
+		buf = buf[r*size : (r+1)*size]
+	}
+	return Tensor{Shape: n.shape, Data: buf}
+}
