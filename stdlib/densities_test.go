@@ -1,0 +1,481 @@
+package stdlib_test
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"gonum.org/v1/gonum/stat/distuv"
+
+	ad "github.com/temper-ppl/temper/autodiff"
+	"github.com/temper-ppl/temper/autodiff/adtest"
+	"github.com/temper-ppl/temper/stdlib"
+)
+
+// Each scalar density is checked through the harness on equal shapes and on
+// two broadcasting layouts (values against an independent reference,
+// gradients against finite differences, replicas bit for bit), and at fixed
+// points that reach into the tails. The references are gonum's distuv where
+// it has the distribution, closed forms otherwise.
+
+type scalarCase struct {
+	name  string                      // Stan name, for stdlib.Lookup
+	build func(x []*ad.Node) *ad.Node // the exported constructor
+	ref   func(x []float64) float64   // independent reference at one point
+	draw  []func(*rand.Rand) float64  // per argument
+	ints  []bool                      // integer arguments: data, no gradient
+	tails [][]float64                 // fixed points, one argument tuple each
+	// tailFD also checks gradients at the tails; off where a step of 1e-3·|x|
+	// would leave the support (y = 1e-8 for beta, θ = 1e-10).
+	tailFD bool
+	// tailTol loosens the value check at the tails where the reference is
+	// the less accurate of the two (say why at the case).
+	tailTol float64
+}
+
+func logSigmoid(a float64) float64 { return -math.Log1p(math.Exp(-a)) }
+
+// logitProb is σ(a) for the mean-parameterized references, used only for
+// |a| ≤ 5 where 1 - σ(a) keeps all but a digit or two.
+func logitProb(a float64) float64 { return 1 / (1 + math.Exp(-a)) }
+
+var scalarCases = []scalarCase{
+	{name: "normal",
+		build: func(x []*ad.Node) *ad.Node { return stdlib.NormalLPDF(x[0], x[1], x[2]) },
+		ref:   func(x []float64) float64 { return distuv.Normal{Mu: x[1], Sigma: x[2]}.LogProb(x[0]) },
+		draw:  []func(*rand.Rand) float64{adtest.Real, adtest.Real, adtest.Positive},
+		tails: [][]float64{{30, 0, 1}, {-300, 0, 10}, {1e3, 1, 0.5}, {0.3, 0.1, 1e-3}}, tailFD: true},
+	{name: "student_t",
+		build: func(x []*ad.Node) *ad.Node { return stdlib.StudentTLPDF(x[0], x[1], x[2], x[3]) },
+		ref: func(x []float64) float64 {
+			return distuv.StudentsT{Mu: x[2], Sigma: x[3], Nu: x[1]}.LogProb(x[0])
+		},
+		draw:  []func(*rand.Rand) float64{adtest.Real, adtest.Uniform(0.5, 8), adtest.Real, adtest.Positive},
+		tails: [][]float64{{1e3, 3, 0, 1}, {-1e5, 0.5, 1, 2}, {0.5, 1e4, 0, 1}, {2, 1, 0.5, 0.3}}, tailFD: true},
+	{name: "cauchy",
+		build: func(x []*ad.Node) *ad.Node { return stdlib.CauchyLPDF(x[0], x[1], x[2]) },
+		ref: func(x []float64) float64 {
+			z := (x[0] - x[1]) / x[2]
+			return -math.Log(math.Pi * x[2] * (1 + z*z))
+		},
+		draw:  []func(*rand.Rand) float64{adtest.Real, adtest.Real, adtest.Positive},
+		tails: [][]float64{{1e6, 0, 1}, {-1e12, 1, 3}, {0.5, 0.5, 2}}, tailFD: true},
+	{name: "double_exponential",
+		build: func(x []*ad.Node) *ad.Node { return stdlib.DoubleExponentialLPDF(x[0], x[1], x[2]) },
+		ref:   func(x []float64) float64 { return distuv.Laplace{Mu: x[1], Scale: x[2]}.LogProb(x[0]) },
+		draw:  []func(*rand.Rand) float64{adtest.Uniform(0.5, 2), adtest.Uniform(-2, 0.3), adtest.Positive},
+		tails: [][]float64{{50, 0, 1}, {-1e4, 3, 0.5}, {1, 2, 3}}, tailFD: true},
+	{name: "logistic",
+		build: func(x []*ad.Node) *ad.Node { return stdlib.LogisticLPDF(x[0], x[1], x[2]) },
+		// distuv.Logistic's LogProb is that of the standard logistic whatever
+		// Mu and S hold, so the reference standardizes by hand. Its
+		// x - 2 log(e^x + 1) is exact to rounding for |x| < 709.
+		ref: func(x []float64) float64 {
+			return distuv.Logistic{}.LogProb((x[0]-x[1])/x[2]) - math.Log(x[2])
+		},
+		draw:  []func(*rand.Rand) float64{adtest.Real, adtest.Real, adtest.Positive},
+		tails: [][]float64{{300, 0, 1}, {-300, 0, 1}, {5, 1, 0.05}, {0.1, 0.2, 3}}, tailFD: true},
+	{name: "exponential",
+		build: func(x []*ad.Node) *ad.Node { return stdlib.ExponentialLPDF(x[0], x[1]) },
+		ref:   func(x []float64) float64 { return distuv.Exponential{Rate: x[1]}.LogProb(x[0]) },
+		draw:  []func(*rand.Rand) float64{adtest.Positive, adtest.Positive},
+		tails: [][]float64{{0, 2}, {1e3, 1.5}, {1e-8, 1e4}}},
+	{name: "gamma",
+		build: func(x []*ad.Node) *ad.Node { return stdlib.GammaLPDF(x[0], x[1], x[2]) },
+		ref:   func(x []float64) float64 { return distuv.Gamma{Alpha: x[1], Beta: x[2]}.LogProb(x[0]) },
+		draw:  []func(*rand.Rand) float64{adtest.Positive, adtest.Positive, adtest.Positive},
+		tails: [][]float64{{1e-6, 0.5, 2}, {200, 3, 1}, {1, 1e3, 1e3}}},
+	{name: "inv_gamma",
+		build: func(x []*ad.Node) *ad.Node { return stdlib.InvGammaLPDF(x[0], x[1], x[2]) },
+		ref: func(x []float64) float64 {
+			return distuv.InverseGamma{Alpha: x[1], Beta: x[2]}.LogProb(x[0])
+		},
+		draw:  []func(*rand.Rand) float64{adtest.Positive, adtest.Positive, adtest.Positive},
+		tails: [][]float64{{1e-3, 2, 1}, {1e4, 3, 2}, {1, 0.5, 0.5}}},
+	{name: "beta",
+		build: func(x []*ad.Node) *ad.Node { return stdlib.BetaLPDF(x[0], x[1], x[2]) },
+		ref:   func(x []float64) float64 { return distuv.Beta{Alpha: x[1], Beta: x[2]}.LogProb(x[0]) },
+		draw:  []func(*rand.Rand) float64{adtest.Unit, adtest.Positive, adtest.Positive},
+		tails: [][]float64{{1e-8, 0.5, 2}, {1 - 1e-8, 2, 0.5}, {0.5, 100, 100}}},
+	{name: "lognormal",
+		build: func(x []*ad.Node) *ad.Node { return stdlib.LognormalLPDF(x[0], x[1], x[2]) },
+		ref:   func(x []float64) float64 { return distuv.LogNormal{Mu: x[1], Sigma: x[2]}.LogProb(x[0]) },
+		draw:  []func(*rand.Rand) float64{adtest.Positive, adtest.Real, adtest.Positive},
+		tails: [][]float64{{1e-10, 0, 1}, {1e10, 0, 2}, {1, 0, 1}}},
+	{name: "uniform",
+		build: func(x []*ad.Node) *ad.Node { return stdlib.UniformLPDF(x[0], x[1], x[2]) },
+		ref:   func(x []float64) float64 { return distuv.Uniform{Min: x[1], Max: x[2]}.LogProb(x[0]) },
+		draw:  []func(*rand.Rand) float64{adtest.Real, adtest.Uniform(-5, -3), adtest.Uniform(3, 5)},
+		tails: [][]float64{{0, -1, 1}, {1e6, -1e6, 2e6}, {0.5, 0.49, 0.51}}},
+	{name: "half_normal",
+		build: func(x []*ad.Node) *ad.Node { return stdlib.HalfNormalLPDF(x[0], x[1]) },
+		ref:   func(x []float64) float64 { return math.Ln2 + distuv.Normal{Sigma: x[1]}.LogProb(x[0]) },
+		draw:  []func(*rand.Rand) float64{adtest.Positive, adtest.Positive},
+		tails: [][]float64{{0, 1}, {30, 1}, {1e3, 2}}},
+	{name: "half_cauchy",
+		build: func(x []*ad.Node) *ad.Node { return stdlib.HalfCauchyLPDF(x[0], x[1]) },
+		ref: func(x []float64) float64 {
+			z := x[0] / x[1]
+			return math.Log(2 / (math.Pi * x[1] * (1 + z*z)))
+		},
+		draw:  []func(*rand.Rand) float64{adtest.Positive, adtest.Positive},
+		tails: [][]float64{{0, 1}, {1e6, 1}, {3, 0.5}}},
+	{name: "bernoulli",
+		build: func(x []*ad.Node) *ad.Node { return stdlib.BernoulliLPMF(x[0], x[1]) },
+		ref:   func(x []float64) float64 { return distuv.Bernoulli{P: x[1]}.LogProb(x[0]) },
+		draw:  []func(*rand.Rand) float64{adtest.Ints(0, 1), adtest.Unit},
+		ints:  []bool{true, false},
+		tails: [][]float64{{1, 1e-10}, {0, 1e-10}, {0, 0.999}, {1, 0.5}},
+		// distuv takes log(1 - P), which at P = 1e-10 keeps only 6 digits
+		// (1 - P rounds at 1e-16); the density uses log1p(-θ).
+		tailTol: 1e-5},
+	{name: "bernoulli_logit",
+		build: func(x []*ad.Node) *ad.Node { return stdlib.BernoulliLogitLPMF(x[0], x[1]) },
+		ref: func(x []float64) float64 {
+			if math.Abs(x[1]) <= 5 {
+				return distuv.Bernoulli{P: logitProb(x[1])}.LogProb(x[0])
+			}
+			if x[0] == 1 {
+				return logSigmoid(x[1])
+			}
+			return logSigmoid(-x[1])
+		},
+		draw:  []func(*rand.Rand) float64{adtest.Ints(0, 1), adtest.Real},
+		ints:  []bool{true, false},
+		tails: [][]float64{{1, 40}, {0, 40}, {1, -40}, {0, -40}, {1, 700}, {0, -700}}, tailFD: true},
+	{name: "binomial",
+		build: func(x []*ad.Node) *ad.Node { return stdlib.BinomialLPMF(x[0], x[1], x[2]) },
+		ref:   func(x []float64) float64 { return distuv.Binomial{N: x[1], P: x[2]}.LogProb(x[0]) },
+		draw:  []func(*rand.Rand) float64{adtest.Ints(0, 5), adtest.Ints(5, 12), adtest.Unit},
+		ints:  []bool{true, true, false},
+		tails: [][]float64{{0, 1000, 0.5}, {1000, 1000, 0.999}, {3, 10000, 1e-6}, {2, 3, 0.5}}},
+	{name: "binomial_logit",
+		build: func(x []*ad.Node) *ad.Node { return stdlib.BinomialLogitLPMF(x[0], x[1], x[2]) },
+		ref: func(x []float64) float64 {
+			k, n, a := x[0], x[1], x[2]
+			if math.Abs(a) <= 5 {
+				return distuv.Binomial{N: n, P: logitProb(a)}.LogProb(k)
+			}
+			lchoose, _ := math.Lgamma(n + 1)
+			lk, _ := math.Lgamma(k + 1)
+			lnk, _ := math.Lgamma(n - k + 1)
+			return lchoose - lk - lnk + k*logSigmoid(a) + (n-k)*logSigmoid(-a)
+		},
+		draw:  []func(*rand.Rand) float64{adtest.Ints(0, 5), adtest.Ints(5, 12), adtest.Real},
+		ints:  []bool{true, true, false},
+		tails: [][]float64{{0, 100, 40}, {100, 100, 40}, {3, 20, -40}, {2, 3, 0.5}}, tailFD: true},
+	{name: "poisson",
+		build: func(x []*ad.Node) *ad.Node { return stdlib.PoissonLPMF(x[0], x[1]) },
+		ref:   func(x []float64) float64 { return distuv.Poisson{Lambda: x[1]}.LogProb(x[0]) },
+		draw:  []func(*rand.Rand) float64{adtest.Ints(0, 8), adtest.Positive},
+		ints:  []bool{true, false},
+		tails: [][]float64{{1000, 3}, {1e6, 0.5}, {0, 500}, {1e4, 1e4}}, tailFD: true},
+	{name: "poisson_log",
+		build: func(x []*ad.Node) *ad.Node { return stdlib.PoissonLogLPMF(x[0], x[1]) },
+		ref: func(x []float64) float64 {
+			if math.Abs(x[1]) <= 20 {
+				return distuv.Poisson{Lambda: math.Exp(x[1])}.LogProb(x[0])
+			}
+			lk, _ := math.Lgamma(x[0] + 1)
+			return x[0]*x[1] - math.Exp(x[1]) - lk
+		},
+		draw:  []func(*rand.Rand) float64{adtest.Ints(0, 8), adtest.Real},
+		ints:  []bool{true, false},
+		tails: [][]float64{{1000, 1}, {0, 6}, {5, -40}, {100, math.Log(100)}}, tailFD: true},
+}
+
+// scalarLayouts are the argument shapes of the harness cases: equal shapes, then
+// two ways of broadcasting (the first argument's shape is index 0).
+var scalarLayouts = []struct {
+	name   string
+	shapes []ad.Shape
+}{
+	{"same", []ad.Shape{{2, 3}, {2, 3}, {2, 3}, {2, 3}}},
+	{"broadcast_rows", []ad.Shape{{4, 3}, {3}, {}, {4, 1}}},
+	{"broadcast_outer", []ad.Shape{{}, {2, 1}, {3}, {}}},
+}
+
+func TestScalarDensities(t *testing.T) {
+	for _, c := range scalarCases {
+		n := len(c.draw)
+		for _, l := range scalarLayouts {
+			shapes := l.shapes[:n]
+			inputs := make([]adtest.Input, n)
+			for i := range inputs {
+				inputs[i] = adtest.Input{Shape: shapes[i], Draw: c.draw[i], Data: c.ints != nil && c.ints[i]}
+			}
+			t.Run(c.name+"/"+l.name, func(t *testing.T) {
+				adtest.Run(t, adtest.Case{Name: c.name + "/" + l.name, Inputs: inputs, Build: c.build,
+					Reference: broadcastReference(shapes, c.ref)})
+			})
+		}
+		t.Run(c.name+"/tails", func(t *testing.T) { runTails(t, c) })
+	}
+}
+
+// runTails checks c at its fixed points, each argument a vector of them.
+// Without tailFD the arguments are data, and a parameter multiplied by zero
+// gives the harness something to replicate and differentiate.
+func runTails(t *testing.T, c scalarCase) {
+	n := len(c.draw)
+	inputs := make([]adtest.Input, n)
+	for i := range inputs {
+		vals := make([]float64, len(c.tails))
+		for j, p := range c.tails {
+			vals[j] = p[i]
+		}
+		inputs[i] = adtest.Input{Shape: ad.Shape{len(vals)}, Values: vals,
+			Data: !c.tailFD || c.ints != nil && c.ints[i]}
+	}
+	build := c.build
+	if !c.tailFD {
+		inputs = append(inputs, adtest.Input{Shape: ad.Shape{}, Draw: adtest.Real})
+		build = func(x []*ad.Node) *ad.Node {
+			pad := ad.Mul(x[n], x[n].Graph().Scalar(0))
+			return ad.Add(c.build(x[:n]), pad)
+		}
+	}
+	adtest.Run(t, adtest.Case{Name: c.name + "/tails", Inputs: inputs, Build: build, ValueTol: c.tailTol,
+		Reference: func(x [][]float64) []float64 {
+			out := make([]float64, len(c.tails))
+			args := make([]float64, n)
+			for j := range out {
+				for i := range args {
+					args[i] = x[i][j]
+				}
+				out[j] = c.ref(args)
+			}
+			return out
+		}})
+}
+
+// broadcastReference applies f to operands of the given shapes broadcast
+// together, by its own index arithmetic (not the package's).
+func broadcastReference(shapes []ad.Shape, f func([]float64) float64) func([][]float64) []float64 {
+	out, err := ad.BroadcastShapes(shapes...)
+	if err != nil {
+		panic(err)
+	}
+	return func(x [][]float64) []float64 {
+		res := make([]float64, out.Size())
+		args := make([]float64, len(shapes))
+		idx := make([]int, len(out))
+		for e := range res {
+			r := e
+			for d := len(out) - 1; d >= 0; d-- {
+				idx[d], r = r%out[d], r/out[d]
+			}
+			for k, s := range shapes {
+				off := 0
+				for d, ext := range s {
+					i := idx[len(out)-len(s)+d]
+					if ext == 1 {
+						i = 0
+					}
+					off = off*ext + i
+				}
+				args[k] = x[k][off]
+			}
+			res[e] = f(args)
+		}
+		return res
+	}
+}
+
+// evalDensity builds a density on vector arguments, all parameters so that
+// every partial shows, and returns its values and the gradient of their
+// sum with respect to each argument.
+func evalDensity(t *testing.T, f func(...*ad.Node) *ad.Node, shapes []ad.Shape, args [][]float64) ([]float64, [][]float64) {
+	t.Helper()
+	g := ad.NewGraph(1)
+	ins := make([]*ad.Node, len(args))
+	for i := range ins {
+		ins[i] = g.Input("x", ad.Param, shapes[i]...)
+	}
+	out := f(ins...)
+	loss := ad.SumAll(out)
+	prog, err := g.Compile(out, loss)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, n := range ins {
+		if err := prog.Set(n, args[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	prog.Forward()
+	if err := prog.Backward(loss); err != nil {
+		t.Fatal(err)
+	}
+	grads := make([][]float64, len(ins))
+	for i, n := range ins {
+		grads[i] = prog.Grad(n)
+	}
+	return prog.Value(out), grads
+}
+
+// evalDensityAt runs a scalar density at points, one argument tuple each.
+func evalDensityAt(t *testing.T, name string, points [][]float64) ([]float64, [][]float64) {
+	t.Helper()
+	d, ok := stdlib.Lookup(name)
+	if !ok {
+		t.Fatalf("no density %q", name)
+	}
+	args := make([][]float64, d.Arity())
+	shapes := make([]ad.Shape, d.Arity())
+	for i := range args {
+		shapes[i] = ad.Shape{len(points)}
+		for _, p := range points {
+			args[i] = append(args[i], p[i])
+		}
+	}
+	return evalDensity(t, d.LogDensity, shapes, args)
+}
+
+var plusInf = math.Inf(1)
+
+// outOfSupport lists, per density, points outside its support or domain.
+var outOfSupport = map[string][][]float64{
+	"normal":             {{0, 0, 0}, {0, 0, -1}, {plusInf, 0, 1}, {0, -plusInf, 1}, {0, 0, plusInf}},
+	"student_t":          {{0, 0, 0, 1}, {0, -1, 0, 1}, {0, 3, 0, 0}, {plusInf, 3, 0, 1}, {0, plusInf, 0, 1}},
+	"cauchy":             {{0, 0, 0}, {0, 0, -2}, {-plusInf, 0, 1}},
+	"double_exponential": {{0, 0, 0}, {1, 0, -1}, {0, plusInf, 1}},
+	"logistic":           {{0, 0, 0}, {1, 0, -1}, {plusInf, 0, 1}},
+	"exponential":        {{-1e-300, 1}, {-1, 1}, {1, 0}, {1, -1}, {plusInf, 1}},
+	"gamma":              {{0, 1, 1}, {-1, 1, 1}, {1, 0, 1}, {1, 1, 0}, {1, -1, 1}, {plusInf, 1, 1}},
+	"inv_gamma":          {{0, 1, 1}, {-1, 1, 1}, {1, 0, 1}, {1, 1, -1}, {1, plusInf, 1}},
+	"beta":               {{0, 1, 1}, {1, 1, 1}, {1.5, 1, 1}, {-0.5, 1, 1}, {0.5, 0, 1}, {0.5, 1, -1}},
+	"lognormal":          {{0, 0, 1}, {-1, 0, 1}, {1, 0, 0}, {plusInf, 0, 1}},
+	"uniform":            {{-1.5, -1, 1}, {1.5, -1, 1}, {0, 1, 1}, {0, 1, -1}, {0, -plusInf, 1}},
+	"half_normal":        {{-1e-300, 1}, {-1, 1}, {1, 0}, {1, -1}, {plusInf, 1}},
+	"half_cauchy":        {{-1, 1}, {1, 0}, {1, -1}, {plusInf, 1}},
+	"bernoulli":          {{2, 0.5}, {-1, 0.5}, {0.5, 0.5}, {1, 1.5}, {0, -0.1}, {1, 0}, {0, 1}},
+	"bernoulli_logit":    {{2, 0.5}, {-1, 0.5}, {0.5, 0.5}, {1, plusInf}},
+	"binomial":           {{-1, 5, 0.5}, {6, 5, 0.5}, {1.5, 5, 0.5}, {1, 5.5, 0.5}, {1, 5, 1.5}, {1, 5, -0.5}, {1, 5, 0}, {1, 1, 0}, {0, 1, 1}},
+	"binomial_logit":     {{-1, 5, 0.5}, {6, 5, 0.5}, {1.5, 5, 0.5}, {1, -1, 0}, {1, 5, plusInf}},
+	"poisson":            {{-1, 1}, {1.5, 1}, {1, -1}, {1, 0}, {1, plusInf}},
+	"poisson_log":        {{-1, 1}, {1.5, 1}, {1, plusInf}, {1, -plusInf}},
+}
+
+// TestOutOfSupport checks that every point outside a density's support or
+// domain is exactly -Inf with all partials 0, not NaN. (Zero-probability
+// points inside the support, like bernoulli(1 | 0), are listed too.)
+func TestOutOfSupport(t *testing.T) {
+	for _, c := range scalarCases {
+		points, ok := outOfSupport[c.name]
+		if !ok {
+			t.Errorf("%s: no out-of-support points", c.name)
+			continue
+		}
+		vals, grads := evalDensityAt(t, c.name, points)
+		for j, v := range vals {
+			if !math.IsInf(v, -1) {
+				t.Errorf("%s%v = %v, want -Inf", c.name, points[j], v)
+			}
+			for i := range grads {
+				if g := grads[i][j]; g != 0 {
+					t.Errorf("%s%v: ∂/∂%s = %v, want 0", c.name, points[j], stdlibArgs(c.name)[i], g)
+				}
+			}
+		}
+	}
+}
+
+func stdlibArgs(name string) []string {
+	d, _ := stdlib.Lookup(name)
+	return d.Args
+}
+
+// TestSupportEdges checks points on the edge of the support, and finite
+// points far beyond anything a model sees, for exact values and finite
+// partials.
+func TestSupportEdges(t *testing.T) {
+	lnSqrt2Pi := 0.5 * math.Log(2*math.Pi)
+	cases := []struct {
+		name  string
+		point []float64
+		want  float64
+	}{
+		{"poisson", []float64{0, 0}, 0},
+		{"poisson_log", []float64{0, -745}, -math.Exp(-745)},
+		{"bernoulli", []float64{0, 0}, 0},
+		{"bernoulli", []float64{1, 1}, 0},
+		{"bernoulli_logit", []float64{1, 800}, 0},
+		{"bernoulli_logit", []float64{0, 800}, -800},
+		{"binomial", []float64{0, 5, 0}, 0},
+		{"binomial", []float64{5, 5, 1}, 0},
+		{"binomial", []float64{0, 0, 0.3}, 0},
+		{"exponential", []float64{0, 2}, math.Ln2},
+		{"half_normal", []float64{0, 1}, math.Ln2 - lnSqrt2Pi},
+		{"half_cauchy", []float64{0, 2}, math.Log(1 / math.Pi)},
+		{"uniform", []float64{-1, -1, 1}, -math.Ln2},
+		{"uniform", []float64{1, -1, 1}, -math.Ln2},
+		{"cauchy", []float64{1e200, 0, 1}, -math.Log(math.Pi) - 2*200*math.Ln10},
+		{"half_cauchy", []float64{1e200, 1}, math.Log(2/math.Pi) - 2*200*math.Ln10},
+		{"student_t", []float64{1e200, 1, 0, 1}, -math.Log(math.Pi) - 2*200*math.Ln10},
+		{"logistic", []float64{1e300, 0, 1}, -1e300},
+	}
+	for _, c := range cases {
+		vals, grads := evalDensityAt(t, c.name, [][]float64{c.point})
+		if v := vals[0]; math.Abs(v-c.want) > 1e-14*math.Abs(c.want) || math.IsNaN(v) {
+			t.Errorf("%s%v = %.17g, want %.17g", c.name, c.point, v, c.want)
+		}
+		for i := range grads {
+			if g := grads[i][0]; math.IsNaN(g) || math.IsInf(g, 0) {
+				t.Errorf("%s%v: ∂/∂%s = %v", c.name, c.point, stdlibArgs(c.name)[i], g)
+			}
+		}
+	}
+}
+
+func TestLookup(t *testing.T) {
+	names := stdlib.Names()
+	if !slices.IsSorted(names) {
+		t.Errorf("Names not sorted: %v", names)
+	}
+	want := []string{"categorical", "categorical_logit", "multi_normal_cholesky", "multi_normal_diag"}
+	for _, c := range scalarCases {
+		want = append(want, c.name)
+	}
+	slices.Sort(want)
+	if !slices.Equal(names, want) {
+		t.Errorf("Names() = %v, want %v", names, want)
+	}
+	for _, name := range names {
+		d, ok := stdlib.Lookup(name)
+		if !ok || d.Name != name || len(d.Int) != d.Arity() || d.LogDensity == nil {
+			t.Errorf("Lookup(%q) = %+v, %v", name, d, ok)
+			continue
+		}
+		// A wrong number of arguments is a build error, not a panic.
+		g := ad.NewGraph(1)
+		args := make([]*ad.Node, d.Arity()+1)
+		for i := range args {
+			args[i] = g.Input("x", ad.Param, 3)
+		}
+		if n := d.LogDensity(args...); n == nil || g.Err() == nil {
+			t.Errorf("%s with %d arguments: no error", name, len(args))
+		}
+	}
+	if _, ok := stdlib.Lookup("normal_lpdf"); ok {
+		t.Error("Lookup(normal_lpdf) found a density")
+	}
+	// The table is the package's: changing a result does not change it.
+	d, _ := stdlib.Lookup("poisson")
+	d.Int[0] = false
+	if d2, _ := stdlib.Lookup("poisson"); !d2.Int[0] {
+		t.Error("Lookup returned the registry's own slice")
+	}
+	if d, _ := stdlib.Lookup("binomial"); !slices.Equal(d.Int, []bool{true, true, false}) || !slices.Equal(d.Args, []string{"k", "n", "theta"}) {
+		t.Errorf("binomial: args %v, ints %v", d.Args, d.Int)
+	}
+}
+
+func TestScalarShapeErrors(t *testing.T) {
+	g := ad.NewGraph(1)
+	y, mu := g.Input("y", ad.Data, 4), g.Input("mu", ad.Param, 3)
+	if out := stdlib.NormalLPDF(y, mu, g.Scalar(1)); !out.Failed() || g.Err() == nil {
+		t.Error("normal of [4] and [3]: no error")
+	}
+}

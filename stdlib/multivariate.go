@@ -1,0 +1,427 @@
+package stdlib
+
+import (
+	"math"
+
+	"github.com/temper-ppl/temper/autodiff"
+)
+
+// The densities of vectors along the last axis: categorical over a vector of
+// probabilities or logits, and the multivariate normal with a diagonal or a
+// Cholesky-factored covariance. Each is one op over rows; the leading axes
+// broadcast by NumPy's rules, through index maps built once with the op.
+
+// simplexTol is how far a vector of probabilities may sum from one: Stan's
+// CONSTRAINT_TOLERANCE.
+const simplexTol = 1e-8
+
+// CategoricalLPMF is Stan's categorical_lpmf(y | theta) = log θ_y: theta
+// [..., K] holds probability vectors along its last axis and y the labels,
+// 1..K as in Stan, with a shape that broadcasts against theta's leading
+// axes; the result has the broadcast shape. It is -Inf for a label outside
+// 1..K and for a theta row that is not a simplex (an entry outside [0, 1], or
+// a sum off one by more than 1e-8).
+func CategoricalLPMF(y, theta *autodiff.Node) *autodiff.Node {
+	return categorical(false, y, theta)
+}
+
+// CategoricalLogitLPMF is Stan's categorical_logit_lpmf(y | beta) =
+// β_y - log Σ_k e^β_k, log-softmax and pick fused into one op: shapes as for
+// CategoricalLPMF, with unnormalized log-probabilities beta [..., K].
+func CategoricalLogitLPMF(y, beta *autodiff.Node) *autodiff.Node {
+	return categorical(true, y, beta)
+}
+
+func categorical(logit bool, y, theta *autodiff.Node) *autodiff.Node {
+	op := &categoricalOp{logit: logit}
+	g, stop := graphOf(y, theta)
+	if g == nil || stop != nil {
+		return stop
+	}
+	ts := theta.Shape()
+	if len(ts) == 0 {
+		return g.Fail(nil, "%s: the vector argument must have a last axis of categories, got a scalar", op.Name())
+	}
+	lead := ts[:len(ts)-1]
+	batch, err := autodiff.BroadcastShapes(y.Shape(), lead)
+	if err != nil {
+		return g.Fail(nil, "%s: labels of shape %v against vectors of shape %v: %v", op.Name(), y.Shape(), ts, err)
+	}
+	op.k = ts[len(ts)-1]
+	op.yAt, op.rowAt = bcastIndex(batch, y.Shape()), bcastIndex(batch, lead)
+	return g.Apply(op, batch, y, theta)
+}
+
+// categoricalOp is categorical_lpmf or categorical_logit_lpmf: one label
+// against one row of K per element of the result.
+type categoricalOp struct {
+	logit      bool
+	k          int
+	yAt, rowAt []int // per result element, its label and its row (bcastIndex)
+}
+
+func (op *categoricalOp) Name() string {
+	if op.logit {
+		return "categorical_logit"
+	}
+	return "categorical"
+}
+
+func (op *categoricalOp) Forward(a *autodiff.Args) {
+	y, theta := a.In[0], a.In[1]
+	for b := range a.Out {
+		row := theta[bcastAt(op.rowAt, b)*op.k:][:op.k]
+		i := label(y[bcastAt(op.yAt, b)], op.k)
+		switch {
+		case i >= 0 && op.logit && allFinite(row):
+			a.Out[b] = row[i] - rowLogSumExp(row)
+		case i >= 0 && !op.logit && isSimplex(row):
+			a.Out[b] = math.Log(row[i])
+		default:
+			a.Out[b] = math.Inf(-1)
+		}
+	}
+}
+
+// Backward: ∂/∂θ_y = 1/θ_y; ∂/∂β_k = [k = y] - softmax(β)_k.
+func (op *categoricalOp) Backward(a *autodiff.Args) {
+	gt := a.GradIn[1]
+	if gt == nil {
+		return
+	}
+	y, theta := a.In[0], a.In[1]
+	for b, g := range a.GradOut {
+		if g == 0 || math.IsInf(a.Out[b], -1) {
+			continue
+		}
+		r := bcastAt(op.rowAt, b) * op.k
+		row, grow := theta[r:r+op.k], gt[r:r+op.k]
+		i := label(y[bcastAt(op.yAt, b)], op.k)
+		if !op.logit {
+			grow[i] += g / row[i]
+			continue
+		}
+		lse := rowLogSumExp(row)
+		for j, v := range row {
+			grow[j] -= g * math.Exp(v-lse)
+		}
+		grow[i] += g
+	}
+}
+
+// label maps a 1-based label held as float64 to an index in [0, k), or -1.
+func label(y float64, k int) int {
+	if y >= 1 && y <= float64(k) && y == math.Trunc(y) {
+		return int(y) - 1
+	}
+	return -1
+}
+
+// isSimplex reports whether p is a vector of probabilities summing to one.
+func isSimplex(p []float64) bool {
+	s := 0.0
+	for _, v := range p {
+		if !(v >= 0 && v <= 1) {
+			return false
+		}
+		s += v
+	}
+	return math.Abs(s-1) <= simplexTol
+}
+
+// rowLogSumExp is log Σ e^x for a finite row, without overflow.
+func rowLogSumExp(x []float64) float64 {
+	m := math.Inf(-1)
+	for _, v := range x {
+		m = max(m, v)
+	}
+	s := 0.0
+	for _, v := range x {
+		s += math.Exp(v - m)
+	}
+	return m + math.Log(s)
+}
+
+func allFinite(x []float64) bool {
+	for _, v := range x {
+		if math.IsInf(v, 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// MultiNormalDiagLPDF is the multivariate normal with diagonal covariance, the sum
+// over the last axis of NormalLPDF(y, mu, sigma): the three broadcast to
+// [..., K] and the result has the leading shape. A row with σ_k ≤ 0 or a
+// non-finite entry is -Inf, with zero partials for the whole row.
+func MultiNormalDiagLPDF(y, mu, sigma *autodiff.Node) *autodiff.Node {
+	g, stop := graphOf(y, mu, sigma)
+	if g == nil || stop != nil {
+		return stop
+	}
+	full, err := autodiff.BroadcastShapes(y.Shape(), mu.Shape(), sigma.Shape())
+	if err != nil {
+		return g.Fail(nil, "multi_normal_diag: %v", err)
+	}
+	if len(full) == 0 {
+		return g.Fail(nil, "multi_normal_diag: the arguments must have a last axis, got scalars")
+	}
+	op := &mvnDiagOp{k: full[len(full)-1]}
+	for i, n := range []*autodiff.Node{y, mu, sigma} {
+		op.at[i] = bcastIndex(full, n.Shape())
+	}
+	return g.Apply(op, full[:len(full)-1], y, mu, sigma)
+}
+
+// mvnDiagOp sums normal log densities over rows of K.
+type mvnDiagOp struct {
+	k  int
+	at [3][]int // per operand, its element for each element of the broadcast (bcastIndex)
+}
+
+func (op *mvnDiagOp) Name() string { return "multi_normal_diag" }
+
+func (op *mvnDiagOp) Forward(a *autodiff.Args) {
+	y, mu, sigma := a.In[0], a.In[1], a.In[2]
+	for b := range a.Out {
+		lp := 0.0
+		for e := b * op.k; e < (b+1)*op.k; e++ {
+			yv, m, s := y[bcastAt(op.at[0], e)], mu[bcastAt(op.at[1], e)], sigma[bcastAt(op.at[2], e)]
+			if !(s > 0) || math.IsInf(s, 0) || math.IsInf(yv, 0) || math.IsInf(m, 0) {
+				lp = math.Inf(-1)
+				break
+			}
+			lp += normalLP(yv, m, s)
+		}
+		a.Out[b] = lp
+	}
+}
+
+func (op *mvnDiagOp) Backward(a *autodiff.Args) {
+	y, mu, sigma := a.In[0], a.In[1], a.In[2]
+	for b, g := range a.GradOut {
+		if g == 0 || math.IsInf(a.Out[b], -1) {
+			continue
+		}
+		for e := b * op.k; e < (b+1)*op.k; e++ {
+			at := [3]int{bcastAt(op.at[0], e), bcastAt(op.at[1], e), bcastAt(op.at[2], e)}
+			dy, dmu, dsigma := normalPartials(y[at[0]], mu[at[1]], sigma[at[2]])
+			d := [3]float64{dy, dmu, dsigma}
+			for i, gi := range a.GradIn {
+				if gi != nil {
+					gi[at[i]] += g * d[i]
+				}
+			}
+		}
+	}
+}
+
+// MultiNormalCholeskyLPDF is Stan's multi_normal_cholesky_lpdf(y | mu, L):
+// y and mu [..., K] broadcast over their leading axes, which the result
+// keeps, and L [K, K] is the lower-triangular Cholesky factor of the
+// covariance (its upper triangle is ignored and gets gradient 0). With
+// z = L⁻¹(y - μ),
+//
+//	lp = -K/2 log 2π - Σ_i log L_ii - ½ zᵀz.
+//
+// It is -Inf where L_ii ≤ 0 or an argument is not finite.
+func MultiNormalCholeskyLPDF(y, mu, l *autodiff.Node) *autodiff.Node {
+	const name = "multi_normal_cholesky"
+	g, stop := graphOf(y, mu, l)
+	if g == nil || stop != nil {
+		return stop
+	}
+	ls, ys, ms := l.Shape(), y.Shape(), mu.Shape()
+	if len(ls) != 2 || ls[0] != ls[1] {
+		return g.Fail(nil, "%s: the Cholesky factor must be a square matrix, got shape %v", name, ls)
+	}
+	k := ls[0]
+	if len(ys) == 0 || ys[len(ys)-1] != k || len(ms) == 0 || ms[len(ms)-1] != k {
+		return g.Fail(nil, "%s: y %v and mu %v must end in an axis of %d, the size of L", name, ys, ms, k)
+	}
+	batch, err := autodiff.BroadcastShapes(ys[:len(ys)-1], ms[:len(ms)-1])
+	if err != nil {
+		return g.Fail(nil, "%s: y %v and mu %v: %v", name, ys, ms, err)
+	}
+	op := &mvnCholeskyOp{k: k, yAt: bcastIndex(batch, ys[:len(ys)-1]), muAt: bcastIndex(batch, ms[:len(ms)-1])}
+	return g.Apply(op, batch, y, mu, l)
+}
+
+// mvnCholeskyOp is multi_normal_cholesky_lpdf per row of y and mu.
+type mvnCholeskyOp struct {
+	k         int
+	yAt, muAt []int // per result element, its row of y and of mu (bcastIndex)
+}
+
+func (op *mvnCholeskyOp) Name() string { return "multi_normal_cholesky" }
+
+// logDet is Σ log L_ii, or false when L is outside the domain: a diagonal
+// entry not positive, or an entry of the lower triangle not finite.
+func (op *mvnCholeskyOp) logDet(l []float64) (float64, bool) {
+	ld := 0.0
+	for i := range op.k {
+		for j := 0; j <= i; j++ {
+			if math.IsInf(l[i*op.k+j], 0) {
+				return 0, false
+			}
+		}
+		d := l[i*op.k+i]
+		if !(d > 0) {
+			return 0, false
+		}
+		ld += math.Log(d)
+	}
+	return ld, true
+}
+
+// solve sets z = L⁻¹(y - μ) for result element b by forward substitution.
+func (op *mvnCholeskyOp) solve(z []float64, a *autodiff.Args, b int) {
+	k, l := op.k, a.In[2]
+	y := a.In[0][bcastAt(op.yAt, b)*k:][:k]
+	mu := a.In[1][bcastAt(op.muAt, b)*k:][:k]
+	for i := range k {
+		s := y[i] - mu[i]
+		for j := range i {
+			s -= l[i*k+j] * z[j]
+		}
+		z[i] = s / l[i*k+i]
+	}
+}
+
+// scratch2 returns two buffers of k floats, in the caller's buf (on its
+// stack) for k ≤ 64.
+func scratch2(buf *[128]float64, k int) (u, v []float64) {
+	if 2*k <= len(buf) {
+		return buf[:k], buf[k : 2*k]
+	}
+	return make([]float64, k), make([]float64, k)
+}
+
+func (op *mvnCholeskyOp) Forward(a *autodiff.Args) {
+	ld, ok := op.logDet(a.In[2])
+	var buf [128]float64
+	z, _ := scratch2(&buf, op.k)
+	c := -float64(op.k)*lnSqrt2Pi - ld
+	for b := range a.Out {
+		if !ok {
+			a.Out[b] = math.Inf(-1)
+			continue
+		}
+		op.solve(z, a, b)
+		q := 0.0
+		for _, v := range z {
+			q += v * v
+		}
+		// An infinite y or μ makes q infinite or NaN; both are -Inf.
+		if lp := c - 0.5*q; !math.IsNaN(lp) {
+			a.Out[b] = lp
+		} else {
+			a.Out[b] = math.Inf(-1)
+		}
+	}
+}
+
+// Backward: with w = L⁻ᵀz, ∂/∂y = -w, ∂/∂μ = w and ∂/∂L = tril(w zᵀ) -
+// diag(1/L_ii).
+func (op *mvnCholeskyOp) Backward(a *autodiff.Args) {
+	k, l := op.k, a.In[2]
+	gy, gmu, gl := a.GradIn[0], a.GradIn[1], a.GradIn[2]
+	var buf [128]float64
+	z, w := scratch2(&buf, k)
+	for b, g := range a.GradOut {
+		if g == 0 || math.IsInf(a.Out[b], -1) {
+			continue
+		}
+		op.solve(z, a, b)
+		for i := k - 1; i >= 0; i-- {
+			s := z[i]
+			for j := i + 1; j < k; j++ {
+				s -= l[j*k+i] * w[j]
+			}
+			w[i] = s / l[i*k+i]
+		}
+		if gy != nil {
+			r := gy[bcastAt(op.yAt, b)*k:][:k]
+			for i, v := range w {
+				r[i] -= g * v
+			}
+		}
+		if gmu != nil {
+			r := gmu[bcastAt(op.muAt, b)*k:][:k]
+			for i, v := range w {
+				r[i] += g * v
+			}
+		}
+		if gl != nil {
+			for i := range k {
+				gw := g * w[i]
+				for j := range i {
+					gl[i*k+j] += gw * z[j]
+				}
+				gl[i*k+i] += gw*z[i] - g/l[i*k+i]
+			}
+		}
+	}
+}
+
+// graphOf returns the graph of ins and, when an operand is missing or
+// failed, the placeholder a constructor returns instead (nil, nil when no
+// operand has a graph).
+func graphOf(ins ...*autodiff.Node) (g *autodiff.Graph, stop *autodiff.Node) {
+	for _, n := range ins {
+		if n != nil {
+			g = n.Graph()
+			break
+		}
+	}
+	if g == nil {
+		return nil, nil
+	}
+	for _, n := range ins {
+		if n == nil || n.Failed() {
+			return g, g.Placeholder(nil)
+		}
+	}
+	return g, nil
+}
+
+// bcastIndex maps each element of shape out, row-major, to the element of in
+// that broadcasting repeats there; nil when in is out, which bcastAt reads as
+// the identity. in must broadcast to out.
+func bcastIndex(out, in autodiff.Shape) []int {
+	if in.Equal(out) {
+		return nil
+	}
+	stride := make([]int, len(out)) // in's stride along each axis of out; 0 where it repeats
+	acc := 1
+	for d := len(in) - 1; d >= 0; d-- {
+		if in[d] != 1 {
+			stride[len(out)-len(in)+d] = acc
+		}
+		acc *= in[d]
+	}
+	idx := make([]int, out.Size())
+	ctr := make([]int, len(out))
+	off := 0
+	for e := range idx {
+		idx[e] = off
+		for d := len(out) - 1; d >= 0; d-- {
+			ctr[d]++
+			off += stride[d]
+			if ctr[d] < out[d] {
+				break
+			}
+			off -= stride[d] * ctr[d]
+			ctr[d] = 0
+		}
+	}
+	return idx
+}
+
+func bcastAt(idx []int, i int) int {
+	if idx == nil {
+		return i
+	}
+	return idx[i]
+}
