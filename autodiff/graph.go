@@ -253,3 +253,10 @@ func (g *Graph) Indices(name string, replicated bool, n int) *Indices {
 
 // Len is the number of indices.
 func (ix *Indices) Len() int { return ix.n }
+
+func (ix *Indices) String() string {
+	if ix == nil {
+		return "nil indices"
+	}
+	return fmt.Sprintf("indices %q", ix.name)
+}

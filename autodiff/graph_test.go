@@ -76,6 +76,8 @@ func TestProgramInputChecks(t *testing.T) {
 		{p.SetIndices(rows, []int{0, 4, 1}), `indices "rows": value 1 is 4, outside [0, 4)`},
 		{p.SetIndices(rows, []int{0, 1}), `indices "rows" need 3 values, got 2`},
 		{p.Set(y, []float64{0, 0}), "is not an input"},
+		{p.Set(g.Input("late", ad.Data), []float64{0}), "is not an input of this program"},
+		{p.SetIndices(g.Indices("late", false, 1), []int{0}), `indices "late" do not belong to this program`},
 		{p.Backward(w), "not an output"},
 	} {
 		if c.err == nil || !strings.Contains(c.err.Error(), c.want) {

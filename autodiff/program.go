@@ -135,19 +135,35 @@ func (p *Program) Replicas() int { return p.g.replicas }
 // Value returns the buffer of n: P consecutive row-major tensors when n is
 // replicated, one when it is shared. Inputs are filled by writing into it;
 // other values are read after Forward. It is nil for nodes that the program
-// does not compute.
-func (p *Program) Value(n *Node) []float64 { return p.vals[n.id] }
+// does not compute (nodes added to the graph after Compile among them).
+func (p *Program) Value(n *Node) []float64 {
+	if !p.has(n) {
+		return nil
+	}
+	return p.vals[n.id]
+}
 
 // Grad returns the gradient buffer of n after Backward, laid out as Value, or
 // nil when no gradient flows to n.
-func (p *Program) Grad(n *Node) []float64 { return p.grads[n.id] }
+func (p *Program) Grad(n *Node) []float64 {
+	if !p.has(n) {
+		return nil
+	}
+	return p.grads[n.id]
+}
+
+// has reports whether n is a node of the program's graph that existed at
+// Compile.
+func (p *Program) has(n *Node) bool {
+	return n != nil && n.g == p.g && n.id >= 0 && n.id < len(p.vals)
+}
 
 // Set copies data into the input n. data holds one tensor per replica for a
 // replicated input (P × size values), or one tensor for a shared one. NaN is
 // rejected so that a bad value is reported where it enters.
 func (p *Program) Set(n *Node, data []float64) error {
-	if n.g != p.g || n.op != nil || n.constant != nil {
-		return fmt.Errorf("autodiff: Set: %v is not an input of this graph", n)
+	if !p.has(n) || n.op != nil || n.constant != nil {
+		return fmt.Errorf("autodiff: Set: %v is not an input of this program", n)
 	}
 	dst := p.vals[n.id]
 	if len(data) != len(dst) {
@@ -166,6 +182,9 @@ func (p *Program) Set(n *Node, data []float64) error {
 // SetIndices sets the rows ix selects: ix.Len() values, times P when ix is
 // replicated. Each must index a row of every tensor gathered with ix.
 func (p *Program) SetIndices(ix *Indices, rows []int) error {
+	if ix == nil || ix.g != p.g || ix.id >= len(p.idx) {
+		return fmt.Errorf("autodiff: SetIndices: %v do not belong to this program", ix)
+	}
 	dst := p.idx[ix.id]
 	if len(rows) != len(dst) {
 		return fmt.Errorf("autodiff: indices %q need %d values, got %d", ix.name, len(dst), len(rows))

@@ -48,7 +48,7 @@ func (g *Graph) ConstTensor(t Tensor) *Node { return g.Const(t.Shape, t.Data...)
 // view into the program's buffer.
 func (p *Program) Tensor(n *Node, r int) Tensor {
 	size := n.shape.Size()
-	buf := p.vals[n.id]
+	buf := p.Value(n)
 	if n.replicated {
 		buf = buf[r*size : (r+1)*size]
 	}
