@@ -111,6 +111,7 @@ func opCases() []adtest.Case {
 			})
 		}
 	}
+	cases = append(cases, tailCases()...)
 	cases = append(cases, reductionCases()...)
 	cases = append(cases, linearAlgebraCases()...)
 	cases = append(cases, shapeCases()...)
@@ -135,6 +136,59 @@ func randomBroadcastPair(rng *rand.Rand) [2]ad.Shape {
 		return [2]ad.Shape{b, a}
 	}
 	return [2]ad.Shape{a, b}
+}
+
+// tailCases check values far out, where a naive formula overflows or loses
+// every digit. The operands are data: a finite difference with a step of
+// 1e-3·|x| means nothing at exp(700), and the gradient formulas are the ones
+// the op table checks at ordinary points.
+func tailCases() []adtest.Case {
+	tails := []struct {
+		name string
+		f    func(*ad.Node) *ad.Node
+		x    []float64
+		want []float64 // closed forms or series, noted per line
+	}{
+		{"exp", ad.Exp, []float64{700, -700}, []float64{1.0142320547350045e304, 9.859676543759770e-305}},
+		{"log", ad.Log, []float64{1e-300, 1e300}, []float64{-300 * math.Ln10, 300 * math.Ln10}},
+		// log1p(x) = x - x²/2 and expm1(x) = x + x²/2 to rounding at x = 1e-20.
+		{"log1p", ad.Log1p, []float64{1e-20, -1e-20}, []float64{1e-20, -1e-20}},
+		{"expm1", ad.Expm1, []float64{1e-20, -1e-20}, []float64{1e-20, -1e-20}},
+		{"tanh", ad.Tanh, []float64{20, -20}, []float64{1 - 2*math.Exp(-40), -1 + 2*math.Exp(-40)}},
+		// σ(x) = e^x/(1+e^x) ≈ e^x far left; softplus(x) ≈ x far right and e^x far left.
+		{"sigmoid", ad.Sigmoid, []float64{-700, 700}, []float64{math.Exp(-700), 1}},
+		{"softplus", ad.Softplus, []float64{-700, 700}, []float64{math.Exp(-700), 700}},
+		{"log_sigmoid", ad.LogSigmoid, []float64{-700, 700}, []float64{-700, -math.Exp(-700)}},
+		// Stirling: log Γ(x) ≈ (x-½)log x - x + ½log 2π + 1/12x at 1e5;
+		// log Γ(x) ≈ -log x - γx near 0.
+		{"lgamma", ad.Lgamma, []float64{1e5, 1e-8},
+			[]float64{(1e5-0.5)*math.Log(1e5) - 1e5 + 0.5*math.Log(2*math.Pi) + 1/(12*1e5) - 1/(360*1e15), -math.Log(1e-8) - 0.57721566490153286*1e-8}},
+		// ψ(x) ≈ log x - 1/2x at 1e8; ψ(x) ≈ -1/x - γ near 0.
+		{"digamma", ad.Digamma, []float64{1e8, 1e-8}, []float64{math.Log(1e8) - 0.5e-8, -1e8 - 0.57721566490153286}},
+	}
+	var cases []adtest.Case
+	for _, tc := range tails {
+		cases = append(cases, adtest.Case{
+			Name:      tc.name + "/tails",
+			Inputs:    []adtest.Input{{Shape: ad.Shape{len(tc.x)}, Values: tc.x, Data: true}},
+			Build:     func(x []*ad.Node) *ad.Node { return tc.f(x[0]) },
+			Reference: func([][]float64) []float64 { return tc.want },
+		})
+	}
+	// Log-sum-exp and log-softmax of numbers whose exponentials overflow.
+	cases = append(cases,
+		adtest.Case{Name: "log_sum_exp/overflow",
+			Inputs:    []adtest.Input{{Shape: ad.Shape{3}, Values: []float64{1000, 1000, -1000}, Data: true}},
+			Build:     func(x []*ad.Node) *ad.Node { return ad.LogSumExpAll(x[0]) },
+			Reference: func([][]float64) []float64 { return []float64{1000 + math.Ln2} }},
+		adtest.Case{Name: "log_softmax/overflow",
+			Inputs: []adtest.Input{{Shape: ad.Shape{2}, Values: []float64{1000, 990}, Data: true}},
+			Build:  func(x []*ad.Node) *ad.Node { return ad.LogSoftmax(x[0], 0) },
+			Reference: func([][]float64) []float64 {
+				return []float64{-math.Log1p(math.Exp(-10)), -10 - math.Log1p(math.Exp(-10))}
+			}},
+	)
+	return cases
 }
 
 func reductionCases() []adtest.Case {

@@ -155,21 +155,28 @@ func (op *reduceOp) Backward(a *Args) {
 	}
 }
 
-// logSumExpStrided is log Σ_j exp(x[j*stride]) over n terms, shifted by the
-// maximum so that no term overflows.
+// logSumExpStrided is log Σ_j exp(x[j*stride]) over n terms.
 func logSumExpStrided(x []float64, n, stride int) float64 {
-	m := math.Inf(-1)
+	m, ls := shiftedLogSum(x, n, stride)
+	return m + ls
+}
+
+// shiftedLogSum returns m = max_j x[j*stride] and log Σ_j exp(x[j*stride] - m),
+// the two parts of log-sum-exp kept apart so that log-softmax can form
+// (x - m) - log Σ exactly where x is the maximum. No term overflows.
+func shiftedLogSum(x []float64, n, stride int) (m, logSum float64) {
+	m = math.Inf(-1)
 	for j := range n {
 		m = max(m, x[j*stride])
 	}
 	if math.IsInf(m, 0) {
-		return m // all -∞, or some +∞
+		return m, 0 // all -∞, or some +∞
 	}
 	s := 0.0
 	for j := range n {
 		s += math.Exp(x[j*stride] - m)
 	}
-	return m + math.Log(s)
+	return m, math.Log(s)
 }
 
 // softmaxOp is softmax or log-softmax along an axis.
@@ -214,13 +221,13 @@ func (op *softmaxOp) Forward(a *Args) {
 	for o := range op.outer {
 		for i := range inner {
 			base := o*n*inner + i
-			lse := logSumExpStrided(x[base:], n, inner)
+			m, ls := shiftedLogSum(x[base:], n, inner)
 			for j := range n {
 				k := base + j*inner
 				if op.log {
-					out[k] = x[k] - lse
+					out[k] = (x[k] - m) - ls
 				} else {
-					out[k] = math.Exp(x[k] - lse)
+					out[k] = math.Exp((x[k] - m) - ls)
 				}
 			}
 		}

@@ -74,7 +74,8 @@ func (op *categoricalOp) Forward(a *autodiff.Args) {
 		i := label(y[bcastAt(op.yAt, b)], op.k)
 		switch {
 		case i >= 0 && op.logit && allFinite(row):
-			a.Out[b] = row[i] - rowLogSumExp(row)
+			m, ls := rowShiftedLogSum(row)
+			a.Out[b] = (row[i] - m) - ls
 		case i >= 0 && !op.logit && isSimplex(row):
 			a.Out[b] = math.Log(row[i])
 		default:
@@ -101,9 +102,9 @@ func (op *categoricalOp) Backward(a *autodiff.Args) {
 			grow[i] += g / row[i]
 			continue
 		}
-		lse := rowLogSumExp(row)
+		m, ls := rowShiftedLogSum(row)
 		for j, v := range row {
-			grow[j] -= g * math.Exp(v-lse)
+			grow[j] -= g * math.Exp((v-m)-ls)
 		}
 		grow[i] += g
 	}
@@ -129,9 +130,11 @@ func isSimplex(p []float64) bool {
 	return math.Abs(s-1) <= simplexTol
 }
 
-// rowLogSumExp is log Σ e^x for a finite row, without overflow.
-func rowLogSumExp(x []float64) float64 {
-	m := math.Inf(-1)
+// rowShiftedLogSum returns m = max x and log Σ e^(x-m) for a finite row: the
+// log-sum-exp kept in two parts, so that x_y - m - log Σ loses no digits where
+// x_y is the maximum.
+func rowShiftedLogSum(x []float64) (m, logSum float64) {
+	m = math.Inf(-1)
 	for _, v := range x {
 		m = max(m, v)
 	}
@@ -139,7 +142,7 @@ func rowLogSumExp(x []float64) float64 {
 	for _, v := range x {
 		s += math.Exp(v - m)
 	}
-	return m + math.Log(s)
+	return m, math.Log(s)
 }
 
 func allFinite(x []float64) bool {

@@ -111,6 +111,18 @@ func TestCategorical(t *testing.T) {
 		Reference: func(x [][]float64) []float64 {
 			return []float64{logSoftmaxAt(x[1][0:3], 0), logSoftmaxAt(x[1][3:6], 1), logSoftmaxAt(x[1][6:9], 2)}
 		}})
+	// Close logits far from zero: log p_1 = -log(1 + e^-10) in closed form,
+	// which β_1 - log Σ e^β would get only to about 1e-9 relative (β_1 and the
+	// log-sum-exp agree in their first 8 digits).
+	adtest.Run(t, adtest.Case{Name: "categorical_logit/close",
+		Inputs: []adtest.Input{
+			{Shape: ad.Shape{2}, Values: []float64{1, 2}, Data: true},
+			{Shape: ad.Shape{2}, Values: []float64{1000, 990}, Data: true},
+		},
+		Build: func(x []*ad.Node) *ad.Node { return stdlib.CategoricalLogitLPMF(x[0], x[1]) },
+		Reference: func([][]float64) []float64 {
+			return []float64{-math.Log1p(math.Exp(-10)), -10 - math.Log1p(math.Exp(-10))}
+		}})
 }
 
 // mvnLogProb is the normal log density at y with mean mu and covariance
