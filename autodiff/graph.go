@@ -139,6 +139,20 @@ func (g *Graph) Const(shape Shape, values ...float64) *Node {
 	return g.add(&Node{name: "const", shape: s, constant: data})
 }
 
+// ConstData adds a constant shared by all replicas that refers to values
+// without copying them: a data set is held once however many programs are
+// compiled from the graph. values must not change while a program uses it.
+func (g *Graph) ConstData(name string, shape Shape, values []float64) *Node {
+	s := shape.Clone()
+	if err := validShape(s); err != nil {
+		return g.fail(s, "data %q: %v", name, err)
+	}
+	if len(values) != s.Size() {
+		return g.fail(s, "data %q of shape %v needs %d values, got %d", name, s, s.Size(), len(values))
+	}
+	return g.add(&Node{name: name, shape: s, constant: values})
+}
+
 // Scalar adds a scalar constant.
 func (g *Graph) Scalar(v float64) *Node { return g.Const(Shape{}, v) }
 

@@ -211,3 +211,25 @@ func TestTensorViews(t *testing.T) {
 		t.Fatal("NewTensor accepted 1 value for shape [2, 2]")
 	}
 }
+
+func TestConstDataIsNotCopied(t *testing.T) {
+	data := []float64{1, 2, 3}
+	g := ad.NewGraph(3)
+	x := g.ConstData("x", ad.Shape{3}, data)
+	w := g.Input("w", ad.Param)
+	y := ad.SumAll(ad.Mul(x, w))
+	p, err := g.Compile(y)
+	must(t, err)
+	must(t, p.Set(w, []float64{1, 2, 3}))
+	p.Forward()
+	if got := p.Value(y); got[0] != 6 || got[2] != 18 {
+		t.Fatalf("values %v, want [6 12 18]", got)
+	}
+	if &p.Value(x)[0] != &data[0] {
+		t.Fatal("the program copied the data")
+	}
+	g.ConstData("bad", ad.Shape{2}, data)
+	if g.Err() == nil {
+		t.Fatal("3 values accepted for shape [2]")
+	}
+}

@@ -55,7 +55,9 @@ func (g *Graph) Compile(outputs ...*Node) (*Program, error) {
 			continue
 		}
 		p.order = append(p.order, n)
-		valSize += p.reps(n) * n.shape.Size()
+		if n.constant == nil { // constants are read in place
+			valSize += p.reps(n) * n.shape.Size()
+		}
 		needGrad[n.id] = n.param
 		for _, in := range n.ins {
 			needGrad[n.id] = needGrad[n.id] || needGrad[in.id]
@@ -75,9 +77,10 @@ func (g *Graph) Compile(outputs ...*Node) (*Program, error) {
 	p.grads = make([][]float64, len(g.nodes))
 	for _, n := range p.order {
 		size := p.reps(n) * n.shape.Size()
-		p.vals[n.id], valArena = valArena[:size:size], valArena[size:]
 		if n.constant != nil {
-			copy(p.vals[n.id], n.constant)
+			p.vals[n.id] = n.constant[:size:size]
+		} else {
+			p.vals[n.id], valArena = valArena[:size:size], valArena[size:]
 		}
 		if needGrad[n.id] {
 			p.grads[n.id], gradArena = gradArena[:size:size], gradArena[size:]
@@ -134,7 +137,8 @@ func (p *Program) Replicas() int { return p.g.replicas }
 
 // Value returns the buffer of n: P consecutive row-major tensors when n is
 // replicated, one when it is shared. Inputs are filled by writing into it;
-// other values are read after Forward. It is nil for nodes that the program
+// other values are read after Forward; a constant's buffer is its own
+// values, not to be written. It is nil for nodes that the program
 // does not compute (nodes added to the graph after Compile among them).
 func (p *Program) Value(n *Node) []float64 {
 	if !p.has(n) {
