@@ -1,0 +1,344 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/temper-ppl/temper/compile"
+	"github.com/temper-ppl/temper/infer"
+	"github.com/temper-ppl/temper/infer/draws"
+	"github.com/temper-ppl/temper/infer/summary"
+	"github.com/temper-ppl/temper/lang"
+)
+
+// loadModel parses and checks a model file; a diagnostic is bad input.
+func loadModel(path string) (*lang.File, []byte, error) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil, badf("temper: %v", err)
+	}
+	f, err := lang.Parse(path, src)
+	if err == nil {
+		_, err = lang.Check(f, compile.Env())
+	}
+	if err != nil {
+		return nil, nil, badInput{lang.Format(err, src)}
+	}
+	return f, src, nil
+}
+
+// compileModel binds the data files and compiles.
+func compileModel(f *lang.File, src []byte, dataPaths []string) (*compile.Model, error) {
+	data, err := compile.ReadAll(dataPaths, compile.DataDecls(f))
+	if err != nil {
+		return nil, badf("temper: %v", err)
+	}
+	m, err := compile.Compile(f, data)
+	if err != nil {
+		var list lang.ErrorList
+		if errors.As(err, &list) {
+			return nil, badInput{lang.Format(err, src)}
+		}
+		return nil, badf("temper: %v", err)
+	}
+	return m, nil
+}
+
+func checkCommand(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("check", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var data repeated
+	fs.Var(&data, "data", "a data file (.json or .csv); repeatable")
+	flags, pos := reorderFlags(args)
+	if err := fs.Parse(flags); err != nil {
+		return badf("temper check: %v", err)
+	}
+	if len(pos) != 1 {
+		return badf("usage: temper check MODEL.ppl [--data FILE]...")
+	}
+	f, src, err := loadModel(pos[0])
+	if err != nil {
+		return err
+	}
+	if len(data) > 0 || f.Data == nil || len(f.Data.Decls) == 0 {
+		m, err := compileModel(f, src, data)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "%s: ok (%d unconstrained parameters, %d observations)\n", pos[0], m.Dim(), m.NumData())
+		return nil
+	}
+	fmt.Fprintf(stdout, "%s: ok\n", pos[0])
+	return nil
+}
+
+func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var data, sets repeated
+	fs.Var(&data, "data", "a data file (.json or .csv); repeatable; replaces the infer block's")
+	fs.Var(&sets, "set", "a sampler option key=value (lr=0.01); repeatable")
+	sampler := fs.String("sampler", "", "the sampler (temper samplers lists them)")
+	chains := fs.Int("chains", -1, "independent chains")
+	iters := fs.Int("iters", -1, "iterations kept after burn-in, before thinning")
+	burn := fs.Int("burn", -1, "iterations discarded first")
+	thin := fs.Int("thin", -1, "keep every n-th iteration")
+	batch := fs.Int("batch", -1, "minibatch rows per chain (0: all)")
+	seed := fs.Int64("seed", -1, "random seed")
+	out := fs.String("out", "", "output folder (default out/MODEL)")
+	energyNoise := fs.Float64("energy-noise", -1, "add N(0, s²) noise to every energy")
+	gradNoise := fs.Float64("grad-noise", -1, "add N(0, s²) noise to every gradient coordinate")
+	quiet := fs.Bool("quiet", false, "no progress or table")
+	flags, pos := reorderFlags(args, "quiet")
+	if err := fs.Parse(flags); err != nil {
+		return badf("temper run: %v", err)
+	}
+	if len(pos) != 1 {
+		return badf("usage: temper run MODEL.ppl [flags]; temper run -h lists the flags")
+	}
+	path := pos[0]
+	f, src, err := loadModel(path)
+	if err != nil {
+		return err
+	}
+	cfg := defaultConfig()
+	if err := cfg.fromInferBlock(f, path); err != nil {
+		return badInput{lang.Format(err, src)}
+	}
+	if len(data) > 0 {
+		cfg.data = data
+	}
+	for _, kv := range sets {
+		if err := cfg.setFlag(kv); err != nil {
+			return badf("temper run: %v", err)
+		}
+	}
+	if *sampler != "" {
+		cfg.sampler = *sampler
+	}
+	for name, v := range map[string]int{"chains": *chains, "iters": *iters, "burn": *burn, "thin": *thin, "batch": *batch} {
+		if v >= 0 {
+			cfg.setInt(name, v)
+		}
+	}
+	if *seed >= 0 {
+		cfg.seed = uint64(*seed)
+	}
+	if *out != "" {
+		cfg.out = *out
+	}
+	if cfg.out == "" {
+		cfg.out = filepath.Join("out", strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)))
+	}
+	if *energyNoise >= 0 {
+		cfg.energyNoise = *energyNoise
+	}
+	if *gradNoise >= 0 {
+		cfg.gradNoise = *gradNoise
+	}
+
+	for name, v := range map[string]int{"chains": cfg.chains, "iters": cfg.iters, "thin": cfg.thin} {
+		if v < 1 {
+			return badf("temper run: %s must be at least 1, got %d", name, v)
+		}
+	}
+	if err := cfg.checkOptionKeys(); err != nil {
+		return badInput{lang.Format(err, src)}
+	}
+	s, err := infer.NewSampler(cfg.sampler, cfg.options)
+	if err != nil {
+		return badf("temper run: %v", err)
+	}
+	m, err := compileModel(f, src, cfg.data)
+	if err != nil {
+		return err
+	}
+	return sample(ctx, path, m, s, cfg, stdout, stderr, *quiet)
+}
+
+// sample runs the sampler, streaming draws to DIR/draws.csv, then writes the
+// summary and diagnostics. An interrupted or failed run still gets its files
+// for the draws it made.
+func sample(ctx context.Context, path string, m *compile.Model, s infer.Sampler, cfg config, stdout, stderr io.Writer, quiet bool) error {
+	if err := os.MkdirAll(cfg.out, 0o755); err != nil {
+		return err
+	}
+	file, err := os.Create(filepath.Join(cfg.out, "draws.csv"))
+	if err != nil {
+		return err
+	}
+	defer file.Close()
+	columns := append([]string{"lp__"}, m.OutputNames()...)
+	w, err := draws.NewWriter(file, draws.Header{
+		Comments: []string{
+			"temper run " + path,
+			fmt.Sprintf("sampler = %s %s, schedule = %v, temperature = %g", s.Name, formatOptions(cfg.options), s.Schedule, s.Temperature),
+			fmt.Sprintf("chains = %d, iters = %d, burn = %d, thin = %d, batch = %d, seed = %d", cfg.chains, cfg.iters, cfg.burn, cfg.thin, cfg.batch, cfg.seed),
+			"lp__ is minus the minibatch energy; parameters are on their constrained scale, matrices row-major",
+		},
+		Columns: columns,
+	})
+	if err != nil {
+		return err
+	}
+	progress := newProgress(stderr, quiet)
+	opts := infer.Options{
+		Chains: cfg.chains, Iters: cfg.iters, Burn: cfg.burn, Thin: cfg.thin, Batch: cfg.batch, Seed: cfg.seed,
+		EnergyNoise: cfg.energyNoise, GradNoise: cfg.gradNoise,
+		OnDraw:   func(chain, iter int, values []float64) error { return w.Write(chain+1, iter+1, values) },
+		Progress: progress.update,
+	}
+	start := time.Now()
+	res, runErr := infer.Run(ctx, m, s, opts)
+	progress.finish()
+	elapsed := time.Since(start)
+	if err := w.Flush(); err != nil && runErr == nil {
+		runErr = err
+	}
+	if res == nil { // the options were refused before any sampling
+		return badf("temper run: %v", runErr)
+	}
+	stats := summarize(res)
+	if err := writeOutputs(cfg, res, stats, elapsed, runErr); err != nil && runErr == nil {
+		runErr = err
+	}
+	if !quiet {
+		fmt.Fprintf(stdout, "%s: %s, %d chains × %d draws in %.1fs (%.0f iterations/s per chain)\n\n",
+			path, s.Name, len(res.Draws), len(res.Draws[0]), elapsed.Seconds(), float64(res.Iterations)/elapsed.Seconds())
+		summary.Table(stdout, stats)
+		fmt.Fprintf(stdout, "\ndraws, summary and diagnostics in %s\n", cfg.out)
+	}
+	if errors.Is(runErr, context.Canceled) {
+		return fmt.Errorf("interrupted after %d iterations; the %d draws per chain made so far are in %s", res.Iterations, len(res.Draws[0]), cfg.out)
+	}
+	return runErr
+}
+
+func formatOptions(o map[string]float64) string {
+	if len(o) == 0 {
+		return ""
+	}
+	var parts []string
+	for k, v := range o {
+		parts = append(parts, fmt.Sprintf("%s=%g", k, v))
+	}
+	slices.Sort(parts)
+	return "(" + strings.Join(parts, ", ") + ")"
+}
+
+func summarize(res *infer.Result) []summary.Stats {
+	var stats []summary.Stats
+	for col, name := range res.Columns {
+		stats = append(stats, summary.Summarize(name, res.Chains(col)))
+	}
+	return stats
+}
+
+// writeOutputs writes summary.csv and diagnostics.json beside draws.csv.
+func writeOutputs(cfg config, res *infer.Result, stats []summary.Stats, elapsed time.Duration, runErr error) error {
+	sf, err := os.Create(filepath.Join(cfg.out, "summary.csv"))
+	if err != nil {
+		return err
+	}
+	if err := summary.WriteCSV(sf, stats); err != nil {
+		sf.Close()
+		return err
+	}
+	if err := sf.Close(); err != nil {
+		return err
+	}
+	diag := map[string]any{
+		"sampler":            res.Sampler,
+		"options":            cfg.options,
+		"chains":             cfg.chains,
+		"iters":              cfg.iters,
+		"burn":               cfg.burn,
+		"thin":               cfg.thin,
+		"batch":              cfg.batch,
+		"seed":               cfg.seed,
+		"energy_noise":       cfg.energyNoise,
+		"grad_noise":         cfg.gradNoise,
+		"iterations_run":     res.Iterations,
+		"draws_per_chain":    len(res.Draws[0]),
+		"seconds":            elapsed.Seconds(),
+		"iterations_per_sec": float64(res.Iterations) / elapsed.Seconds(),
+		"max_rhat":           worst(stats, func(s summary.Stats) float64 { return s.Rhat }, true),
+		"min_ess_bulk":       worst(stats, func(s summary.Stats) float64 { return s.ESSBulk }, false),
+		"min_ess_tail":       worst(stats, func(s summary.Stats) float64 { return s.ESSTail }, false),
+		"completed":          runErr == nil,
+	}
+	if runErr != nil {
+		diag["stopped_by"] = runErr.Error()
+	}
+	raw, err := json.MarshalIndent(jsonSafe(diag), "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(cfg.out, "diagnostics.json"), append(raw, '\n'), 0o644)
+}
+
+// worst is the largest (or smallest) finite value of a statistic over the
+// parameters, lp__ excluded.
+func worst(stats []summary.Stats, f func(summary.Stats) float64, largest bool) any {
+	var best *float64
+	for _, s := range stats {
+		if s.Name == "lp__" {
+			continue
+		}
+		v := f(s)
+		if v != v || v > 1e300 || v < -1e300 {
+			continue
+		}
+		if best == nil || (largest && v > *best) || (!largest && v < *best) {
+			best = &v
+		}
+	}
+	if best == nil {
+		return nil
+	}
+	return *best
+}
+
+// jsonSafe replaces non-finite floats, which JSON cannot hold, by strings.
+func jsonSafe(m map[string]any) map[string]any {
+	for k, v := range m {
+		if f, ok := v.(float64); ok && (f != f || f > 1e308 || f < -1e308) {
+			m[k] = fmt.Sprint(f)
+		}
+	}
+	return m
+}
+
+func summaryCommand(args []string, stdout io.Writer) error {
+	if len(args) != 1 {
+		return badf("usage: temper summary DRAWS.csv")
+	}
+	t, err := draws.ReadFileLenient(args[0])
+	if err != nil {
+		return badf("temper summary: %v", err)
+	}
+	var stats []summary.Stats
+	for _, col := range t.Columns {
+		if col == "lp__" || !draws.IsDiagnostic(col) {
+			stats = append(stats, summary.Summarize(col, t.ByChain(col)))
+		}
+	}
+	return summary.Table(stdout, stats)
+}
+
+func samplersCommand(stdout io.Writer) error {
+	for _, name := range infer.SamplerNames() {
+		o, _ := infer.SamplerOptions(name)
+		fmt.Fprintf(stdout, "%-8s %s\n", name, formatOptions(o))
+	}
+	return nil
+}

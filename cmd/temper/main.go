@@ -1,0 +1,111 @@
+// Command temper checks and samples .ppl models.
+//
+//	temper check MODEL.ppl [--data FILE]...
+//	temper run MODEL.ppl [--data FILE]... [--sampler NAME] [--set key=value]...
+//	    [--chains C] [--iters K] [--burn K] [--thin n] [--batch B] [--seed S]
+//	    [--out DIR] [--energy-noise s] [--grad-noise s]
+//	temper summary DRAWS.csv
+//
+// Exit codes: 0 ok, 1 the run failed (or was interrupted; the draws so far
+// are kept), 2 bad input (a diagnostic says where).
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"slices"
+	"strings"
+)
+
+// Exit codes.
+const (
+	exitOK       = 0
+	exitFailure  = 1
+	exitBadInput = 2
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+const usage = `temper: probabilistic programs sampled by stochastic-gradient MCMC
+
+usage:
+  temper check MODEL.ppl [--data FILE]...     parse and check a model (and its data)
+  temper run MODEL.ppl [flags]                sample a model; temper run -h lists the flags
+  temper summary DRAWS.csv                    summarise a draws file
+  temper samplers                             list the samplers and their options
+`
+
+// run is the whole command, for tests: it returns the exit code.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return exitBadInput
+	}
+	cmd, rest := args[0], args[1:]
+	var err error
+	switch cmd {
+	case "check":
+		err = checkCommand(rest, stdout, stderr)
+	case "run":
+		err = runCommand(ctx, rest, stdout, stderr)
+	case "summary":
+		err = summaryCommand(rest, stdout)
+	case "samplers":
+		err = samplersCommand(stdout)
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return exitOK
+	default:
+		fmt.Fprintf(stderr, "temper: unknown command %q\n\n%s", cmd, usage)
+		return exitBadInput
+	}
+	if err == nil {
+		return exitOK
+	}
+	var bad badInput
+	if errors.As(err, &bad) {
+		fmt.Fprintln(stderr, strings.TrimRight(bad.Error(), "\n"))
+		return exitBadInput
+	}
+	fmt.Fprintf(stderr, "temper %s: %v\n", cmd, err)
+	return exitFailure
+}
+
+// badInput is an error in what the user gave (a model, data, flags): exit 2.
+type badInput struct{ msg string }
+
+func (b badInput) Error() string { return b.msg }
+
+func badf(format string, args ...any) error { return badInput{fmt.Sprintf(format, args...)} }
+
+// reorderFlags moves positional arguments after the flags, so that
+// `temper run model.ppl --chains 2` parses as users expect.
+func reorderFlags(args []string, boolFlags ...string) (flags, positional []string) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			positional = append(positional, args[i+1:]...)
+			break
+		}
+		if !strings.HasPrefix(a, "-") || a == "-" {
+			positional = append(positional, a)
+			continue
+		}
+		flags = append(flags, a)
+		name := strings.TrimLeft(a, "-")
+		if !strings.Contains(name, "=") && !slices.Contains(boolFlags, name) && i+1 < len(args) {
+			flags = append(flags, args[i+1])
+			i++
+		}
+	}
+	return flags, positional
+}

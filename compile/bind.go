@@ -1,0 +1,195 @@
+package compile
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/temper-ppl/temper/lang"
+)
+
+// DataDecls lists the data fields of f as CSV binding needs them.
+func DataDecls(f *lang.File) []FieldDecl {
+	if f.Data == nil {
+		return nil
+	}
+	out := make([]FieldDecl, len(f.Data.Decls))
+	for i, d := range f.Data.Decls {
+		out[i] = FieldDecl{Name: d.Name, Rank: len(d.Type.Dims), Int: d.Type.Int}
+	}
+	return out
+}
+
+// bindData checks every declared data field against the values given, in
+// declaration order (so that sizes are known before the fields they size),
+// and keeps the valid ones in m.data. An int scalar that is not given but
+// sizes a field that is (N for X[N, D]) is inferred from that field's shape.
+func (m *Model) bindData(data Data, errs *lang.ErrorList) error {
+	if m.file.Data == nil {
+		return nil
+	}
+	decls := m.file.Data.Decls
+	for i, d := range decls {
+		v, ok := data[d.Name]
+		if !ok && d.Type.Int && len(d.Type.Dims) == 0 {
+			v, ok = inferSize(d.Name, decls[i+1:], data)
+		}
+		if !ok {
+			errs.Add(d.Pos, "missing data for %s (declared %s)", d.Name, typeString(d.Type))
+			continue
+		}
+		if err := m.checkValue(d, v); err != nil {
+			errs.Add(d.Pos, "%s", err)
+			continue
+		}
+		m.data[d.Name] = v
+	}
+	return nil
+}
+
+// inferSize finds a given field whose declared dimension is exactly name,
+// and returns that extent as name's value.
+func inferSize(name string, later []*lang.Decl, data Data) (*Value, bool) {
+	for _, d := range later {
+		v, ok := data[d.Name]
+		if !ok || len(v.Shape) != len(d.Type.Dims) {
+			continue
+		}
+		for k, e := range d.Type.Dims {
+			if id, ok := e.(*lang.Ident); ok && id.Name == name {
+				return &Value{Values: []float64{float64(v.Shape[k])}, Source: v.Source + " (its shape)"}, true
+			}
+		}
+	}
+	return nil, false
+}
+
+// checkValue validates one field: shape, finiteness, integrality, bounds.
+func (m *Model) checkValue(d *lang.Decl, v *Value) error {
+	want, err := m.dims(d.Type)
+	if err != nil {
+		return fmt.Errorf("%s: %v", d.Name, err)
+	}
+	if !equalInts(v.Shape, want) {
+		return fmt.Errorf("%s: data from %s has shape %s, declared %s = %s", d.Name, v.Source, shapeString(v.Shape), typeString(d.Type), shapeString(want))
+	}
+	var lo, hi = math.Inf(-1), math.Inf(1)
+	if d.Type.Lower != nil {
+		if lo, err = m.constReal(d.Type.Lower); err != nil {
+			return fmt.Errorf("%s: lower bound: %v", d.Name, err)
+		}
+	}
+	if d.Type.Upper != nil {
+		if hi, err = m.constReal(d.Type.Upper); err != nil {
+			return fmt.Errorf("%s: upper bound: %v", d.Name, err)
+		}
+	}
+	for i, x := range v.Values {
+		at := func() string { return elementString(d.Name, v.Shape, i) }
+		switch {
+		case math.IsNaN(x):
+			return fmt.Errorf("%s is NaN (missing) in %s", at(), v.Source)
+		case math.IsInf(x, 0):
+			return fmt.Errorf("%s is %v in %s", at(), x, v.Source)
+		case d.Type.Int && x != math.Trunc(x):
+			return fmt.Errorf("%s is %v in %s, but %s is declared int", at(), x, v.Source, d.Name)
+		case x < lo:
+			return fmt.Errorf("%s is %v in %s, below its lower bound %v", at(), x, v.Source, lo)
+		case x > hi:
+			return fmt.Errorf("%s is %v in %s, above its upper bound %v", at(), x, v.Source, hi)
+		}
+	}
+	return nil
+}
+
+func equalInts(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func shapeString(s []int) string {
+	if len(s) == 0 {
+		return "a scalar"
+	}
+	parts := make([]string, len(s))
+	for i, d := range s {
+		parts[i] = fmt.Sprint(d)
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
+}
+
+// elementString names element i of a field: y[12] or X[3, 7] (1-based).
+func elementString(name string, shape []int, i int) string {
+	if len(shape) == 0 {
+		return name
+	}
+	idx := make([]string, len(shape))
+	for d := len(shape) - 1; d >= 0; d-- {
+		idx[d] = fmt.Sprint(i%shape[d] + 1)
+		i /= shape[d]
+	}
+	return name + "[" + strings.Join(idx, ", ") + "]"
+}
+
+// typeString renders a declared type as written: real<lower=0>[N, D].
+func typeString(t *lang.Type) string {
+	var b strings.Builder
+	if t.Int {
+		b.WriteString("int")
+	} else {
+		b.WriteString("real")
+	}
+	var cons []string
+	if t.Lower != nil {
+		cons = append(cons, "lower="+exprString(t.Lower))
+	}
+	if t.Upper != nil {
+		cons = append(cons, "upper="+exprString(t.Upper))
+	}
+	if len(cons) > 0 {
+		b.WriteString("<" + strings.Join(cons, ", ") + ">")
+	}
+	if len(t.Dims) > 0 {
+		dims := make([]string, len(t.Dims))
+		for i, e := range t.Dims {
+			dims[i] = exprString(e)
+		}
+		b.WriteString("[" + strings.Join(dims, ", ") + "]")
+	}
+	return b.String()
+}
+
+// exprString prints an expression compactly, for messages.
+func exprString(e lang.Expr) string {
+	switch e := e.(type) {
+	case *lang.Number:
+		if e.Text != "" {
+			return e.Text
+		}
+		return fmt.Sprint(e.Value)
+	case *lang.Ident:
+		return e.Name
+	case *lang.Unary:
+		return e.Op + exprString(e.X)
+	case *lang.Binary:
+		return exprString(e.L) + " " + e.Op + " " + exprString(e.R)
+	case *lang.Call:
+		args := make([]string, len(e.Args))
+		for i, a := range e.Args {
+			args[i] = exprString(a)
+		}
+		return e.Func + "(" + strings.Join(args, ", ") + ")"
+	case *lang.Index:
+		return exprString(e.X) + "[...]"
+	case *lang.Vector:
+		return "[...]"
+	}
+	return "?"
+}

@@ -1,0 +1,439 @@
+package compile
+
+import (
+	"fmt"
+	"strings"
+
+	ad "github.com/temper-ppl/temper/autodiff"
+	"github.com/temper-ppl/temper/lang"
+	"github.com/temper-ppl/temper/stdlib"
+)
+
+// value is a compiled expression. A batched value has a leading axis of one
+// entry per minibatch row (the plate vectorised); its row shape is the rest.
+type value struct {
+	node    *ad.Node
+	batched bool
+}
+
+func (v value) rowRank() int {
+	if v.batched {
+		return len(v.node.Shape()) - 1
+	}
+	return len(v.node.Shape())
+}
+
+// builder lowers the model block to one graph for P replicas.
+type builder struct {
+	m       *Model
+	g       *ad.Graph
+	theta   *ad.Node
+	rows    *ad.Indices // the minibatch; nil without a plate
+	batch   int         // rows per minibatch (B)
+	data    map[string]*ad.Node
+	params  map[string]value
+	scopes  []map[string]value
+	plateIx string // the plate's index variable while inside it
+
+	prior    []*ad.Node // scalar log-density terms: priors, Jacobians, global terms
+	rowTerms []*ad.Node // [B] per-row log-likelihood terms
+
+	err *lang.Error // the first error, positioned
+}
+
+// built is a graph of the energy with the nodes an evaluator reads.
+type built struct {
+	g       *ad.Graph
+	theta   *ad.Node
+	rows    *ad.Indices
+	energy  *ad.Node // U, one scalar per replica
+	rowLL   *ad.Node // [B] per-row log-likelihoods, or nil without a plate
+	params  []*ad.Node
+	scale   float64 // N/B
+	batch   int
+	dataSet bool
+}
+
+// build lowers the model for P replicas and minibatches of batch rows
+// (batch ≤ 0 or ≥ N: every row). With checkOnly, it only reports errors.
+func (m *Model) build(replicas, batch int, checkOnly bool) (*built, error) {
+	b := &builder{m: m, g: ad.NewGraph(replicas), data: map[string]*ad.Node{}, params: map[string]value{}}
+	if m.n > 0 {
+		if batch <= 0 || batch > m.n {
+			batch = m.n
+		}
+		b.batch = batch
+		b.rows = b.g.Indices("minibatch", true, batch)
+	}
+	for name, v := range m.data {
+		b.data[name] = b.g.ConstData(name, v.Shape, v.Values)
+	}
+	b.theta = b.g.Input("theta", ad.Param, m.dim)
+	out := &built{g: b.g, theta: b.theta, rows: b.rows, batch: b.batch}
+	for _, p := range m.params {
+		v := b.param(p)
+		if b.err != nil {
+			return nil, lang.ErrorList{b.err}
+		}
+		b.params[p.decl.Name] = v
+		out.params = append(out.params, v.node)
+	}
+	b.scopes = []map[string]value{{}}
+	if m.file.Model != nil {
+		b.stmts(m.file.Model.Stmts)
+	}
+	if b.err != nil {
+		return nil, lang.ErrorList{b.err}
+	}
+	logp := b.g.Scalar(0)
+	for _, t := range b.prior {
+		logp = ad.Add(logp, t)
+	}
+	if len(b.rowTerms) > 0 {
+		rowLL := b.rowTerms[0]
+		for _, t := range b.rowTerms[1:] {
+			rowLL = ad.Add(rowLL, t)
+		}
+		out.rowLL = rowLL
+		out.scale = float64(m.n) / float64(b.batch)
+		logp = ad.Add(logp, ad.Mul(b.g.Scalar(out.scale), ad.SumAll(rowLL)))
+	}
+	out.energy = ad.Neg(logp)
+	if err := b.g.Err(); err != nil {
+		return nil, fmt.Errorf("internal error assembling the energy: %v", err)
+	}
+	return out, nil
+}
+
+// param slices the parameter's unconstrained values out of θ and applies
+// its constraint, adding the log-Jacobian to the prior terms.
+func (b *builder) param(p *param) value {
+	d := p.decl
+	u := ad.Slice(b.theta, 0, p.offset, p.offset+p.size)
+	u = ad.Reshape(u, p.shape...)
+	t := d.Type
+	var x, logJ *ad.Node
+	switch {
+	case t.Lower != nil && t.Upper != nil:
+		lo, hi := b.bound(t.Lower), b.bound(t.Upper)
+		x, logJ = stdlib.Interval(u, lo, hi)
+	case t.Lower != nil:
+		x, logJ = stdlib.LowerBound(u, b.bound(t.Lower))
+	case t.Upper != nil:
+		x, logJ = stdlib.UpperBound(u, b.bound(t.Upper))
+	default:
+		return value{node: u}
+	}
+	b.check(d.Type.Pos)
+	b.prior = append(b.prior, ad.SumAll(logJ))
+	return value{node: x}
+}
+
+// bound compiles a constraint bound: an expression of data and earlier
+// parameters, with no plate.
+func (b *builder) bound(e lang.Expr) *ad.Node {
+	v := b.expr(e)
+	if v.batched && b.err == nil {
+		b.fail(e.Position(), "a bound cannot depend on the plate")
+	}
+	return v.node
+}
+
+func (b *builder) fail(pos lang.Pos, format string, args ...any) value {
+	if b.err == nil {
+		b.err = &lang.Error{Pos: pos, Msg: fmt.Sprintf(format, args...)}
+	}
+	return value{node: b.g.Placeholder(nil)}
+}
+
+// check attributes a new graph error to pos: expressions are built inner
+// first, so the innermost expression whose op failed gets the blame.
+func (b *builder) check(pos lang.Pos) bool {
+	if b.err != nil {
+		return false
+	}
+	if err := b.g.Err(); err != nil {
+		b.err = &lang.Error{Pos: pos, Msg: strings.TrimPrefix(err.Error(), "autodiff: ")}
+		return false
+	}
+	return true
+}
+
+func (b *builder) lookup(name string) (value, bool) {
+	for i := len(b.scopes) - 1; i >= 0; i-- {
+		if v, ok := b.scopes[i][name]; ok {
+			return v, true
+		}
+	}
+	if v, ok := b.params[name]; ok {
+		return v, true
+	}
+	if n, ok := b.data[name]; ok {
+		return value{node: n}, true
+	}
+	return value{}, false
+}
+
+func (b *builder) stmts(list []lang.Stmt) {
+	for _, s := range list {
+		if b.err != nil {
+			return
+		}
+		switch s := s.(type) {
+		case *lang.Define:
+			v := b.expr(s.Value)
+			b.scopes[len(b.scopes)-1][s.Name] = v
+		case *lang.Sample:
+			b.addTerm(s.Pos, b.sample(s))
+		case *lang.TargetAdd:
+			b.addTerm(s.Pos, b.expr(s.Value))
+		case *lang.Plate:
+			if b.plateIx != "" {
+				b.fail(s.Pos, "nested plates are not supported")
+				return
+			}
+			b.plateIx = s.Index
+			b.scopes = append(b.scopes, map[string]value{})
+			b.stmts(s.Body)
+			b.scopes = b.scopes[:len(b.scopes)-1]
+			b.plateIx = ""
+		}
+	}
+}
+
+// addTerm adds a log-density term: a batched one per row (summed over its
+// row axes), an unbatched one once, or once per row inside a plate (a
+// statement written for one row counts for each of the N rows).
+func (b *builder) addTerm(pos lang.Pos, v value) {
+	if b.err != nil {
+		return
+	}
+	if v.batched {
+		n := v.node
+		if len(n.Shape()) > 1 {
+			n = ad.Sum(ad.Reshape(n, b.batch, -1), 1)
+		}
+		b.rowTerms = append(b.rowTerms, n)
+	} else {
+		term := ad.SumAll(v.node)
+		if b.plateIx != "" {
+			term = ad.Mul(b.g.Scalar(float64(b.m.n)), term)
+		}
+		b.prior = append(b.prior, term)
+	}
+	b.check(pos)
+}
+
+// sample compiles lhs ~ dist(args) to its elementwise log density.
+func (b *builder) sample(s *lang.Sample) value {
+	dist, ok := stdlib.Lookup(s.Dist)
+	if !ok {
+		return b.fail(s.DistPos, "unknown distribution %q", s.Dist)
+	}
+	if len(s.Args)+1 != dist.Arity() {
+		return b.fail(s.DistPos, "%s takes %d arguments (%s), got %d", s.Dist, dist.Arity()-1, strings.Join(dist.Args[1:], ", "), len(s.Args))
+	}
+	vals := []value{b.expr(s.Lhs)}
+	for _, a := range s.Args {
+		vals = append(vals, b.expr(a))
+	}
+	if b.err != nil {
+		return value{}
+	}
+	var nodes []*ad.Node
+	if vectorDistributions[s.Dist] {
+		for _, v := range vals {
+			nodes = append(nodes, v.node)
+		}
+	} else {
+		nodes = b.align(vals)
+	}
+	out := value{node: dist.LogDensity(nodes...), batched: anyBatched(vals)}
+	b.check(s.DistPos)
+	return out
+}
+
+// vectorDistributions act on vectors along the last axis and broadcast
+// their leading axes themselves.
+var vectorDistributions = map[string]bool{
+	"categorical": true, "categorical_logit": true, "multi_normal_diag": true, "multi_normal_cholesky": true,
+}
+
+func anyBatched(vs []value) bool {
+	for _, v := range vs {
+		if v.batched {
+			return true
+		}
+	}
+	return false
+}
+
+// align prepares operands for an elementwise op between row values: a
+// batched operand [B, row...] whose row has fewer axes than another's gets
+// axes of extent 1 after its batch axis, so that NumPy's right-aligned
+// broadcasting pairs row axes with row axes and never the batch axis with a
+// row axis.
+func (b *builder) align(vs []value) []*ad.Node {
+	rank := 0
+	for _, v := range vs {
+		rank = max(rank, v.rowRank())
+	}
+	nodes := make([]*ad.Node, len(vs))
+	for i, v := range vs {
+		nodes[i] = v.node
+		if v.batched && v.rowRank() < rank {
+			shape := v.node.Shape()
+			padded := append([]int{shape[0]}, ones(rank-v.rowRank())...)
+			nodes[i] = ad.Reshape(v.node, append(padded, shape[1:]...)...)
+		}
+	}
+	return nodes
+}
+
+func ones(n int) []int {
+	s := make([]int, n)
+	for i := range s {
+		s[i] = 1
+	}
+	return s
+}
+
+func (b *builder) expr(e lang.Expr) value {
+	if b.err != nil {
+		return value{node: b.g.Placeholder(nil)}
+	}
+	var v value
+	switch e := e.(type) {
+	case *lang.Number:
+		v = value{node: b.g.Scalar(e.Value)}
+	case *lang.Ident:
+		if e.Name == b.plateIx {
+			return b.fail(e.Pos, "the plate index %s can only index data or parameters (as in X[%s])", e.Name, e.Name)
+		}
+		var ok bool
+		if v, ok = b.lookup(e.Name); !ok {
+			return b.fail(e.Pos, "unknown name %q", e.Name)
+		}
+	case *lang.Unary:
+		x := b.expr(e.X)
+		v = value{node: ad.Neg(x.node), batched: x.batched}
+	case *lang.Binary:
+		v = b.binary(e)
+	case *lang.Call:
+		v = b.call(e)
+	case *lang.Index:
+		v = b.index(e)
+	case *lang.Vector:
+		v = b.vector(e)
+	default:
+		return b.fail(e.Position(), "this expression cannot be used in a model")
+	}
+	b.check(e.Position())
+	return v
+}
+
+func (b *builder) binary(e *lang.Binary) value {
+	l, r := b.expr(e.L), b.expr(e.R)
+	if b.err != nil {
+		return value{}
+	}
+	batched := l.batched || r.batched
+	if e.Op == "@" {
+		if r.batched {
+			return b.fail(e.Pos, "the right operand of @ cannot depend on the plate index")
+		}
+		return value{node: ad.Matmul(l.node, r.node), batched: l.batched}
+	}
+	n := b.align([]value{l, r})
+	ops := map[string]func(a, c *ad.Node) *ad.Node{"+": ad.Add, "-": ad.Sub, "*": ad.Mul, "/": ad.Div, "^": ad.Pow}
+	op, ok := ops[e.Op]
+	if !ok {
+		return b.fail(e.Pos, "unknown operator %q", e.Op)
+	}
+	return value{node: op(n[0], n[1]), batched: batched}
+}
+
+// index compiles x[i, j:k, ...]: indices are 1-based and slices inclusive,
+// as in Stan. The plate index selects the minibatch's rows of the first axis.
+func (b *builder) index(e *lang.Index) value {
+	x := b.expr(e.X)
+	if b.err != nil {
+		return value{}
+	}
+	node, batched := x.node, x.batched
+	axis := 0
+	if batched {
+		axis = 1
+	}
+	for k, it := range e.Items {
+		if b.err != nil {
+			return value{}
+		}
+		if id, ok := it.Lo.(*lang.Ident); ok && !it.Slice && id.Name == b.plateIx && b.plateIx != "" {
+			if k != 0 || batched {
+				return b.fail(it.Pos, "the plate index %s must be the first index of data or a parameter", id.Name)
+			}
+			if shape := node.Shape(); len(shape) == 0 || shape[0] != b.m.n {
+				return b.fail(it.Pos, "indexing by the plate index %s needs a first dimension of %d (%s), this has shape %s",
+					id.Name, b.m.n, b.m.plateBy, shapeString(shape))
+			}
+			node, batched, axis = ad.Gather(node, b.rows), true, 1
+			continue
+		}
+		shape := node.Shape()
+		if axis >= len(shape) {
+			return b.fail(it.Pos, "too many indices for a value of shape %s", shapeString(rowShape(shape, batched)))
+		}
+		if !it.Slice {
+			i, err := b.m.constInt(it.Lo)
+			if err != nil {
+				return b.fail(it.Pos, "%v", err)
+			}
+			if i < 1 || i > shape[axis] {
+				return b.fail(it.Pos, "index %d is out of range 1..%d", i, shape[axis])
+			}
+			node = ad.Index(node, axis, i-1)
+			continue
+		}
+		lo, hi := 1, shape[axis]
+		var err error
+		if it.Lo != nil {
+			if lo, err = b.m.constInt(it.Lo); err != nil {
+				return b.fail(it.Pos, "%v", err)
+			}
+		}
+		if it.Hi != nil {
+			if hi, err = b.m.constInt(it.Hi); err != nil {
+				return b.fail(it.Pos, "%v", err)
+			}
+		}
+		if lo < 1 || hi > shape[axis] || lo > hi {
+			return b.fail(it.Pos, "slice %d:%d is out of range 1..%d", lo, hi, shape[axis])
+		}
+		node = ad.Slice(node, axis, lo-1, hi)
+		axis++
+	}
+	return value{node: node, batched: batched}
+}
+
+func rowShape(shape []int, batched bool) []int {
+	if batched {
+		return shape[1:]
+	}
+	return shape
+}
+
+func (b *builder) vector(e *lang.Vector) value {
+	var parts []*ad.Node
+	for _, el := range e.Elems {
+		v := b.expr(el)
+		if b.err != nil {
+			return value{}
+		}
+		if v.batched || len(v.node.Shape()) != 0 {
+			return b.fail(el.Position(), "a vector literal takes scalars that do not depend on the plate")
+		}
+		parts = append(parts, ad.Reshape(v.node, 1))
+	}
+	return value{node: ad.Concat(0, parts...)}
+}

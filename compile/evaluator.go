@@ -1,0 +1,125 @@
+package compile
+
+import (
+	"fmt"
+
+	ad "github.com/temper-ppl/temper/autodiff"
+	"github.com/temper-ppl/temper/infer"
+)
+
+// Evaluator compiles the energy for P replicas and minibatches of batch rows.
+func (m *Model) Evaluator(replicas, batch int) (infer.Evaluator, error) {
+	b, err := m.build(replicas, batch, false)
+	if err != nil {
+		return nil, err
+	}
+	outputs := []*ad.Node{b.energy}
+	if b.rowLL != nil {
+		outputs = append(outputs, b.rowLL)
+	}
+	prog, err := b.g.Compile(outputs...)
+	if err != nil {
+		return nil, fmt.Errorf("compiling the energy: %v", err)
+	}
+	e := &evaluator{built: b, prog: prog, p: replicas, d: m.dim, n: m.n}
+	if b.rows != nil && b.batch == m.n {
+		// Every row, every step: the exact energy.
+		all := make([]int, replicas*m.n)
+		for i := range all {
+			all[i] = i % m.n
+		}
+		if err := prog.SetIndices(b.rows, all); err != nil {
+			return nil, err
+		}
+		e.exact = true
+	}
+	return e, nil
+}
+
+type evaluator struct {
+	*built
+	prog    *ad.Program
+	p, d, n int
+	exact   bool
+}
+
+// BatchSize is the rows per replica Evaluate takes; 0 when every row is used.
+func (e *evaluator) BatchSize() int {
+	if e.exact || e.rows == nil {
+		return 0
+	}
+	return e.batch
+}
+
+// Evaluate implements infer.Evaluator. The variance of the minibatch energy
+// is estimated from the per-row log-likelihoods ℓ_b of the batch: for B rows
+// drawn without replacement from N, Var[(N/B)Σℓ_b] = N²(1 - B/N)S²/B, with
+// the population variance S² estimated by the batch's sample variance.
+func (e *evaluator) Evaluate(theta []float64, rows []int, energy, grad, variance []float64) error {
+	copy(e.prog.Value(e.theta), theta)
+	if e.rows != nil && !e.exact {
+		if rows == nil {
+			return fmt.Errorf("the model minibatches %d rows; no rows were given", e.batch)
+		}
+		if err := e.prog.SetIndices(e.rows, rows); err != nil {
+			return err
+		}
+	}
+	e.prog.Forward()
+	if err := e.prog.Backward(e.energy); err != nil {
+		return err
+	}
+	copy(energy, e.prog.Value(e.energy))
+	copy(grad, e.prog.Grad(e.theta))
+	clear(variance)
+	if e.rowLL == nil || e.exact {
+		return nil
+	}
+	ll := e.prog.Value(e.rowLL)
+	bsz, n := e.batch, float64(e.n)
+	for c := range e.p {
+		row := ll[c*bsz : (c+1)*bsz]
+		mean := 0.0
+		for _, v := range row {
+			mean += v
+		}
+		mean /= float64(bsz)
+		ss := 0.0
+		for _, v := range row {
+			ss += (v - mean) * (v - mean)
+		}
+		if bsz > 1 {
+			variance[c] = n * n * (1 - float64(bsz)/n) * ss / float64(bsz-1) / float64(bsz)
+		}
+	}
+	return nil
+}
+
+// constrainer maps one unconstrained point to the constrained parameters
+// with a small program of the parameter transforms alone.
+type constrainer struct {
+	prog   *ad.Program
+	theta  *ad.Node
+	params []*ad.Node
+}
+
+func (m *Model) newConstrainer() (*constrainer, error) {
+	b, err := m.build(1, min(m.n, 1), false)
+	if err != nil {
+		return nil, err
+	}
+	prog, err := b.g.Compile(b.params...)
+	if err != nil {
+		return nil, fmt.Errorf("compiling the constraint transforms: %v", err)
+	}
+	return &constrainer{prog: prog, theta: b.theta, params: b.params}, nil
+}
+
+func (c *constrainer) apply(dst, theta []float64) {
+	copy(c.prog.Value(c.theta), theta)
+	c.prog.Forward()
+	pos := 0
+	for _, n := range c.params {
+		pos += copy(dst[pos:], c.prog.Value(n))
+	}
+}

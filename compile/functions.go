@@ -1,0 +1,123 @@
+package compile
+
+import (
+	"math"
+	"slices"
+
+	ad "github.com/temper-ppl/temper/autodiff"
+	"github.com/temper-ppl/temper/lang"
+	"github.com/temper-ppl/temper/stdlib"
+)
+
+// function is a callable of the model language, written for one row: its
+// lowering receives batched values and keeps the batch axis out of the way.
+type function struct {
+	params []string
+	build  func(b *builder, args []value) value
+}
+
+// elementwise functions of one argument, under their language names (Stan's
+// where Stan has one).
+var unaryFunctions = map[string]func(*ad.Node) *ad.Node{
+	"exp": ad.Exp, "log": ad.Log, "log1p": ad.Log1p, "expm1": ad.Expm1,
+	"sqrt": ad.Sqrt, "square": ad.Square, "abs": ad.Abs, "fabs": ad.Abs,
+	"sin": ad.Sin, "cos": ad.Cos, "tanh": ad.Tanh,
+	"sigmoid": ad.Sigmoid, "inv_logit": ad.Sigmoid,
+	"softplus": ad.Softplus, "log1p_exp": ad.Softplus,
+	"log_sigmoid": ad.LogSigmoid, "log_inv_logit": ad.LogSigmoid,
+	"relu": ad.Relu, "lgamma": ad.Lgamma, "digamma": ad.Digamma,
+}
+
+// reductions over every element of a row: along one axis (for the batched
+// [B, -1] view) and over everything (unbatched).
+var reductions = map[string]struct {
+	along func(*ad.Node, int) *ad.Node
+	all   func(*ad.Node) *ad.Node
+}{
+	"sum":         {ad.Sum, ad.SumAll},
+	"mean":        {ad.Mean, ad.MeanAll},
+	"max":         {ad.Max, ad.MaxAll},
+	"log_sum_exp": {ad.LogSumExp, ad.LogSumExpAll},
+}
+
+var functions = map[string]function{}
+
+func init() {
+	for name, f := range unaryFunctions {
+		functions[name] = function{params: []string{"x"}, build: func(_ *builder, a []value) value {
+			return value{node: f(a[0].node), batched: a[0].batched}
+		}}
+	}
+	for name, r := range reductions {
+		all, along := r.all, r.along
+		functions[name] = function{params: []string{"x"}, build: func(b *builder, a []value) value {
+			if !a[0].batched {
+				return value{node: all(a[0].node)}
+			}
+			if a[0].rowRank() == 0 {
+				return a[0]
+			}
+			return value{node: along(ad.Reshape(a[0].node, b.batch, -1), 1), batched: true}
+		}}
+	}
+	for name, f := range map[string]func(*ad.Node, int) *ad.Node{"softmax": ad.Softmax, "log_softmax": ad.LogSoftmax} {
+		functions[name] = function{params: []string{"x"}, build: func(_ *builder, a []value) value {
+			return value{node: f(a[0].node, -1), batched: a[0].batched}
+		}}
+	}
+	functions["pi"] = function{build: func(b *builder, _ []value) value {
+		return value{node: b.g.Scalar(math.Pi)}
+	}}
+	functions["pow"] = function{params: []string{"x", "y"}, build: func(b *builder, a []value) value {
+		n := b.align(a)
+		return value{node: ad.Pow(n[0], n[1]), batched: anyBatched(a)}
+	}}
+	functions["dot"] = function{params: []string{"x", "y"}, build: func(b *builder, a []value) value {
+		n := b.align(a)
+		return value{node: ad.Dot(n[0], n[1]), batched: anyBatched(a)}
+	}}
+	matmul := function{params: []string{"x", "y"}, build: func(b *builder, a []value) value {
+		if a[1].batched {
+			return value{node: b.g.Fail(nil, "the right operand of a matrix product cannot depend on the plate index")}
+		}
+		return value{node: ad.Matmul(a[0].node, a[1].node), batched: a[0].batched}
+	}}
+	functions["matmul"] = matmul
+	functions["dense"] = function{params: []string{"x", "W", "b"}, build: func(b *builder, a []value) value {
+		prod := matmul.build(b, a[:2])
+		n := b.align([]value{prod, a[2]})
+		return value{node: ad.Add(n[0], n[1]), batched: prod.batched || a[2].batched}
+	}}
+}
+
+func (b *builder) call(e *lang.Call) value {
+	f, ok := functions[e.Func]
+	if !ok {
+		return b.fail(e.Pos, "unknown function %q", e.Func)
+	}
+	if len(e.Args) != len(f.params) {
+		return b.fail(e.Pos, "%s takes %d arguments, got %d", e.Func, len(f.params), len(e.Args))
+	}
+	args := make([]value, len(e.Args))
+	for i, a := range e.Args {
+		args[i] = b.expr(a)
+	}
+	if b.err != nil {
+		return value{}
+	}
+	return f.build(b, args)
+}
+
+// Env is what the checker may call: stdlib's distributions and the model
+// language's functions.
+func Env() *lang.Env {
+	env := &lang.Env{Distributions: map[string]lang.Signature{}, Functions: map[string]lang.Signature{}}
+	for _, name := range stdlib.Names() {
+		d, _ := stdlib.Lookup(name)
+		env.Distributions[name] = lang.Signature{Params: d.Args, Int: d.Int}
+	}
+	for name, f := range functions {
+		env.Functions[name] = lang.Signature{Params: slices.Clone(f.params), Int: make([]bool, len(f.params))}
+	}
+	return env
+}

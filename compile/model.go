@@ -1,0 +1,262 @@
+// Package compile turns a checked .ppl file and its data into a Model: the
+// layout of the unconstrained parameter vector, the constraint transforms
+// with their Jacobians, and the energy graph
+//
+//	U(θ) = -log p(θ) - log|J(θ)| - (N/B) Σ_{n ∈ batch} log p(row n | θ)
+//
+// whose plate is vectorised over the minibatch and whose gradient comes from
+// one autodiff pass for all replicas. A Model implements infer.Target.
+package compile
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/temper-ppl/temper/lang"
+)
+
+// Model is a compiled program bound to its data.
+type Model struct {
+	file    *lang.File
+	data    Data
+	params  []*param
+	dim     int
+	n       int    // rows of the observation axis (0: no plate)
+	plateBy string // the data scalar that sizes the plate
+	names   []string
+
+	constrain *constrainer
+}
+
+// param is one declared parameter: its constrained shape and where its
+// unconstrained values sit in θ.
+type param struct {
+	decl   *lang.Decl
+	shape  []int
+	offset int
+	size   int
+}
+
+// Compile binds data to f (already checked by lang.Check) and lays out its
+// parameters. Errors carry source positions (a lang.ErrorList) where they
+// come from the program, and name the data file where they come from data.
+func Compile(f *lang.File, data Data) (*Model, error) {
+	m := &Model{file: f, data: Data{}}
+	var errs lang.ErrorList
+	if err := m.bindData(data, &errs); err != nil {
+		return nil, err
+	}
+	if len(errs) > 0 {
+		errs.Sort()
+		return nil, errs
+	}
+	if f.Param != nil {
+		for _, d := range f.Param.Decls {
+			shape, err := m.dims(d.Type)
+			if err != nil {
+				errs.Add(d.Type.Pos, "%s: %v", d.Name, err)
+				continue
+			}
+			p := &param{decl: d, shape: shape, offset: m.dim, size: sizeOf(shape)}
+			m.params = append(m.params, p)
+			m.dim += p.size
+			m.names = append(m.names, flatNames(d.Name, shape)...)
+		}
+	}
+	if m.dim == 0 && len(errs) == 0 {
+		pos := lang.Pos{File: f.Name, Line: 1, Col: 1}
+		if f.Param != nil {
+			pos = f.Param.Pos
+		}
+		errs.Add(pos, "the program has no parameters to sample")
+	}
+	if err := m.findPlate(&errs); err != nil {
+		return nil, err
+	}
+	if len(errs) > 0 {
+		errs.Sort()
+		return nil, errs
+	}
+	// Build the energy once for one replica and a small batch, so that shape
+	// errors surface now, positioned, rather than at the first step.
+	if _, err := m.build(1, min(m.n, 2), true); err != nil {
+		return nil, err
+	}
+	c, err := m.newConstrainer()
+	if err != nil {
+		return nil, err
+	}
+	m.constrain = c
+	return m, nil
+}
+
+// findPlate checks that every plate iterates over the same data scalar and
+// records its value N.
+func (m *Model) findPlate(errs *lang.ErrorList) error {
+	for _, b := range []*lang.Block{m.file.Model, m.file.Predict} {
+		if b == nil {
+			continue
+		}
+		for _, s := range b.Stmts {
+			pl, ok := s.(*lang.Plate)
+			if !ok {
+				continue
+			}
+			id, ok := pl.Size.(*lang.Ident)
+			v, isData := m.data[identName(pl.Size)]
+			if !ok || !isData || len(v.Shape) != 0 {
+				errs.Add(pl.Size.Position(), "a plate's size must be an int data field (the number of observations)")
+				continue
+			}
+			if b == m.file.Predict {
+				continue // predictions run over their own data
+			}
+			if m.plateBy != "" && m.plateBy != id.Name {
+				errs.Add(pl.Size.Position(), "all plates of the model must run over the same observations: this one is %s, an earlier one %s", id.Name, m.plateBy)
+				continue
+			}
+			m.plateBy, m.n = id.Name, int(v.Values[0])
+		}
+	}
+	return nil
+}
+
+func identName(e lang.Expr) string {
+	if id, ok := e.(*lang.Ident); ok {
+		return id.Name
+	}
+	return ""
+}
+
+// Dim is the length of the unconstrained parameter vector.
+func (m *Model) Dim() int { return m.dim }
+
+// NumData is N, the number of observations the plate runs over.
+func (m *Model) NumData() int { return m.n }
+
+// OutputNames are the flattened constrained parameters, w.1, w.2, ...
+func (m *Model) OutputNames() []string { return m.names }
+
+// Constrain maps one unconstrained point to the constrained parameters.
+func (m *Model) Constrain(dst, theta []float64) { m.constrain.apply(dst, theta) }
+
+// Params describes the parameters: name, constrained shape and offset in θ.
+func (m *Model) Params() []ParamInfo {
+	out := make([]ParamInfo, len(m.params))
+	for i, p := range m.params {
+		out[i] = ParamInfo{Name: p.decl.Name, Shape: append([]int(nil), p.shape...), Offset: p.offset, Size: p.size}
+	}
+	return out
+}
+
+// ParamInfo describes one parameter's place in θ.
+type ParamInfo struct {
+	Name   string
+	Shape  []int
+	Offset int
+	Size   int
+}
+
+func sizeOf(shape []int) int {
+	n := 1
+	for _, d := range shape {
+		n *= d
+	}
+	return n
+}
+
+// flatNames are the Stan-CSV column names of a tensor: name for a scalar,
+// name.i.j (1-based, row-major) otherwise.
+func flatNames(name string, shape []int) []string {
+	if len(shape) == 0 {
+		return []string{name}
+	}
+	var out []string
+	idx := make([]int, len(shape))
+	for range sizeOf(shape) {
+		parts := []string{name}
+		for _, i := range idx {
+			parts = append(parts, fmt.Sprint(i+1))
+		}
+		out = append(out, strings.Join(parts, "."))
+		for d := len(shape) - 1; d >= 0; d-- {
+			idx[d]++
+			if idx[d] < shape[d] {
+				break
+			}
+			idx[d] = 0
+		}
+	}
+	return out
+}
+
+// dims evaluates a type's dimensions from the data.
+func (m *Model) dims(t *lang.Type) ([]int, error) {
+	shape := make([]int, len(t.Dims))
+	for i, e := range t.Dims {
+		v, err := m.constInt(e)
+		if err != nil {
+			return nil, err
+		}
+		if v < 1 {
+			return nil, fmt.Errorf("dimension %d is %d; dimensions must be at least 1", i+1, v)
+		}
+		shape[i] = v
+	}
+	return shape, nil
+}
+
+// constInt evaluates an integer expression of literals and int data scalars.
+func (m *Model) constInt(e lang.Expr) (int, error) {
+	v, err := m.constReal(e)
+	if err != nil {
+		return 0, err
+	}
+	if v != math.Trunc(v) || math.Abs(v) > 1<<40 {
+		return 0, fmt.Errorf("%v is not an integer", v)
+	}
+	return int(v), nil
+}
+
+// constReal evaluates an expression of literals and data scalars.
+func (m *Model) constReal(e lang.Expr) (float64, error) {
+	switch e := e.(type) {
+	case *lang.Number:
+		return e.Value, nil
+	case *lang.Ident:
+		v, ok := m.data[e.Name]
+		if !ok {
+			return 0, fmt.Errorf("%s is not a data field with a value here", e.Name)
+		}
+		if len(v.Shape) != 0 {
+			return 0, fmt.Errorf("%s is not a scalar", e.Name)
+		}
+		return v.Values[0], nil
+	case *lang.Unary:
+		x, err := m.constReal(e.X)
+		return -x, err
+	case *lang.Binary:
+		l, err := m.constReal(e.L)
+		if err != nil {
+			return 0, err
+		}
+		r, err := m.constReal(e.R)
+		if err != nil {
+			return 0, err
+		}
+		switch e.Op {
+		case "+":
+			return l + r, nil
+		case "-":
+			return l - r, nil
+		case "*":
+			return l * r, nil
+		case "/":
+			return l / r, nil
+		case "^":
+			return math.Pow(l, r), nil
+		}
+	}
+	return 0, fmt.Errorf("a dimension or index must be computed from numbers and data scalars")
+}

@@ -1,0 +1,237 @@
+package lang
+
+import "fmt"
+
+// Pos is a position in a source file: 1-based line and column (in runes) and
+// a 0-based byte offset.
+type Pos struct {
+	File   string
+	Offset int
+	Line   int
+	Col    int
+}
+
+func (p Pos) String() string {
+	if p.File == "" {
+		return fmt.Sprintf("%d:%d", p.Line, p.Col)
+	}
+	return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col)
+}
+
+// IsValid reports whether the position was set.
+func (p Pos) IsValid() bool { return p.Line > 0 }
+
+// Node is any node of the syntax tree.
+type Node interface {
+	Position() Pos
+}
+
+// File is a parsed .ppl source: its blocks in source order. Each kind of
+// block appears at most once (the checker enforces it).
+type File struct {
+	Name    string
+	Data    *Block // or nil
+	Param   *Block // or nil
+	Model   *Block // or nil
+	Predict *Block // or nil
+	Infer   *Block // or nil
+	Blocks  []*Block
+}
+
+// BlockKind names the five blocks.
+type BlockKind string
+
+const (
+	DataBlock    BlockKind = "data"
+	ParamBlock   BlockKind = "param"
+	ModelBlock   BlockKind = "model"
+	PredictBlock BlockKind = "predict"
+	InferBlock   BlockKind = "infer"
+)
+
+// Block is one block. Data and param blocks hold Decls; model and predict
+// blocks hold Stmts; the infer block holds Settings.
+type Block struct {
+	Pos      Pos
+	Kind     BlockKind
+	Decls    []*Decl
+	Stmts    []Stmt
+	Settings []*Setting
+}
+
+func (b *Block) Position() Pos { return b.Pos }
+
+// Decl declares a data field or a parameter: `name: type`.
+type Decl struct {
+	Pos  Pos
+	Name string
+	Type *Type
+}
+
+func (d *Decl) Position() Pos { return d.Pos }
+
+// Type is `real` or `int`, an optional constraint `<lower=e, upper=e>` and
+// optional dimensions `[d1, d2, ...]`: real<lower=0>[N, D].
+type Type struct {
+	Pos   Pos
+	Int   bool // int, else real
+	Lower Expr // or nil
+	Upper Expr // or nil
+	Dims  []Expr
+}
+
+func (t *Type) Position() Pos { return t.Pos }
+
+// Stmt is a statement of a model or predict block.
+type Stmt interface {
+	Node
+	stmt()
+}
+
+// Sample is `lhs ~ dist(args...)`: it adds dist's log density of lhs.
+type Sample struct {
+	Pos     Pos
+	Lhs     Expr
+	Dist    string
+	DistPos Pos
+	Args    []Expr
+}
+
+// Define is `name = expr`: a deterministic value, usable by later statements
+// (and reported when defined in a predict block).
+type Define struct {
+	Pos   Pos
+	Name  string
+	Value Expr
+}
+
+// TargetAdd is `target += expr`: it adds the sum of expr to the log density.
+type TargetAdd struct {
+	Pos   Pos
+	Value Expr
+}
+
+// Plate is `for i in plate(N) { body }`: the body is written for one row i
+// of the observation axis, which the compiler minibatches and vectorises.
+type Plate struct {
+	Pos      Pos // the "for"
+	Index    string
+	IndexPos Pos // the index name's position
+	Size     Expr
+	Body     []Stmt
+}
+
+func (s *Sample) Position() Pos    { return s.Pos }
+func (s *Define) Position() Pos    { return s.Pos }
+func (s *TargetAdd) Position() Pos { return s.Pos }
+func (s *Plate) Position() Pos     { return s.Pos }
+func (*Sample) stmt()              {}
+func (*Define) stmt()              {}
+func (*TargetAdd) stmt()           {}
+func (*Plate) stmt()               {}
+
+// Expr is an expression.
+type Expr interface {
+	Node
+	expr()
+}
+
+// Number is a numeric literal; Int is set when it has no '.' or exponent.
+type Number struct {
+	Pos   Pos
+	Value float64
+	Int   bool
+	Text  string
+}
+
+// Ident is a name: a data field, parameter, definition or plate index.
+type Ident struct {
+	Pos  Pos
+	Name string
+}
+
+// Unary is `-x`.
+type Unary struct {
+	Pos Pos
+	Op  string
+	X   Expr
+}
+
+// Binary is `l op r` for op one of + - * / ^ @ (^ is power, @ the matrix
+// product).
+type Binary struct {
+	Pos  Pos // the operator's position
+	Op   string
+	L, R Expr
+}
+
+// Call is `f(args...)`: a stdlib function or layer.
+type Call struct {
+	Pos  Pos
+	Func string
+	Args []Expr
+}
+
+// Index is `x[i, j:k, :]`: one item per leading axis indexed.
+type Index struct {
+	Pos   Pos // the '['
+	X     Expr
+	Items []IndexItem
+}
+
+// IndexItem is a single index (Slice false, Lo the index) or a slice
+// `lo:hi` (either may be nil: from the start, to the end).
+type IndexItem struct {
+	Pos    Pos
+	Slice  bool
+	Lo, Hi Expr
+}
+
+// Vector is a literal `[a, b, c]`.
+type Vector struct {
+	Pos   Pos
+	Elems []Expr
+}
+
+// String is a quoted literal; only settings of the infer block take one.
+type String struct {
+	Pos   Pos
+	Value string
+}
+
+func (e *Number) Position() Pos { return e.Pos }
+func (e *Ident) Position() Pos  { return e.Pos }
+func (e *Unary) Position() Pos  { return e.Pos }
+func (e *Binary) Position() Pos { return e.Pos }
+func (e *Call) Position() Pos   { return e.Pos }
+func (e *Index) Position() Pos  { return e.Pos }
+func (e *Vector) Position() Pos { return e.Pos }
+func (e *String) Position() Pos { return e.Pos }
+func (*Number) expr()           {}
+func (*Ident) expr()            {}
+func (*Unary) expr()            {}
+func (*Binary) expr()           {}
+func (*Call) expr()             {}
+func (*Index) expr()            {}
+func (*Vector) expr()           {}
+func (*String) expr()           {}
+
+// Setting is `key = value` in the infer block. Value is a Number, String,
+// Ident (a sampler name: `sampler = sgld`) or a SamplerSpec.
+type Setting struct {
+	Pos   Pos
+	Key   string
+	Value Node
+}
+
+func (s *Setting) Position() Pos { return s.Pos }
+
+// SamplerSpec is `name(key = value, ...)` in the infer block:
+// sampler = sghmc(lr = 1e-3, friction = 0.1).
+type SamplerSpec struct {
+	Pos     Pos
+	Name    string
+	Options []*Setting
+}
+
+func (s *SamplerSpec) Position() Pos { return s.Pos }

@@ -1,0 +1,555 @@
+package lang
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/alecthomas/participle/v2"
+	"github.com/alecthomas/participle/v2/lexer"
+)
+
+// The grammar's expressions, and the comma-separated lists around them, are
+// parsed by hand (registered with participle.ParseTypeWith, the pattern of
+// participle's expr4 example): precedence climbing gives the right tree
+// shapes, and a hand-written list parser can say "expected "," or ")"" where
+// a generated one only knows the closing bracket.
+//
+// Precedence, low to high:
+//
+//	+ -        left-associative
+//	* / @      left-associative (@ is the matrix product)
+//	unary -
+//	^          right-associative, binds tighter than unary minus: -x^2 = -(x^2)
+//	x[...]     indexing, and calls f(...)
+//
+// Each custom function returns participle.NextMatch when the next token
+// cannot start what it parses (so optional parts work) and otherwise
+// consumes at least one token before it can fail, so that participle, run
+// with no backtracking, reports the error as it is.
+
+// exprParser parses one expression or list from participle's token stream.
+type exprParser struct {
+	lex   *lexer.PeekingLexer
+	depth int // recursion depth, bounded by MaxNesting
+}
+
+func (p *exprParser) peek() *lexer.Token { return p.lex.Peek() }
+func (p *exprParser) next() *lexer.Token { return p.lex.Next() }
+
+// is reports whether the next token is the punctuation s.
+func (p *exprParser) is(s string) bool {
+	t := p.peek()
+	return t.Type == tokPunct && t.Value == s
+}
+
+// errorf returns a syntax error at token t.
+func errorAt(t *lexer.Token, format string, args ...any) *Error {
+	return &Error{Pos: toPos(t.Pos), Msg: fmt.Sprintf(format, args...)}
+}
+
+// expected returns "expected <what>, found <next token>" at the next token.
+func (p *exprParser) expected(what string) *Error {
+	t := p.peek()
+	return errorAt(t, "expected %s, found %s", what, describe(t))
+}
+
+// expect consumes the punctuation s or fails.
+func (p *exprParser) expect(s string) (*lexer.Token, error) {
+	if !p.is(s) {
+		return nil, p.expected(strconv.Quote(s))
+	}
+	return p.next(), nil
+}
+
+// enter and leave bracket each recursive step.
+func (p *exprParser) enter() error {
+	p.depth++
+	if p.depth > MaxNesting {
+		return errorAt(p.peek(), "expression nested too deeply: more than %d levels", MaxNesting)
+	}
+	return nil
+}
+
+func (p *exprParser) leave() { p.depth-- }
+
+// startsExpr reports whether t can begin an expression.
+func startsExpr(t *lexer.Token) bool {
+	switch t.Type {
+	case tokNumber, tokIdent, tokString:
+		return true
+	case tokPunct:
+		return t.Value == "(" || t.Value == "[" || t.Value == "-"
+	}
+	return false
+}
+
+// height adds one level to an expression tree of height h, failing at
+// maxExprDepth.
+func height(h int, at *lexer.Token) (int, error) {
+	h++
+	if h > maxExprDepth {
+		return h, errorAt(at, "expression too deep: more than %d nested operations", maxExprDepth)
+	}
+	return h, nil
+}
+
+// parseExpression is the participle entry point for Expr.
+func parseExpression(lex *lexer.PeekingLexer) (Expr, error) {
+	if !startsExpr(lex.Peek()) {
+		return nil, participle.NextMatch
+	}
+	p := &exprParser{lex: lex}
+	x, _, err := p.expr()
+	if err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+// required parses an expression that must be there: what names it in the
+// error when the next token cannot start one.
+func (p *exprParser) required(what string) (Expr, int, error) {
+	if !startsExpr(p.peek()) {
+		return nil, 0, p.expected(what)
+	}
+	return p.expr()
+}
+
+// expr parses a sum: term {("+" | "-") term}.
+func (p *exprParser) expr() (Expr, int, error) {
+	x, h, err := p.term()
+	for err == nil && (p.is("+") || p.is("-")) {
+		op := p.next()
+		var y Expr
+		var hy int
+		if y, hy, err = p.operand(op); err == nil {
+			x = &Binary{Pos: toPos(op.Pos), Op: op.Value, L: x, R: y}
+			h, err = height(max(h, hy), op)
+		}
+	}
+	return x, h, err
+}
+
+// operand parses the right operand of a sum's operator.
+func (p *exprParser) operand(op *lexer.Token) (Expr, int, error) {
+	if !startsExpr(p.peek()) {
+		return nil, 0, p.expected(fmt.Sprintf("an expression after %q", op.Value))
+	}
+	return p.term()
+}
+
+// term parses a product: unary {("*" | "/" | "@") unary}.
+func (p *exprParser) term() (Expr, int, error) {
+	x, h, err := p.unary()
+	for err == nil && (p.is("*") || p.is("/") || p.is("@")) {
+		op := p.next()
+		if !startsExpr(p.peek()) {
+			return nil, 0, p.expected(fmt.Sprintf("an expression after %q", op.Value))
+		}
+		var y Expr
+		var hy int
+		if y, hy, err = p.unary(); err == nil {
+			x = &Binary{Pos: toPos(op.Pos), Op: op.Value, L: x, R: y}
+			h, err = height(max(h, hy), op)
+		}
+	}
+	return x, h, err
+}
+
+// unary parses "-" unary | power.
+func (p *exprParser) unary() (Expr, int, error) {
+	if !p.is("-") {
+		return p.power()
+	}
+	op := p.next()
+	if err := p.enter(); err != nil {
+		return nil, 0, err
+	}
+	defer p.leave()
+	if !startsExpr(p.peek()) {
+		return nil, 0, p.expected(`an expression after "-"`)
+	}
+	x, h, err := p.unary()
+	if err != nil {
+		return nil, 0, err
+	}
+	h, err = height(h, op)
+	return &Unary{Pos: toPos(op.Pos), Op: "-", X: x}, h, err
+}
+
+// power parses postfix ["^" unary]; the exponent may itself be a power
+// (right-associative) or negated: 2^-1.
+func (p *exprParser) power() (Expr, int, error) {
+	x, h, err := p.postfix()
+	if err != nil || !p.is("^") {
+		return x, h, err
+	}
+	op := p.next()
+	if err := p.enter(); err != nil {
+		return nil, 0, err
+	}
+	defer p.leave()
+	if !startsExpr(p.peek()) {
+		return nil, 0, p.expected(`an expression after "^"`)
+	}
+	y, hy, err := p.unary()
+	if err != nil {
+		return nil, 0, err
+	}
+	h, err = height(max(h, hy), op)
+	return &Binary{Pos: toPos(op.Pos), Op: "^", L: x, R: y}, h, err
+}
+
+// postfix parses primary {"[" items "]"}.
+func (p *exprParser) postfix() (Expr, int, error) {
+	x, h, err := p.primary()
+	for err == nil && p.is("[") {
+		lb := p.next()
+		var items []IndexItem
+		var hi int
+		if items, hi, err = p.indexItems(); err == nil {
+			x = &Index{Pos: toPos(lb.Pos), X: x, Items: items}
+			h, err = height(max(h, hi), lb)
+		}
+	}
+	return x, h, err
+}
+
+// indexItems parses item {"," item} "]" after the "[", each item an index
+// or a slice lo:hi with either bound optional.
+func (p *exprParser) indexItems() ([]IndexItem, int, error) {
+	if err := p.enter(); err != nil {
+		return nil, 0, err
+	}
+	defer p.leave()
+	var items []IndexItem
+	h := 0
+	for {
+		start := p.peek()
+		item := IndexItem{Pos: toPos(start.Pos)}
+		if !p.is(":") {
+			if !startsExpr(start) {
+				return nil, 0, p.expected("an index")
+			}
+			lo, hl, err := p.expr()
+			if err != nil {
+				return nil, 0, err
+			}
+			item.Lo, h = lo, max(h, hl)
+		}
+		if p.is(":") {
+			p.next()
+			item.Slice = true
+			if startsExpr(p.peek()) {
+				hi, hh, err := p.expr()
+				if err != nil {
+					return nil, 0, err
+				}
+				item.Hi, h = hi, max(h, hh)
+			}
+		}
+		items = append(items, item)
+		switch {
+		case p.is(","):
+			p.next()
+		case p.is("]"):
+			p.next()
+			return items, h, nil
+		case item.Slice:
+			return nil, 0, p.expected(`"," or "]"`)
+		default:
+			return nil, 0, p.expected(`",", ":" or "]"`)
+		}
+	}
+}
+
+// list parses expr {"," expr} close, after the opening bracket.
+func (p *exprParser) list(close string) ([]Expr, int, error) {
+	if err := p.enter(); err != nil {
+		return nil, 0, err
+	}
+	defer p.leave()
+	var xs []Expr
+	h := 0
+	for {
+		x, hx, err := p.required("an expression")
+		if err != nil {
+			return nil, 0, err
+		}
+		xs, h = append(xs, x), max(h, hx)
+		switch {
+		case p.is(","):
+			p.next()
+		case p.is(close):
+			p.next()
+			return xs, h, nil
+		default:
+			return nil, 0, p.expected(fmt.Sprintf("%q or %q", ",", close))
+		}
+	}
+}
+
+// args parses a call's arguments after "(": [expr {"," expr}] ")".
+func (p *exprParser) args() ([]Expr, int, error) {
+	if p.is(")") {
+		p.next()
+		return nil, 0, nil
+	}
+	if !startsExpr(p.peek()) {
+		return nil, 0, p.expected(`an argument or ")"`)
+	}
+	return p.list(")")
+}
+
+// primary parses a number, a string, a name, a call, a parenthesised
+// expression or a vector literal.
+func (p *exprParser) primary() (Expr, int, error) {
+	t := p.peek()
+	switch {
+	case t.Type == tokNumber:
+		p.next()
+		n, err := number(t, false)
+		return n, 1, err
+	case t.Type == tokString:
+		p.next()
+		s, _ := strconv.Unquote(t.Value) // the scanner checked it
+		return &String{Pos: toPos(t.Pos), Value: s}, 1, nil
+	case t.Type == tokIdent:
+		p.next()
+		if !p.is("(") {
+			return &Ident{Pos: toPos(t.Pos), Name: t.Value}, 1, nil
+		}
+		p.next()
+		args, h, err := p.args()
+		if err != nil {
+			return nil, 0, err
+		}
+		h, err = height(h, t)
+		return &Call{Pos: toPos(t.Pos), Func: t.Value, Args: args}, h, err
+	case p.is("("):
+		p.next()
+		if err := p.enter(); err != nil {
+			return nil, 0, err
+		}
+		defer p.leave()
+		x, h, err := p.required("an expression")
+		if err != nil {
+			return nil, 0, err
+		}
+		if _, err := p.expect(")"); err != nil {
+			return nil, 0, err
+		}
+		return x, h, nil
+	case p.is("["):
+		p.next()
+		elems, h, err := p.list("]")
+		if err != nil {
+			return nil, 0, err
+		}
+		h, err = height(h, t)
+		return &Vector{Pos: toPos(t.Pos), Elems: elems}, h, err
+	}
+	return nil, 0, p.expected("an expression")
+}
+
+// number converts a number token; neg puts a minus sign in front.
+func number(t *lexer.Token, neg bool) (*Number, error) {
+	text := t.Value
+	if neg {
+		text = "-" + text
+	}
+	n := &Number{Pos: toPos(t.Pos), Text: text, Int: !strings.ContainsAny(t.Value, ".eE")}
+	v, err := strconv.ParseFloat(text, 64)
+	if err != nil {
+		return nil, errorAt(t, "number %s is out of range", t.Value)
+	}
+	if n.Int && (v > 1<<53 || v < -(1<<53)) {
+		return nil, errorAt(t, "integer %s is too large (the limit is 2^53)", t.Value)
+	}
+	n.Value = v
+	return n, nil
+}
+
+// distCall is the right-hand side of ~: name(args...).
+type distCall struct {
+	Name    string
+	NamePos Pos
+	Args    []Expr
+}
+
+func (*distCall) distNode() {}
+
+// distNode is the grammar's type for a distCall.
+type distNode interface{ distNode() }
+
+func parseDist(lex *lexer.PeekingLexer) (distNode, error) {
+	p := &exprParser{lex: lex}
+	t := p.peek()
+	if t.Type != tokIdent {
+		return nil, p.expected("a distribution")
+	}
+	p.next()
+	if _, err := p.expect("("); err != nil {
+		return nil, err
+	}
+	args, _, err := p.args()
+	if err != nil {
+		return nil, err
+	}
+	return &distCall{Name: t.Value, NamePos: toPos(t.Pos), Args: args}, nil
+}
+
+// bound is one item of a constraint: lower=e or upper=e.
+type bound struct {
+	Key    string
+	KeyPos Pos
+	Value  Expr
+}
+
+// boundList is a type's constraint <lower=e, upper=e>.
+type boundList struct{ Items []bound }
+
+func (*boundList) boundsNode() {}
+
+type boundsNode interface{ boundsNode() }
+
+func parseBounds(lex *lexer.PeekingLexer) (boundsNode, error) {
+	p := &exprParser{lex: lex}
+	if !p.is("<") {
+		return nil, participle.NextMatch
+	}
+	p.next()
+	var b boundList
+	for {
+		t := p.peek()
+		if t.Type != tokIdent || (t.Value != "lower" && t.Value != "upper") {
+			return nil, p.expected(`"lower" or "upper"`)
+		}
+		p.next()
+		if _, err := p.expect("="); err != nil {
+			return nil, err
+		}
+		x, _, err := p.required("an expression")
+		if err != nil {
+			return nil, err
+		}
+		b.Items = append(b.Items, bound{Key: t.Value, KeyPos: toPos(t.Pos), Value: x})
+		switch {
+		case p.is(","):
+			p.next()
+		case p.is(">"):
+			p.next()
+			return &b, nil
+		default:
+			return nil, p.expected(`"," or ">"`)
+		}
+	}
+}
+
+// dimList is a type's dimensions [e, e, ...].
+type dimList struct{ Dims []Expr }
+
+func (*dimList) dimsNode() {}
+
+type dimsNode interface{ dimsNode() }
+
+func parseDims(lex *lexer.PeekingLexer) (dimsNode, error) {
+	p := &exprParser{lex: lex}
+	if !p.is("[") {
+		return nil, participle.NextMatch
+	}
+	p.next()
+	dims, _, err := p.list("]")
+	if err != nil {
+		return nil, err
+	}
+	return &dimList{Dims: dims}, nil
+}
+
+// settingValue is the value of an infer-block setting: a *Number, *String,
+// *Ident or *SamplerSpec.
+type settingValue struct{ Node Node }
+
+func (*settingValue) valueNode() {}
+
+type valueNode interface{ valueNode() }
+
+func parseValue(lex *lexer.PeekingLexer) (valueNode, error) {
+	t := lex.Peek()
+	if !(t.Type == tokNumber || t.Type == tokString || t.Type == tokIdent || t.Type == tokPunct && t.Value == "-") {
+		return nil, participle.NextMatch
+	}
+	p := &exprParser{lex: lex}
+	n, err := p.value()
+	if err != nil {
+		return nil, err
+	}
+	return &settingValue{Node: n}, nil
+}
+
+// value parses number | "-" number | string | name | name "(" [option {"," option}] ")".
+func (p *exprParser) value() (Node, error) {
+	t := p.peek()
+	switch {
+	case t.Type == tokNumber:
+		p.next()
+		return number(t, false)
+	case p.is("-"):
+		p.next()
+		n := p.peek()
+		if n.Type != tokNumber {
+			return nil, p.expected(`a number after "-"`)
+		}
+		p.next()
+		x, err := number(n, true)
+		if err == nil {
+			x.Pos = toPos(t.Pos)
+		}
+		return x, err
+	case t.Type == tokString:
+		p.next()
+		s, _ := strconv.Unquote(t.Value)
+		return &String{Pos: toPos(t.Pos), Value: s}, nil
+	case t.Type == tokIdent:
+		p.next()
+		if !p.is("(") {
+			return &Ident{Pos: toPos(t.Pos), Name: t.Value}, nil
+		}
+		p.next()
+		if err := p.enter(); err != nil {
+			return nil, err
+		}
+		defer p.leave()
+		spec := &SamplerSpec{Pos: toPos(t.Pos), Name: t.Value}
+		if p.is(")") {
+			p.next()
+			return spec, nil
+		}
+		for {
+			k := p.peek()
+			if k.Type != tokIdent {
+				return nil, p.expected(`an option name or ")"`)
+			}
+			p.next()
+			if _, err := p.expect("="); err != nil {
+				return nil, err
+			}
+			v, err := p.value()
+			if err != nil {
+				return nil, err
+			}
+			spec.Options = append(spec.Options, &Setting{Pos: toPos(k.Pos), Key: k.Value, Value: v})
+			switch {
+			case p.is(","):
+				p.next()
+			case p.is(")"):
+				p.next()
+				return spec, nil
+			default:
+				return nil, p.expected(`"," or ")"`)
+			}
+		}
+	}
+	return nil, p.expected("a number, a string or a sampler")
+}

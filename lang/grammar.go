@@ -1,0 +1,107 @@
+package lang
+
+import (
+	"github.com/alecthomas/participle/v2"
+	"github.com/alecthomas/participle/v2/lexer"
+)
+
+// The participle grammar of the block structure. These structs are internal:
+// Parse converts them into the AST of ast.go. Expressions and the
+// comma-separated lists inside types, samples and settings are parsed by the
+// hand-written functions of expr.go.
+//
+// The struct names appear in participle's error messages as the EBNF of
+// what was expected; friendlyExpected translates them.
+
+// sourceG is a whole file: its blocks in order.
+type sourceG struct {
+	Blocks []*blockG `parser:"@@*"`
+}
+
+// blockG is one block; which of the three bodies it has depends on the
+// keyword.
+type blockG struct {
+	Pos      lexer.Position
+	DeclKind string      `parser:"  @('data' | 'param') '{'"`
+	Decls    []*declG    `parser:"  @@* '}'"`
+	StmtKind string      `parser:"| @('model' | 'predict') '{'"`
+	Stmts    []*stmtG    `parser:"  @@* '}'"`
+	Infer    string      `parser:"| @'infer' '{'"`
+	Settings []*settingG `parser:"  @@* '}'"`
+}
+
+// declG is `name: type`.
+type declG struct {
+	Pos  lexer.Position
+	Name string `parser:"@Ident ':'"`
+	Type *typeG `parser:"@@ ';'?"`
+}
+
+// typeG is `real` or `int` with an optional constraint and dimensions.
+type typeG struct {
+	Pos    lexer.Position
+	Base   string     `parser:"@('real' | 'int')"`
+	Bounds boundsNode `parser:"@@?"`
+	Dims   dimsNode   `parser:"@@?"`
+}
+
+// stmtG is one statement of a model or predict block.
+type stmtG struct {
+	Plate  *plateG  `parser:"(  @@"`
+	Target *targetG `parser:" | @@"`
+	Simple *simpleG `parser:" | @@ ) ';'?"`
+}
+
+// plateG is `for i in plate(N) { ... }`.
+type plateG struct {
+	Pos   lexer.Position
+	Index lexer.Token `parser:"'for' @Ident 'in' 'plate'"`
+	Size  Expr        `parser:"'(' @@ ')'"`
+	Body  []*stmtG    `parser:"'{' @@* '}'"`
+}
+
+// targetG is `target += e`.
+type targetG struct {
+	Pos   lexer.Position
+	Value Expr `parser:"'target' '+=' @@"`
+}
+
+// simpleG is `lhs ~ dist(args)` or `name = e`: both start with an
+// expression, so they are one production and the converter tells them
+// apart.
+type simpleG struct {
+	Pos   lexer.Position
+	Lhs   Expr     `parser:"@@"`
+	Value Expr     `parser:"( '=' @@"`
+	Dist  distNode `parser:"| '~' @@ )"`
+}
+
+// settingG is `key = value` in the infer block.
+type settingG struct {
+	Pos   lexer.Position
+	Key   string    `parser:"@Ident '='"`
+	Value valueNode `parser:"@@ ';'?"`
+}
+
+// grammar is the parser. Lookahead 0 makes every choice final once it has
+// consumed a token (the grammar is LL(1)), so a failure inside a statement
+// is reported where it happens instead of being retried as something else
+// and reported at the statement's start.
+var grammar = participle.MustBuild[sourceG](options...)
+
+// exprG is a lone expression, the root of ParseExpr's grammar.
+type exprG struct {
+	X Expr `parser:"@@"`
+}
+
+var exprGrammar = participle.MustBuild[exprG](options...)
+
+var options = []participle.Option{
+	participle.Lexer(definition{}),
+	participle.UseLookahead(0),
+	participle.ParseTypeWith(parseExpression),
+	participle.ParseTypeWith(parseDist),
+	participle.ParseTypeWith(parseBounds),
+	participle.ParseTypeWith(parseDims),
+	participle.ParseTypeWith(parseValue),
+}

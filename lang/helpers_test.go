@@ -1,0 +1,378 @@
+package lang
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// testEnv mirrors the signatures of stdlib's densities and functions (the
+// compiler builds the real one from stdlib; lang may not import it).
+func testEnv() *Env {
+	real := func(params ...string) Signature { return Signature{Params: params, Int: make([]bool, len(params))} }
+	ints := func(sig Signature, which ...int) Signature {
+		for _, i := range which {
+			sig.Int[i] = true
+		}
+		return sig
+	}
+	return &Env{
+		Distributions: map[string]Signature{
+			"normal":            real("y", "mu", "sigma"),
+			"student_t":         real("y", "nu", "mu", "sigma"),
+			"cauchy":            real("y", "mu", "sigma"),
+			"exponential":       real("y", "beta"),
+			"gamma":             real("y", "alpha", "beta"),
+			"beta":              real("y", "alpha", "beta"),
+			"lognormal":         real("y", "mu", "sigma"),
+			"half_normal":       real("y", "sigma"),
+			"uniform":           real("y", "alpha", "beta"),
+			"bernoulli":         ints(real("y", "theta"), 0),
+			"bernoulli_logit":   ints(real("y", "alpha"), 0),
+			"binomial":          ints(real("k", "n", "theta"), 0, 1),
+			"poisson":           ints(real("y", "lambda"), 0),
+			"poisson_log":       ints(real("y", "alpha"), 0),
+			"categorical":       ints(real("y", "theta"), 0),
+			"categorical_logit": ints(real("y", "beta"), 0),
+			"multi_normal_diag": real("y", "mu", "sigma"),
+		},
+		Functions: map[string]Signature{
+			"dot":         real("x", "y"),
+			"sum":         real("x"),
+			"mean":        real("x"),
+			"exp":         real("x"),
+			"log":         real("x"),
+			"sqrt":        real("x"),
+			"cos":         real("x"),
+			"sin":         real("x"),
+			"tanh":        real("x"),
+			"sigmoid":     real("x"),
+			"relu":        real("x"),
+			"softmax":     real("x"),
+			"log_softmax": real("x"),
+			"dense":       real("x", "W", "b"),
+			"pi":          real(),
+			"one_hot":     ints(real("k", "K"), 0, 1),
+			"concat":      {Params: []string{"x"}, Int: []bool{false}, Variadic: true},
+		},
+	}
+}
+
+// readFiles returns the contents of the files matching pattern, by name.
+func readFiles(t testing.TB, pattern string) map[string][]byte {
+	t.Helper()
+	names, err := filepath.Glob(pattern)
+	if err != nil || len(names) == 0 {
+		t.Fatalf("no files match %s (%v)", pattern, err)
+	}
+	out := map[string][]byte{}
+	for _, name := range names {
+		src, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[name] = src
+	}
+	return out
+}
+
+// sexpr dumps a node as an S-expression, without positions: the shape of a
+// tree in one line.
+func sexpr(n any) string {
+	var b strings.Builder
+	writeSexpr(&b, n)
+	return b.String()
+}
+
+func writeSexpr(b *strings.Builder, n any) {
+	list := func(head string, items ...Node) {
+		b.WriteString("(" + head)
+		for _, it := range items {
+			b.WriteByte(' ')
+			writeSexpr(b, it)
+		}
+		b.WriteByte(')')
+	}
+
+	listAny := func(head string, items ...any) {
+		b.WriteString("(" + head)
+		for _, it := range items {
+			b.WriteByte(' ')
+			writeSexpr(b, it)
+		}
+		b.WriteByte(')')
+	}
+	switch n := n.(type) {
+	case nil:
+		b.WriteString("nil")
+	case *File:
+		items := make([]any, len(n.Blocks))
+		for i, bl := range n.Blocks {
+			items[i] = bl
+		}
+		listAny("file", items...)
+	case *Block:
+		var items []Node
+		for _, d := range n.Decls {
+			items = append(items, d)
+		}
+		for _, s := range n.Stmts {
+			items = append(items, s)
+		}
+		for _, s := range n.Settings {
+			items = append(items, s)
+		}
+		list(string(n.Kind), items...)
+	case *Decl:
+		b.WriteString("(" + n.Name + " ")
+		writeSexpr(b, n.Type)
+		b.WriteByte(')')
+	case *Type:
+		base := "real"
+		if n.Int {
+			base = "int"
+		}
+		b.WriteString("(" + base)
+		if n.Lower != nil {
+			b.WriteString(" lower=")
+			writeSexpr(b, n.Lower)
+		}
+		if n.Upper != nil {
+			b.WriteString(" upper=")
+			writeSexpr(b, n.Upper)
+		}
+		if len(n.Dims) > 0 {
+			b.WriteByte(' ')
+			list("dims", exprNodes(n.Dims)...)
+		}
+		b.WriteByte(')')
+	case *Sample:
+		list("~", append([]Node{n.Lhs, &Ident{Name: n.Dist}}, exprNodes(n.Args)...)...)
+	case *Define:
+		list("= "+n.Name, n.Value)
+	case *TargetAdd:
+		list("+=", n.Value)
+	case *Plate:
+		items := []Node{&Ident{Name: n.Index}, n.Size}
+		for _, s := range n.Body {
+			items = append(items, s)
+		}
+		list("plate", items...)
+	case *Setting:
+		list("set "+n.Key, n.Value)
+	case *SamplerSpec:
+		items := make([]Node, len(n.Options))
+		for i, o := range n.Options {
+			items[i] = o
+		}
+		list("sampler "+n.Name, items...)
+	case *Number:
+		b.WriteString(n.Text)
+	case *String:
+		fmt.Fprintf(b, "%q", n.Value)
+	case *Ident:
+		b.WriteString(n.Name)
+	case *Unary:
+		list(n.Op, n.X)
+	case *Binary:
+		list(n.Op, n.L, n.R)
+	case *Call:
+		list("call "+n.Func, exprNodes(n.Args)...)
+	case *Index:
+		b.WriteString("(index ")
+		writeSexpr(b, n.X)
+		for _, it := range n.Items {
+			b.WriteByte(' ')
+			if !it.Slice {
+				writeSexpr(b, it.Lo)
+				continue
+			}
+			b.WriteString("(:")
+			for _, x := range []Expr{it.Lo, it.Hi} {
+				b.WriteByte(' ')
+				if x == nil {
+					b.WriteString("_")
+				} else {
+					writeSexpr(b, x)
+				}
+			}
+			b.WriteByte(')')
+		}
+		b.WriteByte(')')
+	case *Vector:
+		list("vec", exprNodes(n.Elems)...)
+	default:
+		fmt.Fprintf(b, "<%T>", n)
+	}
+}
+
+func exprNodes(xs []Expr) []Node {
+	out := make([]Node, len(xs))
+	for i, x := range xs {
+		out[i] = x
+	}
+	return out
+}
+
+// source prints a file back as source text, for the round-trip tests: one
+// statement a line, each ended by ";" (a statement starting with "(", "["
+// or "-" would otherwise continue the expression of the line before).
+func source(f *File) string {
+	var b strings.Builder
+	var stmts func(list []Stmt, indent string)
+	stmts = func(list []Stmt, indent string) {
+		for _, s := range list {
+			switch s := s.(type) {
+			case *Sample:
+				fmt.Fprintf(&b, "%s%s ~ %s(%s);\n", indent, ExprString(s.Lhs), s.Dist, exprList(s.Args))
+			case *Define:
+				fmt.Fprintf(&b, "%s%s = %s;\n", indent, s.Name, ExprString(s.Value))
+			case *TargetAdd:
+				fmt.Fprintf(&b, "%starget += %s;\n", indent, ExprString(s.Value))
+			case *Plate:
+				fmt.Fprintf(&b, "%sfor %s in plate(%s) {\n", indent, s.Index, ExprString(s.Size))
+				stmts(s.Body, indent+"  ")
+				fmt.Fprintf(&b, "%s}\n", indent)
+			}
+		}
+	}
+	for _, bl := range f.Blocks {
+		fmt.Fprintf(&b, "%s {\n", bl.Kind)
+		for _, d := range bl.Decls {
+			t := d.Type
+			base := "real"
+			if t.Int {
+				base = "int"
+			}
+			var bounds []string
+			if t.Lower != nil {
+				bounds = append(bounds, "lower="+ExprString(t.Lower))
+			}
+			if t.Upper != nil {
+				bounds = append(bounds, "upper="+ExprString(t.Upper))
+			}
+			if len(bounds) > 0 {
+				base += "<" + strings.Join(bounds, ", ") + ">"
+			}
+			if len(t.Dims) > 0 {
+				base += "[" + exprList(t.Dims) + "]"
+			}
+			fmt.Fprintf(&b, "  %s: %s\n", d.Name, base)
+		}
+		stmts(bl.Stmts, "  ")
+		for _, s := range bl.Settings {
+			fmt.Fprintf(&b, "  %s = %s\n", s.Key, valueString(s.Value))
+		}
+		b.WriteString("}\n")
+	}
+	return b.String()
+}
+
+func exprList(xs []Expr) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = ExprString(x)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func valueString(n Node) string {
+	switch n := n.(type) {
+	case *SamplerSpec:
+		parts := make([]string, len(n.Options))
+		for i, o := range n.Options {
+			parts[i] = o.Key + " = " + valueString(o.Value)
+		}
+		return n.Name + "(" + strings.Join(parts, ", ") + ")"
+	case Expr:
+		return ExprString(n)
+	}
+	return fmt.Sprintf("<%T>", n)
+}
+
+// walk calls fn on every node of f.
+func walk(f *File, fn func(Node)) {
+	var stmts func([]Stmt)
+	expr := func(e Expr) {
+		walkExpr(e, func(x Expr) { fn(x) })
+	}
+	var setting func(*Setting)
+	setting = func(s *Setting) {
+		fn(s)
+		switch v := s.Value.(type) {
+		case *SamplerSpec:
+			fn(v)
+			for _, o := range v.Options {
+				setting(o)
+			}
+		case Expr:
+			expr(v)
+		}
+	}
+	stmts = func(list []Stmt) {
+		for _, s := range list {
+			fn(s)
+			switch s := s.(type) {
+			case *Sample:
+				expr(s.Lhs)
+				for _, a := range s.Args {
+					expr(a)
+				}
+			case *Define:
+				expr(s.Value)
+			case *TargetAdd:
+				expr(s.Value)
+			case *Plate:
+				expr(s.Size)
+				stmts(s.Body)
+			}
+		}
+	}
+	for _, b := range f.Blocks {
+		fn(b)
+		for _, d := range b.Decls {
+			fn(d)
+			fn(d.Type)
+			expr(d.Type.Lower)
+			expr(d.Type.Upper)
+			for _, x := range d.Type.Dims {
+				expr(x)
+			}
+		}
+		stmts(b.Stmts)
+		for _, s := range b.Settings {
+			setting(s)
+		}
+	}
+}
+
+// walkExpr calls fn on e and every expression inside it.
+func walkExpr(e Expr, fn func(Expr)) {
+	if e == nil {
+		return
+	}
+	fn(e)
+	switch e := e.(type) {
+	case *Unary:
+		walkExpr(e.X, fn)
+	case *Binary:
+		walkExpr(e.L, fn)
+		walkExpr(e.R, fn)
+	case *Call:
+		for _, a := range e.Args {
+			walkExpr(a, fn)
+		}
+	case *Index:
+		walkExpr(e.X, fn)
+		for _, it := range e.Items {
+			walkExpr(it.Lo, fn)
+			walkExpr(it.Hi, fn)
+		}
+	case *Vector:
+		for _, x := range e.Elems {
+			walkExpr(x, fn)
+		}
+	}
+}

@@ -1,0 +1,420 @@
+package lang
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/alecthomas/participle/v2"
+	"github.com/alecthomas/participle/v2/lexer"
+)
+
+// Parse parses the source of one .ppl file. filename is used in positions
+// only. The error, if any, is an ErrorList: the lexical errors, or the
+// first syntax error (parsing stops there), or errors found while building
+// the tree (a malformed constraint, a definition of something that is not
+// a name). The File is nil when the syntax could not be recognised;
+// otherwise it holds everything but the parts in error, and Check may still
+// be run on it (a REPL can), though a compiler should stop at the error.
+//
+// Parse never panics: sources over MaxSourceSize bytes or nested deeper
+// than MaxNesting are errors, and an internal failure is reported as an
+// error at the start of the file.
+func Parse(filename string, src []byte) (f *File, err error) {
+	start := Pos{File: filename, Line: 1, Col: 1}
+	defer recoverTo(start, &err)
+	g, err := parseWith(grammar, filename, src, func(*lexer.Token) string {
+		return "a block (data, param, model, predict or infer)"
+	})
+	if err != nil {
+		return nil, err
+	}
+	c := &converter{}
+	f = c.file(filename, g)
+	c.errs.Sort()
+	return f, c.errs.Err()
+}
+
+// ParseExpr parses src as a single expression (the REPL evaluates one);
+// errors are as for Parse.
+func ParseExpr(filename string, src []byte) (x Expr, err error) {
+	defer recoverTo(Pos{File: filename, Line: 1, Col: 1}, &err)
+	g, err := parseWith(exprGrammar, filename, src, func(t *lexer.Token) string {
+		if t.Pos.Offset == 0 || t.EOF() {
+			return "an expression"
+		}
+		return "an operator or the end of the expression"
+	})
+	if err != nil {
+		return nil, err
+	}
+	return g.X, nil
+}
+
+// recoverTo turns a panic into an error at pos: no panic escapes the
+// package's entry points, whatever the input.
+func recoverTo(pos Pos, err *error) {
+	if r := recover(); r != nil {
+		*err = ErrorList{{Pos: pos, Msg: fmt.Sprintf("internal error: %v", r)}}
+	}
+}
+
+// parseWith scans src and runs parser p on the tokens.
+// fallback says what was expected where participle does not say.
+func parseWith[G any](p *participle.Parser[G], filename string, src []byte, fallback func(*lexer.Token) string) (*G, error) {
+	start := Pos{File: filename, Line: 1, Col: 1}
+	if len(src) > MaxSourceSize {
+		return nil, ErrorList{{Pos: start, Msg: fmt.Sprintf("source too large: %d bytes (the limit is %d)", len(src), MaxSourceSize)}}
+	}
+	tokens, errs := scan(filename, src)
+	if len(errs) > 0 {
+		errs.Sort()
+		return nil, errs
+	}
+	peeking, err := lexer.Upgrade(&sliceLexer{tokens: tokens})
+	if err != nil {
+		return nil, ErrorList{{Pos: start, Msg: err.Error()}}
+	}
+	g, err := p.ParseFromLexer(peeking)
+	if err != nil {
+		return nil, ErrorList{syntaxError(err, tokens, start, fallback)}
+	}
+	return g, nil
+}
+
+var unexpectedRE = regexp.MustCompile(`^unexpected token "(?:[^"\\]|\\.)*"(?: \(expected (.*)\))?$`)
+
+// syntaxError turns participle's error into an "expected X, found Y" error
+// at the offending token.
+func syntaxError(err error, tokens []lexer.Token, start Pos, fallback func(*lexer.Token) string) *Error {
+	var own *Error
+	if errors.As(err, &own) {
+		return own
+	}
+	var unexpected *participle.UnexpectedTokenError
+	if errors.As(err, &unexpected) {
+		tok := &unexpected.Unexpected
+		what := ""
+		if m := unexpectedRE.FindStringSubmatch(unexpected.Message()); m != nil {
+			what = friendlyExpected(m[1], enclosing(tokens, tok.Pos.Offset))
+		}
+		if what == "" {
+			what = fallback(tok)
+		}
+		return errorAt(tok, "expected %s, found %s", what, describe(tok))
+	}
+	var perr participle.Error
+	if errors.As(err, &perr) {
+		pos := toPos(perr.Position())
+		if !pos.IsValid() {
+			pos = start
+		}
+		return &Error{Pos: pos, Msg: perr.Message()}
+	}
+	return &Error{Pos: start, Msg: err.Error()}
+}
+
+// bodyKind says what a brace-delimited body holds, for the "}" of
+// "expected "}" or a statement".
+type bodyKind int
+
+const (
+	noBody bodyKind = iota
+	declBody
+	stmtBody
+	settingBody
+)
+
+// enclosing finds the innermost "{" still open before offset and tells from
+// the token before it what the body holds.
+func enclosing(tokens []lexer.Token, offset int) bodyKind {
+	var open []int // indexes of unclosed "{"
+	for i := range tokens {
+		t := &tokens[i]
+		if t.EOF() || t.Pos.Offset >= offset {
+			break
+		}
+		if t.Type != tokPunct {
+			continue
+		}
+		switch t.Value {
+		case "{":
+			open = append(open, i)
+		case "}":
+			if len(open) > 0 {
+				open = open[:len(open)-1]
+			}
+		}
+	}
+	if len(open) == 0 || open[len(open)-1] == 0 {
+		return noBody
+	}
+	switch before := tokens[open[len(open)-1]-1]; before.Value {
+	case "data", "param":
+		return declBody
+	case "model", "predict", ")":
+		return stmtBody
+	case "infer":
+		return settingBody
+	}
+	return noBody
+}
+
+// productionNames says in words what participle's productions are.
+var productionNames = map[string]string{
+	"BlockG":     "a block (data, param, model, predict or infer)",
+	"DeclG":      "a declaration",
+	"TypeG":      `"real" or "int"`,
+	"StmtG":      "a statement",
+	"PlateG":     "a statement",
+	"TargetG":    "a statement",
+	"SimpleG":    "a statement",
+	"SettingG":   "a setting",
+	"Expr":       "an expression",
+	"DistNode":   "a distribution",
+	"BoundsNode": `"<"`,
+	"DimsNode":   `"["`,
+	"ValueNode":  "a number, a string or a sampler",
+	"<ident>":    "a name",
+	"<number>":   "a number",
+	"<string>":   "a string",
+}
+
+// friendlyExpected reads the EBNF participle gives as what it expected (the
+// rest of the failed sequence, such as `"in" "plate" "(" Expr ")"`) and
+// returns what could come next, in words: `"in"`. In a body whose "}" was
+// expected it adds what the body holds: `"}" or a statement`.
+func friendlyExpected(ebnf string, body bodyKind) string {
+	e := &ebnfReader{toks: ebnfTokenRE.FindAllString(ebnf, -1)}
+	first, _ := e.alternatives()
+	if e.bad || len(first) == 0 {
+		return ""
+	}
+	var words []string
+	seen := map[string]bool{}
+	add := func(w string) {
+		if !seen[w] {
+			seen[w] = true
+			words = append(words, w)
+		}
+	}
+	for _, f := range first {
+		if name, ok := productionNames[f]; ok {
+			add(name)
+		} else {
+			add(f)
+		}
+		if f == `"}"` {
+			switch body {
+			case declBody:
+				add("a declaration")
+			case stmtBody:
+				add("a statement")
+			case settingBody:
+				add("a setting")
+			}
+		}
+	}
+	return joinOr(words)
+}
+
+// joinOr joins words as `a`, `a or b`, `a, b or c`.
+func joinOr(words []string) string {
+	switch len(words) {
+	case 0:
+		return ""
+	case 1:
+		return words[0]
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
+}
+
+var ebnfTokenRE = regexp.MustCompile(`"(?:[^"\\]|\\.)*"|<\w+>|\w+|[()|?*+!]|\S`)
+
+// ebnfReader computes the set of first tokens of an EBNF expression:
+//
+//	alternatives = sequence {"|" sequence}
+//	sequence     = {item}
+//	item         = atom ["?" | "*" | "+" | "!"]
+//	atom         = literal | name | <token> | "(" alternatives ")"
+type ebnfReader struct {
+	toks []string
+	i    int
+	bad  bool
+}
+
+func (e *ebnfReader) peek() string {
+	if e.i < len(e.toks) {
+		return e.toks[e.i]
+	}
+	return ""
+}
+
+// alternatives returns the first set and whether the expression can match
+// nothing.
+func (e *ebnfReader) alternatives() (first []string, empty bool) {
+	for {
+		f, em := e.sequence()
+		first = append(first, f...)
+		empty = empty || em
+		if e.peek() != "|" {
+			return first, empty
+		}
+		e.i++
+	}
+}
+
+func (e *ebnfReader) sequence() (first []string, empty bool) {
+	empty = true
+	for {
+		switch e.peek() {
+		case "", "|", ")":
+			return first, empty
+		}
+		f, em := e.item()
+		if empty {
+			first = append(first, f...)
+			empty = em
+		}
+	}
+}
+
+func (e *ebnfReader) item() (first []string, empty bool) {
+	t := e.peek()
+	e.i++
+	switch {
+	case t == "(":
+		first, empty = e.alternatives()
+		if e.peek() != ")" {
+			e.bad = true
+			return nil, false
+		}
+		e.i++
+	case t == ")" || t == "|" || t == "?" || t == "*" || t == "+" || t == "!":
+		e.bad = true
+		return nil, false
+	default:
+		first = []string{t}
+	}
+	switch e.peek() {
+	case "?", "*":
+		e.i++
+		empty = true
+	case "+", "!":
+		e.i++
+	}
+	return first, empty
+}
+
+// converter builds the AST from the grammar's structs, reporting the
+// errors the grammar cannot express.
+type converter struct {
+	errs ErrorList
+}
+
+func (c *converter) pos(p lexer.Position) Pos { return toPos(p) }
+
+func (c *converter) file(name string, g *sourceG) *File {
+	f := &File{Name: name}
+	for _, bg := range g.Blocks {
+		b := c.block(bg)
+		f.Blocks = append(f.Blocks, b)
+		var slot **Block
+		switch b.Kind {
+		case DataBlock:
+			slot = &f.Data
+		case ParamBlock:
+			slot = &f.Param
+		case ModelBlock:
+			slot = &f.Model
+		case PredictBlock:
+			slot = &f.Predict
+		case InferBlock:
+			slot = &f.Infer
+		}
+		if *slot == nil { // the checker reports a second block of a kind
+			*slot = b
+		}
+	}
+	return f
+}
+
+func (c *converter) block(g *blockG) *Block {
+	b := &Block{Pos: c.pos(g.Pos)}
+	switch {
+	case g.DeclKind != "":
+		b.Kind = BlockKind(g.DeclKind)
+		for _, d := range g.Decls {
+			b.Decls = append(b.Decls, c.decl(d))
+		}
+	case g.StmtKind != "":
+		b.Kind = BlockKind(g.StmtKind)
+		b.Stmts = c.stmts(g.Stmts)
+	default:
+		b.Kind = InferBlock
+		for _, s := range g.Settings {
+			b.Settings = append(b.Settings, &Setting{Pos: c.pos(s.Pos), Key: s.Key, Value: s.Value.(*settingValue).Node})
+		}
+	}
+	return b
+}
+
+func (c *converter) decl(g *declG) *Decl {
+	t := &Type{Pos: c.pos(g.Type.Pos), Int: g.Type.Base == "int"}
+	if bl, ok := g.Type.Bounds.(*boundList); ok {
+		for _, item := range bl.Items {
+			slot := &t.Lower
+			if item.Key == "upper" {
+				slot = &t.Upper
+			}
+			if *slot != nil {
+				c.errs.Add(item.KeyPos, "duplicate %s bound", item.Key)
+				continue
+			}
+			*slot = item.Value
+		}
+	}
+	if dl, ok := g.Type.Dims.(*dimList); ok {
+		t.Dims = dl.Dims
+	}
+	return &Decl{Pos: c.pos(g.Pos), Name: g.Name, Type: t}
+}
+
+func (c *converter) stmts(gs []*stmtG) []Stmt {
+	var out []Stmt
+	for _, g := range gs {
+		if s := c.stmt(g); s != nil {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func (c *converter) stmt(g *stmtG) Stmt {
+	switch {
+	case g.Plate != nil:
+		p := g.Plate
+		return &Plate{
+			Pos:      c.pos(p.Pos),
+			Index:    p.Index.Value,
+			IndexPos: c.pos(p.Index.Pos),
+			Size:     p.Size,
+			Body:     c.stmts(p.Body),
+		}
+	case g.Target != nil:
+		return &TargetAdd{Pos: c.pos(g.Target.Pos), Value: g.Target.Value}
+	case g.Simple != nil:
+		s := g.Simple
+		if d, ok := s.Dist.(*distCall); ok {
+			return &Sample{Pos: c.pos(s.Pos), Lhs: s.Lhs, Dist: d.Name, DistPos: d.NamePos, Args: d.Args}
+		}
+		id, ok := s.Lhs.(*Ident)
+		if !ok {
+			c.errs.Add(c.pos(s.Pos), `only a name can be defined with "=" (use "~" to observe a value)`)
+			return nil
+		}
+		return &Define{Pos: id.Pos, Name: id.Name, Value: s.Value}
+	}
+	return nil
+}
