@@ -137,7 +137,7 @@ func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		cfg.out = *out
 	}
 	if cfg.out == "" {
-		cfg.out = filepath.Join("out", strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)))
+		cfg.out = defaultOut(path)
 	}
 	if *energyNoise >= 0 {
 		cfg.energyNoise = *energyNoise
@@ -163,6 +163,15 @@ func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	return sample(ctx, path, m, s, cfg, stdout, stderr, *quiet)
+}
+
+// defaultOut is out/NAME for NAME.ppl, or out/DIR for DIR/model.ppl.
+func defaultOut(path string) string {
+	name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	if dir := filepath.Base(filepath.Dir(path)); name == "model" && dir != "." && dir != string(filepath.Separator) {
+		name = dir
+	}
+	return filepath.Join("out", name)
 }
 
 // sample runs the sampler, streaming draws to DIR/draws.csv, then writes the
@@ -212,7 +221,7 @@ func sample(ctx context.Context, path string, m *compile.Model, s infer.Sampler,
 		runErr = err
 	}
 	if !quiet {
-		fmt.Fprintf(stdout, "%s: %s, %d chains × %d draws in %.1fs (%.0f iterations/s per chain)\n\n",
+		fmt.Fprintf(stdout, "%s: %s, %d chains × %d draws in %.1fs (%.0f iterations/s, all chains at once)\n\n",
 			path, s.Name, len(res.Draws), len(res.Draws[0]), elapsed.Seconds(), float64(res.Iterations)/elapsed.Seconds())
 		summary.Table(stdout, stats)
 		fmt.Fprintf(stdout, "\ndraws, summary and diagnostics in %s\n", cfg.out)
@@ -270,7 +279,7 @@ func writeOutputs(cfg config, res *infer.Result, stats []summary.Stats, elapsed 
 		"iterations_run":     res.Iterations,
 		"draws_per_chain":    len(res.Draws[0]),
 		"seconds":            elapsed.Seconds(),
-		"iterations_per_sec": float64(res.Iterations) / elapsed.Seconds(),
+		"iterations_per_sec": float64(res.Iterations) / elapsed.Seconds(), // each iteration steps every chain
 		"max_rhat":           worst(stats, func(s summary.Stats) float64 { return s.Rhat }, true),
 		"min_ess_bulk":       worst(stats, func(s summary.Stats) float64 { return s.ESSBulk }, false),
 		"min_ess_tail":       worst(stats, func(s summary.Stats) float64 { return s.ESSTail }, false),
