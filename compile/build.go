@@ -23,9 +23,10 @@ func (v value) rowRank() int {
 	return len(v.node.Shape())
 }
 
-// builder lowers the model block to one graph for P replicas.
+// builder lowers the model (or predict) block to one graph for P replicas.
 type builder struct {
 	m       *Model
+	n       int // rows of the observation axis
 	g       *ad.Graph
 	theta   *ad.Node
 	rows    *ad.Indices // the minibatch; nil without a plate
@@ -37,6 +38,9 @@ type builder struct {
 
 	prior    []*ad.Node // scalar log-density terms: priors, Jacobians, global terms
 	rowTerms []*ad.Node // [B] per-row log-likelihood terms
+
+	predict *predictions        // set when lowering the predict block
+	memo    map[lang.Expr]value // when set, each expression is lowered once
 
 	err *lang.Error // the first error, positioned
 }
@@ -56,17 +60,14 @@ type built struct {
 
 // build lowers the model for P replicas and minibatches of batch rows
 // (batch ≤ 0 or ≥ N: every row). With checkOnly, it only reports errors.
-func (m *Model) build(replicas, batch int, checkOnly bool) (*built, error) {
-	b := &builder{m: m, g: ad.NewGraph(replicas), data: map[string]*ad.Node{}, params: map[string]value{}}
+func (m *Model) build(replicas, batch int) (*built, error) {
+	b := m.newBuilder(replicas)
 	if m.n > 0 {
 		if batch <= 0 || batch > m.n {
 			batch = m.n
 		}
 		b.batch = batch
 		b.rows = b.g.Indices("minibatch", true, batch)
-	}
-	for name, v := range m.data {
-		b.data[name] = b.g.ConstData(name, v.Shape, v.Values)
 	}
 	b.theta = b.g.Input("theta", ad.Param, m.dim)
 	out := &built{g: b.g, theta: b.theta, rows: b.rows, batch: b.batch}
@@ -78,7 +79,6 @@ func (m *Model) build(replicas, batch int, checkOnly bool) (*built, error) {
 		b.params[p.decl.Name] = v
 		out.params = append(out.params, v.node)
 	}
-	b.scopes = []map[string]value{{}}
 	if m.file.Model != nil {
 		b.stmts(m.file.Model.Stmts)
 	}
@@ -103,6 +103,16 @@ func (m *Model) build(replicas, batch int, checkOnly bool) (*built, error) {
 		return nil, fmt.Errorf("internal error assembling the energy: %v", err)
 	}
 	return out, nil
+}
+
+// newBuilder starts a graph with the model's data as constants.
+func (m *Model) newBuilder(replicas int) *builder {
+	b := &builder{m: m, n: m.n, g: ad.NewGraph(replicas), data: map[string]*ad.Node{}, params: map[string]value{}}
+	for name, v := range m.data {
+		b.data[name] = b.g.ConstData(name, v.Shape, v.Values)
+	}
+	b.scopes = []map[string]value{{}}
+	return b
 }
 
 // param slices the parameter's unconstrained values out of θ and applies
@@ -183,8 +193,16 @@ func (b *builder) stmts(list []lang.Stmt) {
 		case *lang.Define:
 			v := b.expr(s.Value)
 			b.scopes[len(b.scopes)-1][s.Name] = v
+			if b.predict != nil {
+				b.predict.define(s, v)
+			}
 		case *lang.Sample:
-			b.addTerm(s.Pos, b.sample(s))
+			v := b.sample(s)
+			if b.predict != nil {
+				b.predict.sample(b, s, v)
+				continue
+			}
+			b.addTerm(s.Pos, v)
 		case *lang.TargetAdd:
 			b.addTerm(s.Pos, b.expr(s.Value))
 		case *lang.Plate:
@@ -217,7 +235,7 @@ func (b *builder) addTerm(pos lang.Pos, v value) {
 	} else {
 		term := ad.SumAll(v.node)
 		if b.plateIx != "" {
-			term = ad.Mul(b.g.Scalar(float64(b.m.n)), term)
+			term = ad.Mul(b.g.Scalar(float64(b.n)), term)
 		}
 		b.prior = append(b.prior, term)
 	}
@@ -302,6 +320,17 @@ func (b *builder) expr(e lang.Expr) value {
 	if b.err != nil {
 		return value{node: b.g.Placeholder(nil)}
 	}
+	if v, ok := b.memo[e]; ok {
+		return v
+	}
+	v := b.lower(e)
+	if b.memo != nil && b.err == nil {
+		b.memo[e] = v
+	}
+	return v
+}
+
+func (b *builder) lower(e lang.Expr) value {
 	var v value
 	switch e := e.(type) {
 	case *lang.Number:
@@ -373,9 +402,9 @@ func (b *builder) index(e *lang.Index) value {
 			if k != 0 || batched {
 				return b.fail(it.Pos, "the plate index %s must be the first index of data or a parameter", id.Name)
 			}
-			if shape := node.Shape(); len(shape) == 0 || shape[0] != b.m.n {
+			if shape := node.Shape(); len(shape) == 0 || shape[0] != b.n {
 				return b.fail(it.Pos, "indexing by the plate index %s needs a first dimension of %d (%s), this has shape %s",
-					id.Name, b.m.n, b.m.plateBy, shapeString(shape))
+					id.Name, b.n, b.m.plateBy, shapeString(shape))
 			}
 			node, batched, axis = ad.Gather(node, b.rows), true, 1
 			continue

@@ -9,7 +9,7 @@ import (
 
 // Evaluator compiles the energy for P replicas and minibatches of batch rows.
 func (m *Model) Evaluator(replicas, batch int) (infer.Evaluator, error) {
-	b, err := m.build(replicas, batch, false)
+	b, err := m.build(replicas, batch)
 	if err != nil {
 		return nil, err
 	}
@@ -104,7 +104,7 @@ type constrainer struct {
 }
 
 func (m *Model) newConstrainer() (*constrainer, error) {
-	b, err := m.build(1, min(m.n, 1), false)
+	b, err := m.build(1, min(m.n, 1))
 	if err != nil {
 		return nil, err
 	}

@@ -80,7 +80,7 @@ func Compile(f *lang.File, data Data) (*Model, error) {
 	}
 	// Build the energy once for one replica and a small batch, so that shape
 	// errors surface now, positioned, rather than at the first step.
-	if _, err := m.build(1, min(m.n, 2), true); err != nil {
+	if _, err := m.build(1, min(m.n, 2)); err != nil {
 		return nil, err
 	}
 	c, err := m.newConstrainer()

@@ -5,6 +5,7 @@
 //	    [--chains C] [--iters K] [--burn K] [--thin n] [--batch B] [--seed S]
 //	    [--out DIR] [--energy-noise s] [--grad-noise s]
 //	temper summary DRAWS.csv
+//	temper predict MODEL.ppl --draws DRAWS.csv [--data FILE]... [--out FILE]
 //
 // Exit codes: 0 ok, 1 the run failed (or was interrupted; the draws so far
 // are kept), 2 bad input (a diagnostic says where).
@@ -41,6 +42,8 @@ usage:
   temper check MODEL.ppl [--data FILE]...     parse and check a model (and its data)
   temper run MODEL.ppl [flags]                sample a model; temper run -h lists the flags
   temper summary DRAWS.csv                    summarise a draws file
+  temper predict MODEL.ppl --draws DRAWS.csv [--data FILE]... [--out FILE]
+                                              posterior predictive: NLL, accuracy, means
   temper samplers                             list the samplers and their options
 `
 
@@ -59,6 +62,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = runCommand(ctx, rest, stdout, stderr)
 	case "summary":
 		err = summaryCommand(rest, stdout)
+	case "predict":
+		err = predictCommand(rest, stdout, stderr)
 	case "samplers":
 		err = samplersCommand(stdout)
 	case "help", "-h", "--help":

@@ -221,3 +221,34 @@ func TestCosineWithNoise(t *testing.T) {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
 }
+
+// TestPredict runs a classifier and evaluates its predict block on the
+// training rows: the labels are separable by the sign of x, so the model
+// average must classify all of them.
+func TestPredict(t *testing.T) {
+	dir := t.TempDir()
+	model := write(t, dir, "m.ppl", `data { N: int  x: real[N]  y: int[N] }
+param { w: real }
+model {
+  w ~ normal(0, 3)
+  for n in plate(N) { y[n] ~ bernoulli_logit(w * x[n]) }
+}
+predict {
+  for n in plate(N) { y[n] ~ bernoulli_logit(w * x[n]) }
+}
+`)
+	data := write(t, dir, "d.json", `{"x": [-2, -1, -0.5, 0.5, 1, 2], "y": [0, 0, 0, 1, 1, 1]}`)
+	out := filepath.Join(dir, "out")
+	if code, _, stderr := runCLI(t, context.Background(), "run", model, "--data", data, "--out", out, "--iters", "500",
+		"--set", "lr=0.01", "--quiet"); code != 0 {
+		t.Fatal(stderr)
+	}
+	code, stdout, stderr := runCLI(t, context.Background(), "predict", model, "--draws", filepath.Join(out, "draws.csv"), "--data", data)
+	if code != 0 || !strings.Contains(stdout, "y[n]: 6 rows") || !strings.Contains(stdout, "accuracy 1.0000") {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	code, _, stderr = runCLI(t, context.Background(), "predict", model, "--draws", data, "--data", data)
+	if code != exitBadInput {
+		t.Fatalf("a JSON file as draws: exit %d, %s", code, stderr)
+	}
+}

@@ -1,0 +1,107 @@
+package main
+
+import (
+	"encoding/csv"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strconv"
+
+	"github.com/temper-ppl/temper/infer/draws"
+	"github.com/temper-ppl/temper/lang"
+)
+
+// predictCommand evaluates the predict block of a model over the draws of a
+// run, on data given by --data (default: the infer block's data).
+func predictCommand(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("predict", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var data repeated
+	fs.Var(&data, "data", "the data to predict (.json or .csv); repeatable; default the infer block's")
+	drawsPath := fs.String("draws", "", "a draws.csv written by temper run")
+	out := fs.String("out", "", "write the definitions' posterior means to this CSV file")
+	flags, pos := reorderFlags(args)
+	if err := fs.Parse(flags); err != nil {
+		return badf("temper predict: %v", err)
+	}
+	if len(pos) != 1 || *drawsPath == "" {
+		return badf("usage: temper predict MODEL.ppl --draws DRAWS.csv [--data FILE]... [--out PREDICTIONS.csv]")
+	}
+	f, src, err := loadModel(pos[0])
+	if err != nil {
+		return err
+	}
+	cfg := defaultConfig()
+	if err := cfg.fromInferBlock(f, pos[0]); err != nil {
+		return badInput{lang.Format(err, src)}
+	}
+	if len(data) > 0 {
+		cfg.data = data
+	}
+	m, err := compileModel(f, src, cfg.data)
+	if err != nil {
+		return err
+	}
+	p, err := m.Predictor()
+	if err != nil {
+		return badf("temper predict: %v", err)
+	}
+	table, err := draws.ReadFileLenient(*drawsPath)
+	if err != nil {
+		return badf("temper predict: %v", err)
+	}
+	cols := make([]int, len(m.OutputNames()))
+	for i, name := range m.OutputNames() {
+		if cols[i] = table.Index(name); cols[i] < 0 {
+			return badf("temper predict: %s has no column %q: was it written by this model?", *drawsPath, name)
+		}
+	}
+	rows := make([][]float64, len(table.Chain))
+	for r := range rows {
+		rows[r] = make([]float64, len(cols))
+		for i, c := range cols {
+			rows[r][i] = table.Values[c][r]
+		}
+	}
+	pred, err := p.Predict(rows)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "posterior predictive over %d draws\n", pred.Draws)
+	for _, s := range pred.Samples {
+		fmt.Fprintf(stdout, "%s: %d rows, NLL %.4f per row", s.Name, s.Rows, s.NLL)
+		if !math.IsNaN(s.Accuracy) {
+			fmt.Fprintf(stdout, ", accuracy %.4f", s.Accuracy)
+		}
+		fmt.Fprintln(stdout)
+	}
+	for _, d := range pred.Defines {
+		if len(d.Mean) == 1 {
+			fmt.Fprintf(stdout, "%s: posterior mean %.6g\n", d.Name, d.Mean[0])
+		} else {
+			fmt.Fprintf(stdout, "%s: %d posterior means%s\n", d.Name, len(d.Mean), map[bool]string{true: " (in " + *out + ")", false: " (--out FILE writes them)"}[*out != ""])
+		}
+	}
+	if *out == "" {
+		return nil
+	}
+	file, err := os.Create(*out)
+	if err != nil {
+		return err
+	}
+	w := csv.NewWriter(file)
+	w.Write([]string{"name", "mean"})
+	for _, d := range pred.Defines {
+		for i, c := range d.Columns {
+			w.Write([]string{c, strconv.FormatFloat(d.Mean[i], 'g', -1, 64)})
+		}
+	}
+	w.Flush()
+	if err := w.Error(); err != nil {
+		file.Close()
+		return err
+	}
+	return file.Close()
+}
