@@ -1,6 +1,7 @@
 package lang
 
 import (
+	"bytes"
 	"fmt"
 	"path/filepath"
 	"regexp"
@@ -68,10 +69,15 @@ func expectedErrors(t *testing.T, name string, src []byte, kind string) []expect
 	return out
 }
 
-// lineCol returns the "line:col" of a byte offset, counting columns in runes.
+// lineCol returns the "line:col" of a byte offset, counting columns in runes
+// (an invalid byte counts as one) and not counting a leading byte order mark.
 func lineCol(src []byte, off int) string {
 	line, col := 1, 1
-	for i := 0; i < off; {
+	i := 0
+	if bytes.HasPrefix(src, []byte(byteOrderMark)) && off >= len(byteOrderMark) {
+		i = len(byteOrderMark)
+	}
+	for i < off {
 		r, n := utf8.DecodeRune(src[i:])
 		if r == '\n' {
 			line, col = line+1, 1

@@ -135,6 +135,11 @@ func writeSourceLine(b *strings.Builder, src []byte, pos Pos) {
 		return
 	}
 	line = strings.TrimRight(line, "\r")
+	if pos.Line == 1 {
+		// A byte order mark is not part of the text: the scanner skips it
+		// and columns count from the character after it.
+		line = strings.TrimPrefix(line, byteOrderMark)
+	}
 	b.WriteString(line)
 	b.WriteByte('\n')
 	col := 1

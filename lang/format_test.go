@@ -59,6 +59,21 @@ func TestFormatSingleAndForeign(t *testing.T) {
 	}
 }
 
+// TestByteOrderMark: a leading byte order mark is not part of the text, so
+// the first character is at column 1 and the caret lines up under it (a
+// crasher of FuzzParseCheck, kept in testdata/fuzz).
+func TestByteOrderMark(t *testing.T) {
+	src := []byte("\uFEFFfoo {}\n")
+	_, err := Parse("bom", src)
+	want := "bom:1:1: expected a block (data, param, model, predict or infer), found \"foo\"\nfoo {}\n^\n"
+	if got := Format(err, src); got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if e := err.(ErrorList)[0]; e.Pos.Offset != 3 {
+		t.Errorf("offset %d, want 3", e.Pos.Offset)
+	}
+}
+
 func TestErrorList(t *testing.T) {
 	var l ErrorList
 	if l.Err() != nil {

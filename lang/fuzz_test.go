@@ -3,10 +3,10 @@ package lang
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
-	"unicode/utf8"
 )
 
 // FuzzParseCheck feeds arbitrary sources to Parse and Check. They must not
@@ -65,11 +65,8 @@ func checkInside(t *testing.T, src []byte, what string, pos Pos) {
 	if pos.Line < 1 || pos.Line > lines+1 || pos.Col < 1 || pos.Offset < 0 || pos.Offset > len(src) {
 		t.Fatalf("%s: position %+v outside the input (%d lines, %d bytes)", what, pos, lines, len(src))
 	}
-	lineStart := bytes.LastIndexByte(src[:pos.Offset], '\n') + 1
-	line := bytes.Count(src[:lineStart], []byte("\n")) + 1
-	col := utf8.RuneCount(src[lineStart:pos.Offset]) + 1
-	if line != pos.Line || col != pos.Col {
-		t.Fatalf("%s: position %d:%d, but its offset %d is at %d:%d", what, pos.Line, pos.Col, pos.Offset, line, col)
+	if got, want := lineCol(src, pos.Offset), fmt.Sprintf("%d:%d", pos.Line, pos.Col); got != want {
+		t.Fatalf("%s: position %s, but its offset %d is at %s", what, want, pos.Offset, got)
 	}
 }
 

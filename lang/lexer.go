@@ -27,6 +27,9 @@ const (
 	maxLexErrors = 10
 )
 
+// byteOrderMark may start a source; it is not part of the text.
+const byteOrderMark = "\uFEFF"
+
 // Token types of the scanner. Keywords are scanned as identifiers: the
 // grammar matches them by their text, and the checker rejects a keyword
 // used as a name (a clearer message than a syntax error).
@@ -117,8 +120,9 @@ func scan(file string, src []byte) ([]lexer.Token, ErrorList) {
 	// Programs average about one token per 4 bytes; guessing low only
 	// costs a few slice growths.
 	s.tokens = make([]lexer.Token, 0, len(src)/8+16)
-	if bytes.HasPrefix(src, []byte("\uFEFF")) { // a byte order mark is ignored
-		s.off = 3
+	if bytes.HasPrefix(src, []byte(byteOrderMark)) {
+		// Ignored, as editors do: the next character is at column 1.
+		s.off = len(byteOrderMark)
 	}
 	for len(s.errs) < maxLexErrors {
 		s.skipSpace()
