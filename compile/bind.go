@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	ad "github.com/temper-ppl/temper/autodiff"
 	"github.com/temper-ppl/temper/lang"
 )
 
@@ -70,7 +71,7 @@ func (m *Model) checkValue(d *lang.Decl, v *Value) error {
 	if err != nil {
 		return fmt.Errorf("%s: %v", d.Name, err)
 	}
-	if !equalInts(v.Shape, want) {
+	if !ad.Shape(v.Shape).Equal(want) {
 		return fmt.Errorf("%s: data from %s has shape %s, declared %s = %s", d.Name, v.Source, shapeString(v.Shape), typeString(d.Type), shapeString(want))
 	}
 	var lo, hi = math.Inf(-1), math.Inf(1)
@@ -100,18 +101,6 @@ func (m *Model) checkValue(d *lang.Decl, v *Value) error {
 		}
 	}
 	return nil
-}
-
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func shapeString(s []int) string {

@@ -11,8 +11,8 @@ package compile
 import (
 	"fmt"
 	"math"
-	"strings"
 
+	"github.com/temper-ppl/temper/infer/draws"
 	"github.com/temper-ppl/temper/lang"
 )
 
@@ -61,7 +61,7 @@ func Compile(f *lang.File, data Data) (*Model, error) {
 			p := &param{decl: d, shape: shape, offset: m.dim, size: sizeOf(shape)}
 			m.params = append(m.params, p)
 			m.dim += p.size
-			m.names = append(m.names, flatNames(d.Name, shape)...)
+			m.names = append(m.names, draws.FlatNames(d.Name, shape)...)
 		}
 	}
 	if m.dim == 0 && len(errs) == 0 {
@@ -164,31 +164,6 @@ func sizeOf(shape []int) int {
 		n *= d
 	}
 	return n
-}
-
-// flatNames are the Stan-CSV column names of a tensor: name for a scalar,
-// name.i.j (1-based, row-major) otherwise.
-func flatNames(name string, shape []int) []string {
-	if len(shape) == 0 {
-		return []string{name}
-	}
-	var out []string
-	idx := make([]int, len(shape))
-	for range sizeOf(shape) {
-		parts := []string{name}
-		for _, i := range idx {
-			parts = append(parts, fmt.Sprint(i+1))
-		}
-		out = append(out, strings.Join(parts, "."))
-		for d := len(shape) - 1; d >= 0; d-- {
-			idx[d]++
-			if idx[d] < shape[d] {
-				break
-			}
-			idx[d] = 0
-		}
-	}
-	return out
 }
 
 // dims evaluates a type's dimensions from the data.

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	ad "github.com/temper-ppl/temper/autodiff"
+	"github.com/temper-ppl/temper/infer/draws"
 	"github.com/temper-ppl/temper/lang"
 )
 
@@ -175,9 +176,9 @@ type DefinePrediction struct {
 	Mean    []float64
 }
 
-// Predict evaluates the draws: each holds the model's OutputNames values.
-func (p *Predictor) Predict(draws [][]float64) (*Prediction, error) {
-	if len(draws) == 0 {
+// Predict evaluates posterior draws: each point holds the model's OutputNames values.
+func (p *Predictor) Predict(points [][]float64) (*Prediction, error) {
+	if len(points) == 0 {
 		return nil, fmt.Errorf("no draws to predict with")
 	}
 	type acc struct {
@@ -196,7 +197,7 @@ func (p *Predictor) Predict(draws [][]float64) (*Prediction, error) {
 	for i, d := range p.pred.defines {
 		sums[i] = make([]float64, d.node.Size())
 	}
-	for di, draw := range draws {
+	for di, draw := range points {
 		if len(draw) != len(p.m.names) {
 			return nil, fmt.Errorf("draw %d has %d values, the model has %d", di+1, len(draw), len(p.m.names))
 		}
@@ -228,8 +229,8 @@ func (p *Predictor) Predict(draws [][]float64) (*Prediction, error) {
 			}
 		}
 	}
-	s := float64(len(draws))
-	out := &Prediction{Draws: len(draws)}
+	s := float64(len(points))
+	out := &Prediction{Draws: len(points)}
 	for i, ps := range p.pred.samples {
 		a := accs[i]
 		nll := 0.0
@@ -260,7 +261,7 @@ func (p *Predictor) Predict(draws [][]float64) (*Prediction, error) {
 		for j, v := range sums[i] {
 			mean[j] = v / s
 		}
-		out.Defines = append(out.Defines, DefinePrediction{Name: d.name, Columns: flatNames(d.name, d.node.Shape()), Mean: mean})
+		out.Defines = append(out.Defines, DefinePrediction{Name: d.name, Columns: draws.FlatNames(d.name, d.node.Shape()), Mean: mean})
 	}
 	return out, nil
 }
