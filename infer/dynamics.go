@@ -76,6 +76,92 @@ func (h *Hamiltonian) Step(p int, theta, grad []float64, lr, temperature float64
 // Momentum returns replica p's momentum (for tests and diagnostics).
 func (h *Hamiltonian) Momentum(p int) []float64 { return h.momenta[p*h.d : (p+1)*h.d] }
 
+// Preconditioned is preconditioned SGLD (Li et al. 2016) with the RMSprop
+// preconditioner, dropping the Γ term as that paper's experiments do:
+//
+//	V ← ρV + (1-ρ) ∇Ũ⊙∇Ũ,  G = 1/(λ + √V),
+//	θ ← θ - η G⊙∇Ũ + √(2ηT G)⊙ξ.
+//
+// At T = 0 it is RMSprop, the pSGD exploration kernel of DEO*-pSGD (seed
+// 000, Algorithm 1).
+type Preconditioned struct {
+	Rho, Eps float64
+	v        []float64
+	d        int
+}
+
+func (pc *Preconditioned) Name() string { return "preconditioned" }
+
+func (pc *Preconditioned) Init(p, d int) { pc.v, pc.d = make([]float64, p*d), d }
+
+func (pc *Preconditioned) Step(p int, theta, grad []float64, lr, temperature float64, rng *rand.Rand) {
+	v := pc.v[p*pc.d : (p+1)*pc.d]
+	for i, g := range grad {
+		v[i] = pc.Rho*v[i] + (1-pc.Rho)*g*g
+		pre := 1 / (pc.Eps + math.Sqrt(v[i]))
+		theta[i] -= lr * pre * g
+		if temperature > 0 {
+			theta[i] += math.Sqrt(2*lr*temperature*pre) * rng.NormFloat64()
+		}
+	}
+}
+
+// FastLangevin is the fast-tempering Langevin step of f-reSGLD (seed 004):
+// a stochastic gradient with per-coordinate noise variance s² already moves
+// θ by η²s² of variance, so the injected noise only makes up the rest,
+//
+//	θ ← θ - η ∇Ũ + √(2c²) ξ,  c² = max(0, ηT - ½η²s²).
+//
+// GradVar is s²; negative means a running estimate, the mean over
+// coordinates of ½(∇Ũ_k - ∇Ũ_{k-1})², averaged over the last hundred or so
+// steps (it counts the gradient's drift as noise, so it errs toward less
+// injected noise when the step size is large).
+type FastLangevin struct {
+	GradVar float64
+	prev    []float64
+	s2      []float64
+	steps   []int
+	d       int
+}
+
+func (f *FastLangevin) Name() string { return "fast_langevin" }
+
+func (f *FastLangevin) Init(p, d int) {
+	f.prev, f.s2, f.steps, f.d = make([]float64, p*d), make([]float64, p), make([]int, p), d
+}
+
+// GradNoise is replica p's estimate of s².
+func (f *FastLangevin) GradNoise(p int) float64 {
+	if f.GradVar >= 0 {
+		return f.GradVar
+	}
+	return f.s2[p]
+}
+
+func (f *FastLangevin) Step(p int, theta, grad []float64, lr, temperature float64, rng *rand.Rand) {
+	if f.GradVar < 0 {
+		prev := f.prev[p*f.d : (p+1)*f.d]
+		if f.steps[p] > 0 {
+			sum := 0.0
+			for i, g := range grad {
+				sum += (g - prev[i]) * (g - prev[i])
+			}
+			w := max(1/float64(f.steps[p]), 0.01)
+			f.s2[p] += w * (sum/(2*float64(len(grad))) - f.s2[p])
+		}
+		copy(prev, grad)
+		f.steps[p]++
+	}
+	c2 := max(0, lr*temperature-lr*lr*f.GradNoise(p)/2)
+	scale := math.Sqrt(2 * c2)
+	for i, g := range grad {
+		theta[i] -= lr * g
+		if scale > 0 {
+			theta[i] += scale * rng.NormFloat64()
+		}
+	}
+}
+
 // Schedule gives the step size at iteration k = 0, 1, ....
 type Schedule interface {
 	StepSize(k int) float64
@@ -98,10 +184,23 @@ func (p Polynomial) String() string {
 	return fmt.Sprintf("polynomial(a=%g, b=%g, gamma=%g)", p.A, p.B, p.Gamma)
 }
 
-// Sampler is a dynamics with its step-size schedule and temperature.
+// Sampler is a composition of the parts of DESIGN.md section 4: the
+// dynamics that move each replica, and, for replica exchange, a ladder of
+// levels, an exchange test between adjacent levels and a swap scheme.
 type Sampler struct {
-	Name        string
-	Dynamics    Dynamics
-	Schedule    Schedule
+	Name     string
+	Dynamics Dynamics
+	// Schedule is the step size of a single replica and of every level of
+	// a temperature ladder.
+	Schedule Schedule
+	// Temperature is a single replica's temperature.
 	Temperature float64
+
+	// Replicas is the ladder size P (0 or 1: no exchange). The rest apply
+	// when P ≥ 2.
+	Replicas int
+	Ladder   *Ladder
+	Exchange Exchange
+	Scheme   Scheme
+	Every    int // iterations between exchange rounds (default 1)
 }

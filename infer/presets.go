@@ -4,38 +4,95 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 )
 
-// preset describes a named sampler: its option names with defaults and the
-// construction from them.
+// A named sampler is a set of default settings over one builder: every
+// preset is a composition of a dynamics, an exchange test, a swap scheme and
+// a ladder (DESIGN.md section 4), and any setting can be overridden, the
+// parts included (dynamics=hamiltonian, exchange=metropolis, ...).
 type preset struct {
 	doc      string
-	defaults map[string]float64
-	build    func(o map[string]float64) Sampler
+	settings map[string]string
 }
-
-// scheduleOptions are shared by every preset: lr is the step size, and
-// setting gamma switches to the decaying schedule lr·(b + k)^-gamma.
-var scheduleDefaults = map[string]float64{"lr": 1e-4, "b": 1, "gamma": 0}
 
 var presets = map[string]preset{
 	"sgd": {"stochastic gradient descent (Langevin dynamics at temperature 0)",
-		map[string]float64{"lr": 1e-3},
-		func(o map[string]float64) Sampler { return Sampler{Dynamics: Langevin{}} }},
+		map[string]string{"lr": "1e-3", "temperature": "0"}},
 	"msgd": {"SGD with momentum 1 - friction (Hamiltonian dynamics at temperature 0)",
-		map[string]float64{"lr": 1e-3, "friction": 0.1},
-		func(o map[string]float64) Sampler { return Sampler{Dynamics: &Hamiltonian{Friction: o["friction"]}} }},
+		map[string]string{"dynamics": "hamiltonian", "lr": "1e-3", "temperature": "0"}},
 	"sgld": {"stochastic gradient Langevin dynamics (Welling & Teh 2011)",
-		map[string]float64{"temperature": 1},
-		func(o map[string]float64) Sampler {
-			return Sampler{Dynamics: Langevin{}, Temperature: o["temperature"]}
-		}},
+		map[string]string{}},
 	"sghmc": {"stochastic gradient Hamiltonian Monte Carlo (Chen, Fox & Guestrin 2014)",
-		map[string]float64{"lr": 1e-5, "friction": 0.1, "temperature": 1},
-		func(o map[string]float64) Sampler {
-			return Sampler{Dynamics: &Hamiltonian{Friction: o["friction"]}, Temperature: o["temperature"]}
-		}},
+		map[string]string{"dynamics": "hamiltonian", "lr": "1e-5"}},
+	"reld": {"two-temperature replica exchange Langevin dynamics, swaps at rate a·η·S (seed 003, Eq. 3.15-3.16)",
+		map[string]string{"exchange": "metropolis", "correction": "none", "ladder": "temperature", "scheme": "adj", "replicas": "2"}},
+	"resgld": {"replica exchange SGLD with the variance-corrected swap (seed 000, Eq. 15)",
+		map[string]string{"exchange": "metropolis", "ladder": "temperature", "replicas": "2"}},
+	"m_resgld": {"multi-variance reSGLD: two energy estimators weighted a1, a2 (seed 004)",
+		map[string]string{"exchange": "multi_variance", "ladder": "temperature", "replicas": "2"}},
+	"f_resgld": {"fast-tempering reSGLD: injected noise corrected by the gradient noise (seed 004)",
+		map[string]string{"dynamics": "fast_langevin", "exchange": "metropolis", "ladder": "temperature", "replicas": "2"}},
+	"deo_sgd": {"non-reversible parallel tempering with SGD exploration (DEO*-SGD, seed 000, Algorithm 1)",
+		map[string]string{"exchange": "deterministic", "ladder": "adaptive_lr", "window": "auto", "replicas": "8"}},
+	"deo_msgd": {"DEO*-SGD with momentum SGD exploration kernels (seed 000, Algorithm 1)",
+		map[string]string{"dynamics": "hamiltonian", "exchange": "deterministic", "ladder": "adaptive_lr", "window": "auto", "replicas": "8"}},
+	"deo_psgd": {"DEO*-SGD with preconditioned SGD exploration kernels (seed 000, Algorithm 1)",
+		map[string]string{"dynamics": "preconditioned", "exchange": "deterministic", "ladder": "adaptive_lr", "window": "auto", "replicas": "8"}},
+}
+
+// setting is one named option: its default, what it means, and whether it
+// applies to a composition.
+type setting struct {
+	def     string
+	doc     string
+	applies func(s map[string]string) bool
+}
+
+func always(map[string]string) bool { return true }
+func is(key string, values ...string) func(map[string]string) bool {
+	return func(s map[string]string) bool { return slices.Contains(values, s[key]) }
+}
+func exchanging(s map[string]string) bool { return s["exchange"] != "none" }
+func temperatureLadder(s map[string]string) bool {
+	return exchanging(s) && strings.HasSuffix(s["ladder"], "temperature")
+}
+func lrLadder(s map[string]string) bool { return exchanging(s) && strings.HasSuffix(s["ladder"], "lr") }
+func adapting(s map[string]string) bool {
+	return exchanging(s) && (strings.HasPrefix(s["ladder"], "adaptive") || s["buffer"] == "auto" && s["exchange"] == "deterministic" || s["correction"] == "running" && s["exchange"] != "deterministic")
+}
+
+var settings = map[string]setting{
+	"dynamics":            {"langevin", "langevin, hamiltonian, preconditioned or fast_langevin", always},
+	"lr":                  {"1e-4", "step size η (of every level on a temperature ladder)", func(s map[string]string) bool { return !lrLadder(s) }},
+	"b":                   {"1", "offset b of the decaying step size lr·(b + k)^-gamma", func(s map[string]string) bool { return !lrLadder(s) }},
+	"gamma":               {"0", "decay exponent of the step size (0: constant)", func(s map[string]string) bool { return !lrLadder(s) }},
+	"temperature":         {"1", "temperature T (on a step-size ladder: of the exploitation level τ^(1))", func(s map[string]string) bool { return !temperatureLadder(s) }},
+	"friction":            {"0.1", "momentum decay α per step, in (0, 1]", is("dynamics", "hamiltonian")},
+	"rho":                 {"0.99", "decay of the squared-gradient average (preconditioned SGD)", is("dynamics", "preconditioned")},
+	"eps":                 {"1e-5", "damping λ of the preconditioner 1/(λ + √V)", is("dynamics", "preconditioned")},
+	"grad_var":            {"auto", "gradient-noise variance s² per coordinate, or auto for a running estimate", is("dynamics", "fast_langevin")},
+	"exchange":            {"none", "none, metropolis, multi_variance or deterministic", always},
+	"replicas":            {"1", "ladder size P (the CLI's --replicas)", always},
+	"correction":          {"model", "variance correction of the swap: none, model, running, or a fixed σ²", is("exchange", "metropolis", "multi_variance")},
+	"intensity":           {"auto", "swap intensity a: swap with probability a·η·S (auto: a = 1/η, probability S)", is("exchange", "metropolis", "multi_variance")},
+	"a1":                  {"0.5", "weight of the first energy estimator (m-reSGLD)", is("exchange", "multi_variance")},
+	"a2":                  {"0.5", "weight of the second energy estimator (m-reSGLD)", is("exchange", "multi_variance")},
+	"batch2":              {"0", "minibatch of the second estimator (0: the run's batch)", is("exchange", "multi_variance")},
+	"buffer":              {"auto", "correction buffer C of the deterministic swap, or auto to adapt it (Eq. 12)", is("exchange", "deterministic")},
+	"scheme":              {"deo", "adj, seo or deo (which pairs are tried when)", exchanging},
+	"window":              {"1", "DEO window W, or auto for W* (Theorem 1)", func(s map[string]string) bool { return exchanging(s) && s["scheme"] == "deo" }},
+	"swap_rate":           {"0.4", "target swap rate S (for window=auto, adaptive ladders and buffers)", func(s map[string]string) bool { return adapting(s) || exchanging(s) && s["window"] == "auto" }},
+	"ladder":              {"temperature", "temperature, lr, adaptive_temperature or adaptive_lr", exchanging},
+	"t_min":               {"1", "temperature of the target level τ^(1)", temperatureLadder},
+	"t_max":               {"10", "temperature of the hottest level τ^(P)", temperatureLadder},
+	"lr_min":              {"1e-4", "step size of the target level η^(1)", lrLadder},
+	"lr_max":              {"1e-2", "step size of the most exploring level η^(P)", lrLadder},
+	"explore_temperature": {"0", "temperature of the levels above the target on a step-size ladder (0: SGD)", lrLadder},
+	"adapt_rate":          {"0.5", "stochastic-approximation step γ_k = adapt_rate·(k + 1)^-adapt_decay", adapting},
+	"adapt_decay":         {"0.5", "decay exponent of γ_k", adapting},
+	"every":               {"1", "iterations between exchange rounds", exchanging},
 }
 
 // SamplerNames lists the named samplers.
@@ -48,65 +105,289 @@ func SamplerNames() []string {
 	return names
 }
 
-// SamplerOptions lists the options of a named sampler with their defaults.
-func SamplerOptions(name string) (map[string]float64, error) {
+// SamplerDoc is a one-line description of a named sampler.
+func SamplerDoc(name string) string { return presets[name].doc }
+
+// SettingError is a bad sampler setting; Key names it so a caller can point
+// at where it was written.
+type SettingError struct {
+	Sampler, Key, Msg string
+}
+
+func (e *SettingError) Error() string {
+	if e.Key == "" {
+		return fmt.Sprintf("sampler %s: %s", e.Sampler, e.Msg)
+	}
+	return fmt.Sprintf("sampler %s: %s: %s", e.Sampler, e.Key, e.Msg)
+}
+
+// SamplerOptions returns the settings that apply to the named sampler with
+// the given overrides, each at its value (an override or the default). It
+// reports an unknown sampler and a setting that does not apply.
+func SamplerOptions(name string, overrides map[string]string) (map[string]string, error) {
 	p, ok := presets[name]
 	if !ok {
 		return nil, unknownSampler(name)
 	}
-	o := make(map[string]float64)
-	for k, v := range scheduleDefaults {
-		o[k] = v
+	all := make(map[string]string, len(settings))
+	for k, s := range settings {
+		all[k] = s.def
 	}
-	for k, v := range p.defaults {
-		o[k] = v
+	for k, v := range p.settings {
+		all[k] = v
 	}
-	return o, nil
+	for k, v := range overrides {
+		if _, known := settings[k]; !known {
+			return nil, &SettingError{name, k, "no such setting (settings: " + strings.Join(SettingNames(), ", ") + ")"}
+		}
+		all[k] = v
+	}
+	applied := make(map[string]string)
+	for k, v := range all {
+		if settings[k].applies(all) {
+			applied[k] = v
+		}
+	}
+	for k := range overrides {
+		if _, ok := applied[k]; !ok {
+			return nil, &SettingError{name, k, "does not apply to this composition (it applies: " + strings.Join(sortedKeys(applied), ", ") + ")"}
+		}
+	}
+	return applied, nil
 }
 
-// NewSampler builds a named sampler with options overriding its defaults,
-// and rejects unknown options and impossible values.
-func NewSampler(name string, options map[string]float64) (Sampler, error) {
-	o, err := SamplerOptions(name)
+// SettingDoc describes a setting.
+func SettingDoc(key string) string { return settings[key].doc }
+
+// SettingNames lists every sampler setting.
+func SettingNames() []string {
+	names := make([]string, 0, len(settings))
+	for k := range settings {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	return names
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// NewSampler builds a named sampler with settings overriding its defaults
+// (values as written: "0.01", "auto", "deo"), and rejects unknown settings,
+// settings that do not apply, and impossible values with a *SettingError.
+func NewSampler(name string, overrides map[string]string) (Sampler, error) {
+	o, err := SamplerOptions(name, overrides)
 	if err != nil {
 		return Sampler{}, err
 	}
-	for k, v := range options {
-		if _, ok := o[k]; !ok {
-			keys := make([]string, 0, len(o))
-			for key := range o {
-				keys = append(keys, key)
-			}
-			slices.Sort(keys)
-			return Sampler{}, fmt.Errorf("sampler %s has no option %q (options: %s)", name, k, strings.Join(keys, ", "))
-		}
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return Sampler{}, fmt.Errorf("sampler %s: option %s must be finite, got %v", name, k, v)
-		}
-		o[k] = v
+	b := builder{name: name, o: o}
+	s := b.build()
+	if b.err != nil {
+		return Sampler{}, b.err
 	}
-	switch {
-	case o["lr"] <= 0:
-		return Sampler{}, fmt.Errorf("sampler %s: lr must be positive, got %g", name, o["lr"])
-	case o["gamma"] < 0:
-		return Sampler{}, fmt.Errorf("sampler %s: gamma must be ≥ 0, got %g", name, o["gamma"])
-	case o["gamma"] > 0 && o["b"] <= 0:
-		return Sampler{}, fmt.Errorf("sampler %s: b must be positive for a decaying step size, got %g", name, o["b"])
-	}
-	if f, ok := o["friction"]; ok && !(f > 0 && f <= 1) {
-		return Sampler{}, fmt.Errorf("sampler %s: friction must lie in (0, 1], got %g", name, f)
-	}
-	if t, ok := o["temperature"]; ok && t < 0 {
-		return Sampler{}, fmt.Errorf("sampler %s: temperature must be ≥ 0, got %g", name, t)
-	}
-	s := presets[name].build(o)
 	s.Name = name
-	if o["gamma"] > 0 {
-		s.Schedule = Polynomial{A: o["lr"], B: o["b"], Gamma: o["gamma"]}
-	} else {
-		s.Schedule = Constant(o["lr"])
-	}
 	return s, nil
+}
+
+// builder reads settings, keeping the first error.
+type builder struct {
+	name string
+	o    map[string]string
+	err  error
+}
+
+func (b *builder) fail(key, format string, args ...any) {
+	if b.err == nil {
+		b.err = &SettingError{b.name, key, fmt.Sprintf(format, args...)}
+	}
+}
+
+func (b *builder) num(key string) float64 {
+	v, err := strconv.ParseFloat(b.o[key], 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		b.fail(key, "want a finite number, got %q", b.o[key])
+		return 0
+	}
+	return v
+}
+
+func (b *builder) positive(key string) float64 {
+	v := b.num(key)
+	if b.err == nil && v <= 0 {
+		b.fail(key, "must be positive, got %g", v)
+	}
+	return v
+}
+
+func (b *builder) nonNegative(key string) float64 {
+	v := b.num(key)
+	if b.err == nil && v < 0 {
+		b.fail(key, "must be ≥ 0, got %g", v)
+	}
+	return v
+}
+
+func (b *builder) integer(key string, min int) int {
+	v := b.num(key)
+	if b.err == nil && (v != math.Trunc(v) || v < float64(min) || v > 1<<30) {
+		b.fail(key, "must be a whole number ≥ %d, got %s", min, b.o[key])
+	}
+	return int(v)
+}
+
+func (b *builder) oneOf(key string, values ...string) string {
+	v := b.o[key]
+	if !slices.Contains(values, v) {
+		b.fail(key, "want one of %s, got %q", strings.Join(values, ", "), v)
+	}
+	return v
+}
+
+func (b *builder) build() Sampler {
+	var s Sampler
+	s.Replicas = b.integer("replicas", 1)
+	exchange := b.oneOf("exchange", "none", "metropolis", "multi_variance", "deterministic")
+	ladder := b.o["ladder"]
+	if exchange != "none" {
+		ladder = b.oneOf("ladder", "temperature", "lr", "adaptive_temperature", "adaptive_lr")
+	}
+	if _, ok := b.o["lr"]; ok {
+		lr, gamma := b.positive("lr"), b.nonNegative("gamma")
+		if gamma > 0 {
+			s.Schedule = Polynomial{A: lr, B: b.positive("b"), Gamma: gamma}
+		} else {
+			s.Schedule = Constant(lr)
+		}
+	}
+	if _, ok := b.o["temperature"]; ok {
+		s.Temperature = b.nonNegative("temperature")
+	}
+	s.Dynamics = b.dynamics()
+	if exchange == "none" {
+		if b.err == nil && s.Replicas > 1 {
+			b.fail("replicas", "%d replicas need an exchange test (set exchange, or use resgld or deo_sgd)", s.Replicas)
+		}
+		return s
+	}
+	if b.err == nil && s.Replicas < 2 {
+		b.fail("replicas", "replica exchange needs at least 2 replicas, got %d", s.Replicas)
+	}
+	swapRate := 0.0
+	if _, ok := b.o["swap_rate"]; ok {
+		swapRate = b.num("swap_rate")
+		if b.err == nil && !(swapRate > 0 && swapRate < 1) {
+			b.fail("swap_rate", "the target swap rate S must lie in (0, 1), got %g", swapRate)
+		}
+	}
+	var adapt Schedule
+	if _, ok := b.o["adapt_rate"]; ok {
+		adapt = Polynomial{A: b.positive("adapt_rate"), B: 1, Gamma: b.nonNegative("adapt_decay")}
+	}
+	s.Every = b.integer("every", 1)
+	s.Ladder = b.ladder(ladder, swapRate, adapt)
+	s.Exchange = b.exchange(exchange, swapRate, adapt)
+	s.Scheme = b.scheme(s.Replicas, swapRate)
+	if b.err == nil && exchange != "deterministic" && s.Ladder.Kind == StepSizeLadder && (s.Ladder.Exploit == 0 || s.Ladder.Explore == 0) {
+		b.fail("exchange", "the %s test needs positive temperatures on every level; a step-size ladder with SGD levels (temperature 0) needs exchange=deterministic", exchange)
+	}
+	return s
+}
+
+func (b *builder) dynamics() Dynamics {
+	switch b.oneOf("dynamics", "langevin", "hamiltonian", "preconditioned", "fast_langevin") {
+	case "hamiltonian":
+		f := b.num("friction")
+		if b.err == nil && !(f > 0 && f <= 1) {
+			b.fail("friction", "must lie in (0, 1], got %g", f)
+		}
+		return &Hamiltonian{Friction: f}
+	case "preconditioned":
+		rho := b.num("rho")
+		if b.err == nil && !(rho >= 0 && rho < 1) {
+			b.fail("rho", "must lie in [0, 1), got %g", rho)
+		}
+		return &Preconditioned{Rho: rho, Eps: b.positive("eps")}
+	case "fast_langevin":
+		if b.o["grad_var"] == "auto" {
+			return &FastLangevin{GradVar: -1}
+		}
+		return &FastLangevin{GradVar: b.nonNegative("grad_var")}
+	}
+	return Langevin{}
+}
+
+func (b *builder) ladder(kind string, swapRate float64, adapt Schedule) *Ladder {
+	l := &Ladder{Adaptive: strings.HasPrefix(kind, "adaptive"), SwapRate: swapRate, Adapt: adapt}
+	lo, hi := "t_min", "t_max"
+	if strings.HasSuffix(kind, "lr") {
+		l.Kind, lo, hi = StepSizeLadder, "lr_min", "lr_max"
+		l.Exploit = b.nonNegative("temperature")
+		l.Explore = b.nonNegative("explore_temperature")
+	}
+	l.Min, l.Max = b.positive(lo), b.positive(hi)
+	if b.err == nil && l.Min >= l.Max {
+		b.fail(lo, "%s = %g must be below %s = %g", lo, l.Min, hi, l.Max)
+	}
+	return l
+}
+
+func (b *builder) exchange(kind string, swapRate float64, adapt Schedule) Exchange {
+	if kind == "deterministic" {
+		if b.o["buffer"] == "auto" {
+			return &Deterministic{Adaptive: true, SwapRate: swapRate, Adapt: adapt}
+		}
+		return &Deterministic{Buffer: b.num("buffer")}
+	}
+	m := &Metropolis{Adapt: adapt}
+	switch c := b.o["correction"]; c {
+	case "none":
+		m.Correction = NoCorrection
+	case "model":
+		m.Correction = ModelVariance
+	case "running":
+		m.Correction = RunningVariance
+	default:
+		m.Correction, m.Variance = FixedVariance, b.nonNegative("correction")
+		if b.err != nil {
+			b.err = &SettingError{b.name, "correction", fmt.Sprintf("want none, model, running or a variance ≥ 0, got %q", c)}
+		}
+	}
+	if b.o["intensity"] != "auto" {
+		m.Intensity = b.positive("intensity")
+	}
+	if kind == "multi_variance" {
+		a1, a2 := b.nonNegative("a1"), b.nonNegative("a2")
+		if b.err == nil && math.Abs(a1+a2-1) > 1e-9 {
+			b.fail("a1", "the weights a1 = %g and a2 = %g must sum to 1 for an unbiased energy difference", a1, a2)
+		}
+		m.Weights = [2]float64{a1, a2}
+		m.SecondBatch = b.integer("batch2", 0)
+	}
+	return m
+}
+
+func (b *builder) scheme(replicas int, swapRate float64) Scheme {
+	var s Scheme
+	switch b.oneOf("scheme", "adj", "seo", "deo") {
+	case "adj":
+		s.Kind = ADJ
+	case "seo":
+		s.Kind = SEO
+	default:
+		s.Kind = DEO
+		if b.o["window"] == "auto" {
+			s.Window = OptimalWindow(replicas, 1-swapRate)
+		} else {
+			s.Window = b.integer("window", 1)
+		}
+	}
+	return s
 }
 
 func unknownSampler(name string) error {

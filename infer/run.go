@@ -6,36 +6,54 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 )
 
 // Options configure a run. The zero value of each field means its default.
 type Options struct {
-	Chains int // independent chains, run as the replicas of one evaluation (default 4)
+	Chains int // independent runs, each a ladder of the sampler's replicas (default 4)
 	Iters  int // iterations kept after burn-in, before thinning (default 2000)
 	Burn   int // iterations discarded first (default 0)
 	Thin   int // keep every Thin-th iteration (default 1)
-	Batch  int // minibatch rows per chain; 0 or ≥ NumData: every row
+	Batch  int // minibatch rows per replica; 0 or ≥ NumData: every row
 	Seed   uint64
 
 	// EnergyNoise and GradNoise add independent N(0, s²) noise to every
 	// energy and every gradient coordinate: the papers' synthetic
-	// experiments on targets without data.
+	// experiments on targets without data. The energy noise is part of the
+	// estimator, so its variance s² is added to the variance estimate that
+	// variance-corrected swaps use.
 	EnergyNoise, GradNoise float64
 
-	// Init gives each chain's unconstrained starting point (Chains × Dim);
-	// nil draws each coordinate uniformly from [-InitRadius, InitRadius]
-	// (Stan's default, radius 2).
+	// Init gives each chain's unconstrained starting point (Chains × Dim),
+	// shared by the chain's replicas; nil draws each coordinate of each
+	// replica uniformly from [-InitRadius, InitRadius] (Stan's default,
+	// radius 2).
 	Init       [][]float64
 	InitRadius float64
 
-	// OnDraw, if set, receives every kept draw as it is made: the chain, the
-	// iteration (counted from the end of burn-in) and the columns lp__ then
-	// OutputNames. values is reused; copy what you keep. An error stops
-	// the run.
-	OnDraw func(chain, iter int, values []float64) error
+	// KeepAll keeps the draws of every level of a ladder, not only the
+	// target level's.
+	KeepAll bool
+
+	// OnDraw, if set, receives every kept draw as it is made. Its Values
+	// are reused; copy what you keep. An error stops the run.
+	OnDraw func(Draw) error
 	// Progress, if set, is called every iteration with the number done and
 	// the total.
 	Progress func(done, total int)
+}
+
+// Draw is one kept state of one replica.
+type Draw struct {
+	Chain int // counted from 0
+	Iter  int // counted from the end of burn-in
+	// Level is the replica's rung of the ladder (0: the target), with the
+	// step size and temperature it moved with.
+	Level           int
+	LR, Temperature float64
+	// Values are lp__ then the target's OutputNames.
+	Values []float64
 }
 
 func (o Options) withDefaults() Options {
@@ -88,11 +106,20 @@ func (o Options) validate(dim int) error {
 type Result struct {
 	// Columns are lp__ then the target's OutputNames.
 	Columns []string
-	// Draws[c][i] is chain c's i-th kept draw, one value per column.
+	// Draws[c][i] is chain c's i-th kept draw of the target level, one
+	// value per column.
 	Draws [][][]float64
+	// All[c][l][i], with Options.KeepAll, is chain c's i-th kept draw at
+	// level l (All[c][0] is Draws[c]), and AllLevels[c][l][i] the level it
+	// moved with.
+	All       [][][][]float64
+	AllLevels [][][]Level
 	// Iterations run, burn-in included (less than planned when stopped).
 	Iterations int
 	Sampler    string
+	Replicas   int
+	// Exchange reports each chain's ladder; nil without replica exchange.
+	Exchange []*ExchangeReport
 }
 
 // Chains returns column col's draws per chain, the layout summaries take.
@@ -110,87 +137,123 @@ func (r *Result) Chains(col int) [][]float64 {
 // ErrDiverged reports a chain whose energy or position stopped being finite.
 var ErrDiverged = errors.New("diverged")
 
-// Run samples target with s for every chain at once. It stops early, keeping
-// the draws made so far, when ctx is cancelled (returning ctx's error), when a
-// chain diverges (an error wrapping ErrDiverged) or when OnDraw fails; the
-// Result is valid in every case.
+// Run samples target with s for every chain at once: the C chains' P
+// replicas are the C·P rows of one batched evaluation. It stops early,
+// keeping the draws made so far, when ctx is cancelled (returning ctx's
+// error), when a chain diverges (an error wrapping ErrDiverged) or when
+// OnDraw fails; the Result is valid in every case.
 func Run(ctx context.Context, target Target, s Sampler, o Options) (*Result, error) {
 	o = o.withDefaults()
 	d := target.Dim()
 	if err := o.validate(d); err != nil {
 		return nil, err
 	}
-	if s.Dynamics == nil || s.Schedule == nil {
-		return nil, fmt.Errorf("sampler %q has no dynamics or schedule", s.Name)
+	if err := s.validate(); err != nil {
+		return nil, err
 	}
+	levels := max(1, s.Replicas)
 	n := target.NumData()
 	batch := o.Batch
 	if n == 0 || batch >= n {
 		batch = 0
 	}
-	eval, err := target.Evaluator(o.Chains, batch)
+	rows := o.Chains * levels
+	eval, err := target.Evaluator(rows, batch)
 	if err != nil {
 		return nil, err
 	}
-	p := o.Chains
-	res := &Result{Columns: append([]string{"lp__"}, target.OutputNames()...), Draws: make([][][]float64, p), Sampler: s.Name}
+	res := &Result{Columns: append([]string{"lp__"}, target.OutputNames()...), Draws: make([][][]float64, o.Chains), Sampler: s.Name, Replicas: levels}
 
-	// One random stream per chain: initial point, minibatches and noise.
-	rngs := make([]*rand.Rand, p)
-	for c := range rngs {
-		rngs[c] = rand.New(rand.NewPCG(o.Seed, uint64(c)+1))
+	// One random stream per replica: initial point, minibatches and noise.
+	rngs := make([]*rand.Rand, rows)
+	for r := range rngs {
+		rngs[r] = rand.New(rand.NewPCG(o.Seed, uint64(r)+1))
 	}
-	theta := make([]float64, p*d)
-	for c := range p {
-		x := theta[c*d : (c+1)*d]
+	theta := make([]float64, rows*d)
+	for r := range rows {
+		x := theta[r*d : (r+1)*d]
 		if o.Init != nil {
-			copy(x, o.Init[c])
+			copy(x, o.Init[r/levels])
 			continue
 		}
 		for i := range x {
-			x[i] = o.InitRadius * (2*rngs[c].Float64() - 1)
+			x[i] = o.InitRadius * (2*rngs[r].Float64() - 1)
 		}
 	}
 	var batches *minibatcher
 	if batch > 0 {
 		batches = newMinibatcher(n, batch, rngs)
 	}
-	energy, variance, grad := make([]float64, p), make([]float64, p), make([]float64, p*d)
-	row := make([]float64, len(res.Columns))
-	s.Dynamics.Init(p, d)
+	st := &state{theta: theta, d: d, energy: make([]float64, rows), variance: make([]float64, rows), grad: make([]float64, rows*d)}
+	var ex *exchanger
+	if levels > 1 {
+		if ex, err = newExchanger(target, s, o, levels, batch, res); err != nil {
+			return nil, err
+		}
+		defer ex.report()
+	}
+	if o.KeepAll {
+		res.All, res.AllLevels = make([][][][]float64, o.Chains), make([][][]Level, o.Chains)
+		for c := range res.All {
+			res.All[c], res.AllLevels[c] = make([][][]float64, levels), make([][]Level, levels)
+		}
+	}
+	draw := Draw{Values: make([]float64, len(res.Columns))}
+	s.Dynamics.Init(rows, d)
 
 	total := o.Burn + o.Iters
 	for k := 0; k < total; k++ {
 		if err := ctx.Err(); err != nil {
 			return res, err
 		}
-		var rows []int
+		var rowIdx []int
 		if batches != nil {
-			rows = batches.next()
+			rowIdx = batches.next()
 		}
-		if err := eval.Evaluate(theta, rows, energy, grad, variance); err != nil {
+		if err := eval.Evaluate(theta, rowIdx, st.energy, st.grad, st.variance); err != nil {
 			return res, fmt.Errorf("iteration %d: %w", k+1, err)
 		}
-		addNoise(energy, grad, o.EnergyNoise, o.GradNoise, rngs, d)
-		if err := checkFinite(theta, energy, d, k); err != nil {
+		addNoise(st.energy, st.grad, st.variance, o.EnergyNoise, o.GradNoise, rngs, d)
+		if err := checkFinite(theta, st.energy, d, levels, k); err != nil {
 			return res, err
 		}
-		// Record the state the gradient was taken at, then move.
+		// Record the state the gradient was taken at, then exchange and move.
 		if k >= o.Burn && (k-o.Burn)%o.Thin == 0 {
-			for c := range p {
-				row[0] = -energy[c]
-				target.Constrain(row[1:], theta[c*d:(c+1)*d])
-				res.Draws[c] = append(res.Draws[c], append([]float64(nil), row...))
+			for r := range rows {
+				c, l := r/levels, r%levels
+				if l > 0 && !o.KeepAll {
+					continue
+				}
+				lv := s.level(ex, c, l, k)
+				draw.Chain, draw.Iter, draw.Level, draw.LR, draw.Temperature = c, k-o.Burn, l, lv.LR, lv.Temperature
+				draw.Values[0] = -st.energy[r]
+				target.Constrain(draw.Values[1:], theta[r*d:(r+1)*d])
+				if l == 0 {
+					res.Draws[c] = append(res.Draws[c], slices.Clone(draw.Values))
+				}
+				if o.KeepAll {
+					if l == 0 {
+						res.All[c][0] = res.Draws[c]
+					} else {
+						res.All[c][l] = append(res.All[c][l], slices.Clone(draw.Values))
+					}
+					res.AllLevels[c][l] = append(res.AllLevels[c][l], lv)
+				}
 				if o.OnDraw != nil {
-					if err := o.OnDraw(c, k-o.Burn, row); err != nil {
+					if err := o.OnDraw(draw); err != nil {
 						return res, err
 					}
 				}
 			}
 		}
-		lr := s.Schedule.StepSize(k)
-		for c := range p {
-			s.Dynamics.Step(c, theta[c*d:(c+1)*d], grad[c*d:(c+1)*d], lr, s.Temperature, rngs[c])
+		if ex != nil && (k+1)%ex.every == 0 {
+			if err := ex.round(st, k); err != nil {
+				return res, fmt.Errorf("iteration %d: %w", k+1, err)
+			}
+		}
+		for r := range rows {
+			lv := s.level(ex, r/levels, r%levels, k)
+			s.Dynamics.Step(r, theta[r*d:(r+1)*d], st.grad[r*d:(r+1)*d], lv.LR, lv.Temperature, rngs[r])
 		}
 		res.Iterations = k + 1
 		if o.Progress != nil {
@@ -200,13 +263,34 @@ func Run(ctx context.Context, target Target, s Sampler, o Options) (*Result, err
 	return res, nil
 }
 
-func addNoise(energy, grad []float64, es, gs float64, rngs []*rand.Rand, d int) {
+// state is the replicas' positions with what the last evaluation found.
+type state struct {
+	theta, grad, energy, variance []float64
+	d                             int
+}
+
+// swapRows exchanges two replicas' positions and what was evaluated there;
+// the dynamics' auxiliary variables stay with their level.
+func (st *state) swapRows(a, b int) {
+	d := st.d
+	ta, tb := st.theta[a*d:(a+1)*d], st.theta[b*d:(b+1)*d]
+	ga, gb := st.grad[a*d:(a+1)*d], st.grad[b*d:(b+1)*d]
+	for i := range ta {
+		ta[i], tb[i] = tb[i], ta[i]
+		ga[i], gb[i] = gb[i], ga[i]
+	}
+	st.energy[a], st.energy[b] = st.energy[b], st.energy[a]
+	st.variance[a], st.variance[b] = st.variance[b], st.variance[a]
+}
+
+func addNoise(energy, grad, variance []float64, es, gs float64, rngs []*rand.Rand, d int) {
 	if es == 0 && gs == 0 {
 		return
 	}
 	for c, rng := range rngs {
 		if es > 0 {
 			energy[c] += es * rng.NormFloat64()
+			variance[c] += es * es
 		}
 		if gs > 0 {
 			for i := c * d; i < (c+1)*d; i++ {
@@ -216,14 +300,20 @@ func addNoise(energy, grad []float64, es, gs float64, rngs []*rand.Rand, d int) 
 	}
 }
 
-func checkFinite(theta, energy []float64, d, k int) error {
-	for c, e := range energy {
-		if math.IsNaN(e) || math.IsInf(e, 0) {
-			return fmt.Errorf("chain %d %w at iteration %d: energy is %v; a smaller step size (lr) may help", c+1, ErrDiverged, k+1, e)
+func checkFinite(theta, energy []float64, d, levels, k int) error {
+	where := func(r int) string {
+		if levels == 1 {
+			return fmt.Sprintf("chain %d", r+1)
 		}
-		for _, x := range theta[c*d : (c+1)*d] {
+		return fmt.Sprintf("chain %d replica %d", r/levels+1, r%levels+1)
+	}
+	for r, e := range energy {
+		if math.IsNaN(e) || math.IsInf(e, 0) {
+			return fmt.Errorf("%s %w at iteration %d: energy is %v; a smaller step size (lr) may help", where(r), ErrDiverged, k+1, e)
+		}
+		for _, x := range theta[r*d : (r+1)*d] {
 			if math.IsNaN(x) || math.IsInf(x, 0) {
-				return fmt.Errorf("chain %d %w at iteration %d: a parameter is %v; a smaller step size (lr) may help", c+1, ErrDiverged, k+1, x)
+				return fmt.Errorf("%s %w at iteration %d: a parameter is %v; a smaller step size (lr) may help", where(r), ErrDiverged, k+1, x)
 			}
 		}
 	}

@@ -122,7 +122,7 @@ func TestHamiltonianGaussian(t *testing.T) {
 
 func TestSameSeedSameDraws(t *testing.T) {
 	target := gaussian{h: []float64{1, 2, 3}}
-	s, err := infer.NewSampler("sghmc", map[string]float64{"lr": 0.01})
+	s, err := infer.NewSampler("sghmc", map[string]string{"lr": "0.01"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,9 +148,9 @@ func TestCancelKeepsDraws(t *testing.T) {
 	var seen int
 	s := infer.Sampler{Name: "sgld", Dynamics: infer.Langevin{}, Schedule: infer.Constant(0.1), Temperature: 1}
 	res, err := infer.Run(ctx, gaussian{h: []float64{1}}, s, infer.Options{Chains: 2, Iters: 1000,
-		OnDraw: func(chain, iter int, _ []float64) error {
+		OnDraw: func(d infer.Draw) error {
 			seen++
-			if iter == 9 && chain == 1 {
+			if d.Iter == 9 && d.Chain == 1 {
 				cancel()
 			}
 			return nil
@@ -177,22 +177,39 @@ func TestDivergenceIsReported(t *testing.T) {
 func TestSamplerPresetsValidate(t *testing.T) {
 	for _, c := range []struct {
 		name string
-		opts map[string]float64
+		opts map[string]string
 		want string
 	}{
-		{"sgld", map[string]float64{"lr": -1}, "lr must be positive"},
-		{"sghmc", map[string]float64{"friction": 1.5}, "friction must lie in (0, 1]"},
-		{"sgld", map[string]float64{"temperature": -1}, "temperature must be ≥ 0"},
-		{"sgld", map[string]float64{"frction": 1}, `sampler sgld has no option "frction"`},
-		{"sgld", map[string]float64{"gamma": 0.55, "b": 0}, "b must be positive"},
+		{"sgld", map[string]string{"lr": "-1"}, "lr: must be positive"},
+		{"sgld", map[string]string{"lr": "fast"}, `lr: want a finite number, got "fast"`},
+		{"sghmc", map[string]string{"friction": "1.5"}, "friction: must lie in (0, 1]"},
+		{"sgld", map[string]string{"temperature": "-1"}, "temperature: must be ≥ 0"},
+		{"sgld", map[string]string{"frction": "1"}, "frction: no such setting"},
+		{"sgld", map[string]string{"friction": "0.1"}, "friction: does not apply"},
+		{"sgld", map[string]string{"gamma": "0.55", "b": "0"}, "b: must be positive"},
+		{"sgld", map[string]string{"replicas": "4"}, "4 replicas need an exchange test"},
 		{"nuts", nil, `unknown sampler "nuts"`},
+		// Replica exchange: P < 2, η^(1) ≥ η^(P), S outside (0, 1).
+		{"resgld", map[string]string{"replicas": "1"}, "replicas: replica exchange needs at least 2 replicas"},
+		{"deo_sgd", map[string]string{"lr_min": "0.6", "lr_max": "0.003"}, "lr_min: lr_min = 0.6 must be below lr_max = 0.003"},
+		{"deo_sgd", map[string]string{"lr_min": "0.1", "lr_max": "0.1"}, "lr_min = 0.1 must be below lr_max = 0.1"},
+		{"resgld", map[string]string{"t_min": "0"}, "t_min: must be positive"},
+		{"deo_sgd", map[string]string{"swap_rate": "1"}, "swap_rate: the target swap rate S must lie in (0, 1)"},
+		{"deo_sgd", map[string]string{"swap_rate": "0"}, "must lie in (0, 1)"},
+		{"resgld", map[string]string{"window": "auto", "swap_rate": "-0.2"}, "must lie in (0, 1)"},
+		{"resgld", map[string]string{"scheme": "deo", "window": "0"}, "window: must be a whole number ≥ 1"},
+		{"resgld", map[string]string{"scheme": "fancy"}, "scheme: want one of adj, seo, deo"},
+		{"resgld", map[string]string{"correction": "huge"}, "correction: want none, model, running or a variance"},
+		{"m_resgld", map[string]string{"a1": "0.7"}, "must sum to 1"},
+		{"resgld", map[string]string{"ladder": "lr"}, "needs positive temperatures on every level"},
+		{"resgld", map[string]string{"lr_min": "0.1"}, "lr_min: does not apply"},
 	} {
 		_, err := infer.NewSampler(c.name, c.opts)
 		if err == nil || !contains(err.Error(), c.want) {
 			t.Errorf("NewSampler(%s, %v): %v, want %q", c.name, c.opts, err, c.want)
 		}
 	}
-	s, err := infer.NewSampler("sgld", map[string]float64{"lr": 0.5, "b": 10, "gamma": 0.55})
+	s, err := infer.NewSampler("sgld", map[string]string{"lr": "0.5", "b": "10", "gamma": "0.55"})
 	if err != nil {
 		t.Fatal(err)
 	}

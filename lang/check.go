@@ -508,7 +508,7 @@ func (c *checker) sample(st *Sample, s *scope) {
 		msg := fmt.Sprintf("unknown distribution %q", st.Dist)
 		if _, isFunc := c.env.Functions[st.Dist]; isFunc {
 			msg = fmt.Sprintf("%s is a function, not a distribution", st.Dist)
-		} else if sugg := suggest(st.Dist, keys(c.env.Distributions)); sugg != "" {
+		} else if sugg := Suggest(st.Dist, keys(c.env.Distributions)); sugg != "" {
 			msg += fmt.Sprintf("; did you mean %q?", sugg)
 		}
 		c.errorf(st.DistPos, "%s", msg)
@@ -701,7 +701,7 @@ func (c *checker) unknownName(id *Ident, candidates []string) {
 	}
 	msg := fmt.Sprintf("unknown name %q", id.Name)
 	def, defined := c.blockDefs[id.Name]
-	if sugg := suggest(id.Name, candidates); sugg != "" && !defined {
+	if sugg := Suggest(id.Name, candidates); sugg != "" && !defined {
 		msg += fmt.Sprintf("; did you mean %q?", sugg)
 	}
 	e := c.errorf(id.Pos, "%s", msg)
@@ -725,7 +725,7 @@ func (c *checker) call(e *Call, s *scope) {
 			c.errorf(e.Pos, `%s is a distribution, not a function: use it after "~"`, e.Func)
 		default:
 			msg := fmt.Sprintf("unknown function %q", e.Func)
-			if sugg := suggest(e.Func, keys(c.env.Functions)); sugg != "" {
+			if sugg := Suggest(e.Func, keys(c.env.Functions)); sugg != "" {
 				msg += fmt.Sprintf("; did you mean %q?", sugg)
 			}
 			c.errorf(e.Pos, "%s", msg)

@@ -181,8 +181,8 @@ func TestSuggest(t *testing.T) {
 		{"tau", ""},   // too far
 		{"sigma", ""}, // not a typo of itself
 	} {
-		if got := suggest(c.name, names); got != c.want {
-			t.Errorf("suggest(%q) = %q, want %q", c.name, got, c.want)
+		if got := Suggest(c.name, names); got != c.want {
+			t.Errorf("Suggest(%q) = %q, want %q", c.name, got, c.want)
 		}
 	}
 }

@@ -1,11 +1,11 @@
 package lang
 
-// suggest returns the candidate closest to name by edit distance, if it is
+// Suggest returns the candidate closest to name by edit distance, if it is
 // close enough to be a likely typo: at most 2 edits (a swap of neighbours
 // counts as one), and fewer than half of name's letters, so that a one-letter
 // name is never "corrected" into another. Ties go to the alphabetically
 // first candidate.
-func suggest(name string, candidates []string) string {
+func Suggest(name string, candidates []string) string {
 	best, bestDist := "", 3
 	limit := min(2, len([]rune(name))/2)
 	for _, cand := range candidates {

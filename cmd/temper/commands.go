@@ -86,8 +86,10 @@ func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs.SetOutput(stderr)
 	var data, sets repeated
 	fs.Var(&data, "data", "a data file (.json or .csv); repeatable; replaces the infer block's")
-	fs.Var(&sets, "set", "a sampler option key=value (lr=0.01); repeatable")
+	fs.Var(&sets, "set", "a sampler setting key=value (lr=0.01, scheme=deo, window=auto); repeatable")
 	sampler := fs.String("sampler", "", "the sampler (temper samplers lists them)")
+	replicas := fs.Int("replicas", -1, "replica-exchange ladder size P (the sampler's replicas setting)")
+	keep := fs.String("keep", "", "target (the target level's draws) or all (every replica's, with replica__, temperature__ and lr__ columns)")
 	chains := fs.Int("chains", -1, "independent chains")
 	iters := fs.Int("iters", -1, "iterations kept after burn-in, before thinning")
 	burn := fs.Int("burn", -1, "iterations discarded first")
@@ -117,13 +119,24 @@ func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if len(data) > 0 {
 		cfg.data = data
 	}
+	if *sampler != "" {
+		cfg.setSampler(*sampler)
+	}
 	for _, kv := range sets {
 		if err := cfg.setFlag(kv); err != nil {
 			return badf("temper run: %v", err)
 		}
 	}
-	if *sampler != "" {
-		cfg.sampler = *sampler
+	if *replicas >= 0 {
+		cfg.options["replicas"] = fmt.Sprint(*replicas)
+		delete(cfg.optionPos, "replicas")
+	}
+	switch *keep {
+	case "":
+	case "all", "target":
+		cfg.keepAll = *keep == "all"
+	default:
+		return badf("temper run: --keep must be target or all, got %q", *keep)
 	}
 	for name, v := range map[string]int{"chains": *chains, "iters": *iters, "burn": *burn, "thin": *thin, "batch": *batch} {
 		if v >= 0 {
@@ -151,11 +164,18 @@ func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			return badf("temper run: %s must be at least 1, got %d", name, v)
 		}
 	}
-	if err := cfg.checkOptionKeys(); err != nil {
+	s, err := cfg.newSampler()
+	var list lang.ErrorList
+	var se *infer.SettingError
+	switch {
+	case errors.As(err, &list):
 		return badInput{lang.Format(err, src)}
-	}
-	s, err := infer.NewSampler(cfg.sampler, cfg.options)
-	if err != nil {
+	case errors.As(err, &se) && strings.HasPrefix(se.Msg, "no such setting"):
+		if near := lang.Suggest(se.Key, infer.SettingNames()); near != "" {
+			return badf("temper run: sampler %s has no setting %q; did you mean %s?", cfg.sampler, se.Key, near)
+		}
+		return badf("temper run: %v", err)
+	case err != nil:
 		return badf("temper run: %v", err)
 	}
 	m, err := compileModel(f, src, cfg.data)
@@ -187,10 +207,13 @@ func sample(ctx context.Context, path string, m *compile.Model, s infer.Sampler,
 	}
 	defer file.Close()
 	columns := append([]string{"lp__"}, m.OutputNames()...)
+	if cfg.keepAll {
+		columns = append(columns, "replica__", "temperature__", "lr__")
+	}
 	w, err := draws.NewWriter(file, draws.Header{
 		Comments: []string{
 			"temper run " + path,
-			fmt.Sprintf("sampler = %s %s, schedule = %v, temperature = %g", s.Name, formatOptions(cfg.options), s.Schedule, s.Temperature),
+			"sampler = " + describeSampler(s, cfg.options),
 			fmt.Sprintf("chains = %d, iters = %d, burn = %d, thin = %d, batch = %d, seed = %d", cfg.chains, cfg.iters, cfg.burn, cfg.thin, cfg.batch, cfg.seed),
 			"lp__ is minus the minibatch energy; parameters are on their constrained scale, matrices row-major",
 		},
@@ -203,8 +226,17 @@ func sample(ctx context.Context, path string, m *compile.Model, s infer.Sampler,
 	opts := infer.Options{
 		Chains: cfg.chains, Iters: cfg.iters, Burn: cfg.burn, Thin: cfg.thin, Batch: cfg.batch, Seed: cfg.seed,
 		EnergyNoise: cfg.energyNoise, GradNoise: cfg.gradNoise,
-		OnDraw:   func(chain, iter int, values []float64) error { return w.Write(chain+1, iter+1, values) },
+		KeepAll:  cfg.keepAll,
 		Progress: progress.update,
+	}
+	row := make([]float64, len(columns))
+	opts.OnDraw = func(d infer.Draw) error {
+		if !cfg.keepAll {
+			return w.Write(d.Chain+1, d.Iter+1, d.Values)
+		}
+		copy(row, d.Values)
+		row[len(row)-3], row[len(row)-2], row[len(row)-1] = float64(d.Level+1), d.Temperature, d.LR
+		return w.Write(d.Chain+1, d.Iter+1, row)
 	}
 	start := time.Now()
 	res, runErr := infer.Run(ctx, m, s, opts)
@@ -224,6 +256,7 @@ func sample(ctx context.Context, path string, m *compile.Model, s infer.Sampler,
 		fmt.Fprintf(stdout, "%s: %s, %d chains × %d draws in %.1fs (%.0f iterations/s, all chains at once)\n\n",
 			path, s.Name, len(res.Draws), len(res.Draws[0]), elapsed.Seconds(), float64(res.Iterations)/elapsed.Seconds())
 		summary.Table(stdout, stats)
+		printExchange(stdout, res)
 		fmt.Fprintf(stdout, "\ndraws, summary and diagnostics in %s\n", cfg.out)
 	}
 	if errors.Is(runErr, context.Canceled) {
@@ -232,16 +265,28 @@ func sample(ctx context.Context, path string, m *compile.Model, s infer.Sampler,
 	return runErr
 }
 
-func formatOptions(o map[string]float64) string {
+func formatOptions(o map[string]string) string {
 	if len(o) == 0 {
 		return ""
 	}
 	var parts []string
 	for k, v := range o {
-		parts = append(parts, fmt.Sprintf("%s=%g", k, v))
+		parts = append(parts, k+"="+v)
 	}
 	slices.Sort(parts)
 	return "(" + strings.Join(parts, ", ") + ")"
+}
+
+// describeSampler is the sampler with every setting that applies to it.
+func describeSampler(s infer.Sampler, overrides map[string]string) string {
+	all, err := infer.SamplerOptions(s.Name, overrides)
+	if err != nil {
+		return s.Name
+	}
+	if s.Replicas > 1 && s.Scheme.Kind == infer.DEO {
+		all["window"] = fmt.Sprint(s.Scheme.Window) // auto resolved
+	}
+	return s.Name + formatOptions(all)
 }
 
 func summarize(res *infer.Result) []summary.Stats {
@@ -267,6 +312,7 @@ func writeOutputs(cfg config, res *infer.Result, stats []summary.Stats, elapsed 
 	}
 	diag := map[string]any{
 		"sampler":            res.Sampler,
+		"replicas":           res.Replicas,
 		"options":            cfg.options,
 		"chains":             cfg.chains,
 		"iters":              cfg.iters,
@@ -287,6 +333,9 @@ func writeOutputs(cfg config, res *infer.Result, stats []summary.Stats, elapsed 
 	}
 	if runErr != nil {
 		diag["stopped_by"] = runErr.Error()
+	}
+	if res.Exchange != nil {
+		exchangeDiagnostics(diag, res)
 	}
 	raw, err := json.MarshalIndent(jsonSafe(diag), "", "  ")
 	if err != nil {
@@ -327,13 +376,24 @@ func jsonSafe(m map[string]any) map[string]any {
 	return m
 }
 
-func summaryCommand(args []string, stdout io.Writer) error {
-	if len(args) != 1 {
-		return badf("usage: temper summary DRAWS.csv")
+func summaryCommand(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("summary", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	replica := fs.Int("replica", 1, "the ladder level to summarise in a file written with --keep all (1: the target)")
+	flags, pos := reorderFlags(args)
+	if err := fs.Parse(flags); err != nil {
+		return badf("temper summary: %v", err)
 	}
-	t, err := draws.ReadFileLenient(args[0])
+	if len(pos) != 1 {
+		return badf("usage: temper summary DRAWS.csv [--replica N]")
+	}
+	t, err := draws.ReadFileLenient(pos[0])
 	if err != nil {
 		return badf("temper summary: %v", err)
+	}
+	t = t.Where("replica__", float64(*replica))
+	if len(t.Chain) == 0 {
+		return badf("temper summary: %s has no draws of replica %d", pos[0], *replica)
 	}
 	var stats []summary.Stats
 	for _, col := range t.Columns {
@@ -346,8 +406,12 @@ func summaryCommand(args []string, stdout io.Writer) error {
 
 func samplersCommand(stdout io.Writer) error {
 	for _, name := range infer.SamplerNames() {
-		o, _ := infer.SamplerOptions(name)
-		fmt.Fprintf(stdout, "%-8s %s\n", name, formatOptions(o))
+		o, _ := infer.SamplerOptions(name, nil)
+		fmt.Fprintf(stdout, "%-9s %s\n          %s\n", name, infer.SamplerDoc(name), formatOptions(o))
+	}
+	fmt.Fprintln(stdout, "\nAny setting can be overridden with --set key=value or in the infer block, the parts included:")
+	for _, k := range []string{"dynamics", "exchange", "scheme", "ladder"} {
+		fmt.Fprintf(stdout, "  %-9s %s\n", k, infer.SettingDoc(k))
 	}
 	return nil
 }

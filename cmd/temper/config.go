@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -15,7 +16,8 @@ import (
 // config is a run's settings: the infer block's, then the flags'.
 type config struct {
 	sampler     string
-	options     map[string]float64
+	options     map[string]string // sampler settings as written: "0.01", "auto", "deo"
+	keepAll     bool
 	chains      int
 	iters, burn int
 	thin, batch int
@@ -26,10 +28,11 @@ type config struct {
 	gradNoise   float64
 
 	optionPos map[string]lang.Pos // where each option was set in the file, for errors
+	specKeys  []string            // the options written in sampler = name(...)
 }
 
 func defaultConfig() config {
-	return config{sampler: "sgld", options: map[string]float64{}, chains: 4, iters: 2000, thin: 1, seed: 1, optionPos: map[string]lang.Pos{}}
+	return config{sampler: "sgld", options: map[string]string{}, chains: 4, iters: 2000, thin: 1, seed: 1, optionPos: map[string]lang.Pos{}}
 }
 
 // fromInferBlock reads the infer block's settings. Paths are relative to the
@@ -49,12 +52,13 @@ func (c *config) fromInferBlock(f *lang.File, modelPath string) error {
 			case *lang.SamplerSpec:
 				c.sampler = v.Name
 				for _, o := range v.Options {
-					x, ok := number(o.Value)
+					x, ok := settingValue(o.Value)
 					if !ok {
-						errs.Add(o.Pos, "sampler option %s must be a number", o.Key)
+						errs.Add(o.Pos, "sampler option %s must be a number or a name", o.Key)
 						continue
 					}
 					c.options[o.Key], c.optionPos[o.Key] = x, o.Pos
+					c.specKeys = append(c.specKeys, o.Key)
 				}
 			default:
 				errs.Add(s.Pos, "sampler must be a name, as in sampler = sgld, or sgld(lr = 0.01)")
@@ -81,6 +85,13 @@ func (c *config) fromInferBlock(f *lang.File, modelPath string) error {
 				continue
 			}
 			c.setInt(s.Key, int(x))
+		case "keep":
+			v, ok := settingValue(s.Value)
+			if !ok || v != "all" && v != "target" {
+				errs.Add(s.Pos, "keep must be target or all")
+				continue
+			}
+			c.keepAll = v == "all"
 		case "energy_noise", "grad_noise":
 			x, ok := number(s.Value)
 			if !ok || x < 0 {
@@ -93,10 +104,11 @@ func (c *config) fromInferBlock(f *lang.File, modelPath string) error {
 				c.gradNoise = x
 			}
 		default:
-			// Any other key is an option of the sampler (lr = 0.01).
-			x, ok := number(s.Value)
+			// Any other key is a setting of the sampler (lr = 0.01,
+			// window = auto, replicas = 16).
+			x, ok := settingValue(s.Value)
 			if !ok {
-				errs.Add(s.Pos, "unknown setting %q (settings: sampler, chains, iters, burn, thin, batch, seed, data, out, energy_noise, grad_noise, or a sampler option)", s.Key)
+				errs.Add(s.Pos, "%s must be a number or a name", s.Key)
 				continue
 			}
 			c.options[s.Key], c.optionPos[s.Key] = x, s.Pos
@@ -122,6 +134,20 @@ func (c *config) setInt(key string, v int) {
 	}
 }
 
+// settingValue is a sampler setting as text: a number, a name or a string.
+func settingValue(n lang.Node) (string, bool) {
+	if x, ok := number(n); ok {
+		return strconv.FormatFloat(x, 'g', -1, 64), true
+	}
+	switch v := n.(type) {
+	case *lang.Ident:
+		return v.Name, true
+	case *lang.String:
+		return v.Value, true
+	}
+	return "", false
+}
+
 func number(n lang.Node) (float64, bool) {
 	switch v := n.(type) {
 	case *lang.Number:
@@ -134,40 +160,72 @@ func number(n lang.Node) (float64, bool) {
 	return 0, false
 }
 
-// checkOptionKeys reports, at its place in the file, an infer-block key that
-// is neither a setting nor an option of the chosen sampler.
-func (c *config) checkOptionKeys() error {
-	known, err := infer.SamplerOptions(c.sampler)
-	if err != nil {
-		return nil // NewSampler reports the unknown sampler
-	}
-	var errs lang.ErrorList
-	for key, pos := range c.optionPos {
-		if _, ok := known[key]; !ok {
-			names := make([]string, 0, len(known))
-			for k := range known {
-				names = append(names, k)
+// runSettings lists the infer-block keys that are the run's, not the
+// sampler's.
+const runSettings = "sampler, chains, iters, burn, thin, batch, seed, data, out, keep, energy_noise, grad_noise"
+
+// newSampler builds the configured sampler. A bad setting written in the
+// infer block is reported at its place in the file (as a lang.ErrorList).
+func (c *config) newSampler() (infer.Sampler, error) {
+	s, err := infer.NewSampler(c.sampler, c.options)
+	var se *infer.SettingError
+	if errors.As(err, &se) {
+		pos, ok := c.optionPos[se.Key]
+		for k, p := range c.optionPos { // a message about two settings: t_min = 1 must be below t_max = 0.5
+			if !ok && strings.Contains(se.Msg, k+" = ") {
+				pos, ok = p, true
 			}
-			slices.Sort(names)
-			errs.Add(pos, "%q is neither a setting (sampler, chains, iters, burn, thin, batch, seed, data, out, energy_noise, grad_noise) nor an option of %s (%s)",
-				key, c.sampler, strings.Join(names, ", "))
+		}
+		if ok {
+			var errs lang.ErrorList
+			if strings.HasPrefix(se.Msg, "no such setting") {
+				msg := fmt.Sprintf("%q is neither a run setting (%s) nor a setting of sampler %s", se.Key, runSettings, c.sampler)
+				applied, _ := infer.SamplerOptions(c.sampler, nil)
+				if near := lang.Suggest(se.Key, append(strings.Split(runSettings, ", "), infer.SettingNames()...)); near != "" {
+					msg += fmt.Sprintf("; did you mean %s?", near)
+				} else {
+					msg += " (" + strings.Join(mapKeys(applied), ", ") + ")"
+				}
+				errs.Add(pos, "%s", msg)
+			} else {
+				errs.Add(pos, "%v", se)
+			}
+			return s, errs.Err()
 		}
 	}
-	errs.Sort()
-	return errs.Err()
+	return s, err
 }
 
-// setFlag parses --set key=value into a sampler option.
+func mapKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// setSampler switches to another sampler, dropping the options the file
+// wrote for its own (sampler = deo_sgd(lr_min = 0.003) says nothing about
+// sgld).
+func (c *config) setSampler(name string) {
+	if name == c.sampler {
+		return
+	}
+	for _, k := range c.specKeys {
+		delete(c.options, k)
+		delete(c.optionPos, k)
+	}
+	c.sampler, c.specKeys = name, nil
+}
+
+// setFlag parses --set key=value into a sampler setting.
 func (c *config) setFlag(kv string) error {
 	key, val, ok := strings.Cut(kv, "=")
-	if !ok || key == "" {
+	if !ok || key == "" || val == "" {
 		return fmt.Errorf("--set %q: want key=value", kv)
 	}
-	x, err := strconv.ParseFloat(val, 64)
-	if err != nil {
-		return fmt.Errorf("--set %s: %q is not a number", key, val)
-	}
-	c.options[key] = x
+	c.options[key] = val
 	delete(c.optionPos, key)
 	return nil
 }

@@ -61,7 +61,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "run":
 		err = runCommand(ctx, rest, stdout, stderr)
 	case "summary":
-		err = summaryCommand(rest, stdout)
+		err = summaryCommand(rest, stdout, stderr)
 	case "predict":
 		err = predictCommand(rest, stdout, stderr)
 	case "samplers":

@@ -71,6 +71,27 @@ func (t *Table) ByChain(column string) [][]float64 {
 	return out
 }
 
+// Where returns the table of the rows whose column equals value (all rows
+// when the table has no such column): a replica-exchange file written with
+// every level keeps them apart by its replica__ column.
+func (t *Table) Where(column string, value float64) *Table {
+	k := t.Index(column)
+	if k < 0 {
+		return t
+	}
+	out := &Table{Comments: t.Comments, Columns: t.Columns, Values: make([][]float64, len(t.Columns)), DroppedLine: t.DroppedLine}
+	for r, v := range t.Values[k] {
+		if v != value {
+			continue
+		}
+		out.Chain, out.Iter = append(out.Chain, t.Chain[r]), append(out.Iter, t.Iter[r])
+		for j := range t.Values {
+			out.Values[j] = append(out.Values[j], t.Values[j][r])
+		}
+	}
+	return out
+}
+
 // ParseError is an error in a draws file, at a line if Line > 0.
 type ParseError struct {
 	File string // the path given to ReadFile, "" for Read

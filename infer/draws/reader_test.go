@@ -212,3 +212,17 @@ func TestInterruptedWriter(t *testing.T) {
 		t.Errorf("%d rows survived (dropped line %d), want at least 200 whole rows", n, tab.DroppedLine)
 	}
 }
+
+func TestWhere(t *testing.T) {
+	tab, err := draws.Read(strings.NewReader("chain,iter,lp__,x,replica__\n1,1,-1,0.5,1\n1,1,-2,1.5,2\n2,1,-3,2.5,1\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	target := tab.Where("replica__", 1)
+	if got := target.ByChain("x"); len(got) != 2 || got[0][0] != 0.5 || got[1][0] != 2.5 || len(target.Chain) != 2 {
+		t.Errorf("Where(replica__ = 1) kept %v", got)
+	}
+	if tab.Where("absent", 1) != tab {
+		t.Error("Where on a missing column should keep every row")
+	}
+}

@@ -1,0 +1,260 @@
+package infer
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+)
+
+// validate reports a composition that cannot run.
+func (s Sampler) validate() error {
+	if s.Dynamics == nil {
+		return fmt.Errorf("sampler %q has no dynamics", s.Name)
+	}
+	if s.Replicas < 2 {
+		if s.Schedule == nil {
+			return fmt.Errorf("sampler %q has no step-size schedule", s.Name)
+		}
+		return nil
+	}
+	switch {
+	case s.Ladder == nil || s.Exchange == nil:
+		return fmt.Errorf("sampler %q has %d replicas but no ladder or exchange test", s.Name, s.Replicas)
+	case s.Ladder.Kind == TemperatureLadder && s.Schedule == nil:
+		return fmt.Errorf("sampler %q: a temperature ladder needs a step-size schedule", s.Name)
+	case !(s.Ladder.Min > 0 && s.Ladder.Min < s.Ladder.Max):
+		return fmt.Errorf("sampler %q: the ladder's ends must satisfy 0 < min < max, got %g and %g", s.Name, s.Ladder.Min, s.Ladder.Max)
+	case s.Ladder.Adaptive && !(s.Ladder.SwapRate > 0 && s.Ladder.SwapRate < 1):
+		return fmt.Errorf("sampler %q: an adaptive ladder needs a target swap rate in (0, 1), got %g", s.Name, s.Ladder.SwapRate)
+	case s.Every < 0:
+		return fmt.Errorf("sampler %q: every must be ≥ 1, got %d", s.Name, s.Every)
+	}
+	return nil
+}
+
+// level is the step size and temperature of chain c's level l at iteration k.
+func (s Sampler) level(ex *exchanger, c, l, k int) Level {
+	if ex == nil {
+		return Level{LR: s.Schedule.StepSize(k), Temperature: s.Temperature}
+	}
+	return ex.chains[c].ladder.level(l, k, s.Schedule)
+}
+
+// ExchangeReport is what one chain's ladder did: the swap attempts and
+// acceptances per adjacent pair, the round trips of the replica index
+// process, and where the adaptive parts ended.
+type ExchangeReport struct {
+	Scheme   string
+	Window   int
+	Rounds   int   // exchange rounds
+	Attempts []int // per pair (p, p+1)
+	Accepts  []int
+	// Acceptance is each pair's mean swap probability over every round,
+	// tried or not; only adaptive runs compute it (nil otherwise). It is
+	// the A_p that the adaptive ladder and buffer steer toward S.
+	Acceptance []float64
+	// RoundTrips counts passages target → top → target of any replica;
+	// MeanRoundTripTime is in exchange rounds (NaN before any replica made
+	// two).
+	RoundTrips        int
+	MeanRoundTripTime float64
+	// Ladder is the final step size and temperature of each level.
+	Ladder []Level
+	// Buffer is the final correction buffer C of a deterministic test.
+	Buffer    float64
+	HasBuffer bool
+	// Index is the replica index process, sampled every IndexEvery rounds:
+	// Index[i][l] is the replica (numbered by its starting level) at level
+	// l.
+	IndexEvery int
+	Index      [][]int
+}
+
+// SwapRate is pair p's accepted fraction of attempts.
+func (r *ExchangeReport) SwapRate(p int) float64 {
+	if r.Attempts[p] == 0 {
+		return 0
+	}
+	return float64(r.Accepts[p]) / float64(r.Attempts[p])
+}
+
+// maxIndexSamples bounds the index process kept for plotting.
+const maxIndexSamples = 1000
+
+// exchanger runs the exchange rounds of every chain's ladder.
+type exchanger struct {
+	s        Sampler
+	levels   int
+	every    int
+	chains   []*ladderRun
+	adaptive bool // every pair's probability is needed each round
+	res      *Result
+
+	// The second energy estimator of m-reSGLD.
+	eval2              Evaluator
+	batches2           *minibatcher
+	energy2, variance2 []float64
+	grad2              []float64
+	rngs2              []*rand.Rand
+	es                 float64
+}
+
+// ladderRun is one chain's ladder.
+type ladderRun struct {
+	ladder    *ladderState
+	test      ExchangeTest
+	scheme    *schemeState
+	trips     *roundTrips
+	rng       *rand.Rand
+	report    *ExchangeReport
+	probs     []float64
+	attempted []bool
+}
+
+func newExchanger(target Target, s Sampler, o Options, levels, batch int, res *Result) (*exchanger, error) {
+	ex := &exchanger{s: s, levels: levels, every: max(1, s.Every), res: res}
+	ex.adaptive = s.Ladder.Adaptive
+	if d, ok := s.Exchange.(*Deterministic); ok && d.Adaptive {
+		ex.adaptive = true
+	}
+	totalRounds := (o.Burn + o.Iters) / ex.every
+	indexEvery := max(1, (totalRounds+maxIndexSamples-1)/maxIndexSamples)
+	for c := range o.Chains {
+		lr := &ladderRun{
+			ladder:    s.Ladder.start(levels),
+			test:      s.Exchange.Start(levels),
+			scheme:    s.Scheme.start(levels),
+			trips:     newRoundTrips(levels),
+			rng:       rand.New(rand.NewPCG(o.Seed, 1<<40+uint64(c))),
+			probs:     make([]float64, levels-1),
+			attempted: make([]bool, levels-1),
+			report: &ExchangeReport{Scheme: s.Scheme.String(), Window: max(1, s.Scheme.Window),
+				Attempts: make([]int, levels-1), Accepts: make([]int, levels-1), IndexEvery: indexEvery},
+		}
+		if s.Scheme.Kind != DEO {
+			lr.report.Window = 1
+		}
+		ex.chains = append(ex.chains, lr)
+		res.Exchange = append(res.Exchange, lr.report)
+	}
+	if two, b2 := twoEstimators(s.Exchange); two {
+		n := target.NumData()
+		if b2 == 0 || n == 0 || b2 >= n {
+			b2 = batch
+		}
+		if n == 0 {
+			b2 = 0
+		}
+		rows := o.Chains * levels
+		eval2, err := target.Evaluator(rows, b2)
+		if err != nil {
+			return nil, err
+		}
+		ex.eval2, ex.es = eval2, o.EnergyNoise
+		ex.energy2, ex.variance2, ex.grad2 = make([]float64, rows), make([]float64, rows), make([]float64, rows*target.Dim())
+		ex.rngs2 = make([]*rand.Rand, rows)
+		for r := range ex.rngs2 {
+			ex.rngs2[r] = rand.New(rand.NewPCG(o.Seed, 1<<41+uint64(r)))
+		}
+		if b2 > 0 {
+			ex.batches2 = newMinibatcher(n, b2, ex.rngs2)
+		}
+	}
+	return ex, nil
+}
+
+var errNoSecond = errors.New("the second energy estimator failed")
+
+// round is one exchange round after iteration k, for every chain.
+func (ex *exchanger) round(st *state, k int) error {
+	r := k / ex.every
+	if ex.eval2 != nil {
+		var rows []int
+		if ex.batches2 != nil {
+			rows = ex.batches2.next()
+		}
+		if err := ex.eval2.Evaluate(st.theta, rows, ex.energy2, ex.grad2, ex.variance2); err != nil {
+			return fmt.Errorf("%w: %w", errNoSecond, err)
+		}
+		addNoise(ex.energy2, nil, ex.variance2, ex.es, 0, ex.rngs2, 0)
+	}
+	var x Pair
+	x.Round = r
+	for c, run := range ex.chains {
+		for p := range run.attempted {
+			run.attempted[p] = false
+		}
+		for _, p := range run.scheme.attempt(r, run.rng) {
+			run.attempted[p] = true
+		}
+		base := c * ex.levels
+		for p := range ex.levels - 1 {
+			if !run.attempted[p] && !ex.adaptive {
+				continue
+			}
+			a, b := base+p, base+p+1
+			x.Index = p
+			x.Levels = [2]Level{run.ladder.level(p, k, ex.s.Schedule), run.ladder.level(p+1, k, ex.s.Schedule)}
+			x.Energy = [2]float64{st.energy[a], st.energy[b]}
+			x.Variance = [2]float64{st.variance[a], st.variance[b]}
+			if ex.eval2 != nil {
+				x.Energy2 = [2]float64{ex.energy2[a], ex.energy2[b]}
+				x.Variance2 = [2]float64{ex.variance2[a], ex.variance2[b]}
+			}
+			swap, prob := run.test.Decide(&x, run.rng)
+			run.probs[p] = prob
+			if !run.attempted[p] {
+				continue
+			}
+			run.report.Attempts[p]++
+			if swap {
+				run.report.Accepts[p]++
+				st.swapRows(a, b)
+				if ex.eval2 != nil {
+					ex.energy2[a], ex.energy2[b] = ex.energy2[b], ex.energy2[a]
+					ex.variance2[a], ex.variance2[b] = ex.variance2[b], ex.variance2[a]
+				}
+				run.scheme.swapped(p)
+				run.trips.swap(p)
+			}
+		}
+		if ex.adaptive {
+			gamma := 0.0
+			if ex.s.Ladder.Adapt != nil {
+				gamma = ex.s.Ladder.Adapt.StepSize(r)
+			} else if d, ok := ex.s.Exchange.(*Deterministic); ok && d.Adapt != nil {
+				gamma = d.Adapt.StepSize(r)
+			}
+			run.test.Adapt(run.probs, gamma)
+			run.ladder.adapt(run.probs, gamma)
+			if run.report.Acceptance == nil {
+				run.report.Acceptance = make([]float64, len(run.probs))
+			}
+			for p, a := range run.probs {
+				run.report.Acceptance[p] += (a - run.report.Acceptance[p]) / float64(r+1)
+			}
+		}
+		run.trips.observe(r + 1)
+		run.report.Rounds = r + 1
+		if r%run.report.IndexEvery == 0 {
+			run.report.Index = append(run.report.Index, append([]int(nil), run.trips.at...))
+		}
+	}
+	return nil
+}
+
+// report fills in what the reports keep of the final state.
+func (ex *exchanger) report() {
+	k := ex.res.Iterations
+	for _, run := range ex.chains {
+		rep := run.report
+		rep.RoundTrips, rep.MeanRoundTripTime = run.trips.count, run.trips.meanTime()
+		rep.Ladder = make([]Level, ex.levels)
+		for l := range rep.Ladder {
+			rep.Ladder[l] = run.ladder.level(l, k, ex.s.Schedule)
+		}
+		if b, ok := run.test.(bufferer); ok {
+			rep.Buffer, rep.HasBuffer = b.Buffer(), true
+		}
+	}
+}
