@@ -160,3 +160,90 @@ func TestReplicaExchangeAccelerates(t *testing.T) {
 		}
 	}
 }
+
+// TestMultiVarianceSwap runs m-reSGLD (seed 004) on the noisy double well:
+// the swap averages two independent noisy energy estimators with weights
+// (0.3, 0.7) and corrects for (a1²σ1² + a2²σ2²)δ, which is again the
+// penalty method under normal noise, so the target level's mode weight is
+// exact; tolerance as in TestVarianceCorrectionMatters. The combined
+// estimator has variance (0.09 + 0.49)·4 < 4, so it also swaps more often
+// than reSGLD on one estimator.
+func TestMultiVarianceSwap(t *testing.T) {
+	w := doubleWell{h: 4, c: 0.6}
+	o := infer.Options{Chains: 4, Iters: 200000, Burn: 2000, Seed: 5, EnergyNoise: 2}
+	multi := runWell(t, w, "m_resgld", map[string]string{"lr": "0.005", "t_max": "10", "a1": "0.3", "a2": "0.7"}, o)
+	single := runWell(t, w, "resgld", map[string]string{"lr": "0.005", "t_max": "10"}, o)
+	rate := func(r *infer.Result) float64 {
+		a, n := 0, 0
+		for _, e := range r.Exchange {
+			a, n = a+e.Accepts[0], n+e.Attempts[0]
+		}
+		return float64(a) / float64(n)
+	}
+	got, exact := fractionBelow(multi), w.leftWeight()
+	t.Logf("m-reSGLD: left weight %.4f (exact %.4f), swap rate %.4f (reSGLD %.4f)", got, exact, rate(multi), rate(single))
+	if math.Abs(got-exact) > 0.015 {
+		t.Errorf("m-reSGLD left weight %.4f, exact %.4f", got, exact)
+	}
+	if rate(multi) <= rate(single) {
+		t.Errorf("m-reSGLD swapped at %.4f, not more than reSGLD's %.4f", rate(multi), rate(single))
+	}
+}
+
+// TestSwapIntensity checks reLD's swap probability a·η·S (seed 003,
+// Eq. 3.16) where S = 1: with nearly equal temperatures every swap has
+// probability a·η = 0.2 exactly, so over 4 × 20,000 rounds the rate's
+// standard error is 0.0014 and 0.006 is four of them.
+func TestSwapIntensity(t *testing.T) {
+	r := runWell(t, doubleWell{h: 1}, "reld", map[string]string{"lr": "0.01", "intensity": "20", "t_min": "1", "t_max": "1.0000001"},
+		infer.Options{Chains: 4, Iters: 20000, Seed: 1})
+	a, n := 0, 0
+	for _, e := range r.Exchange {
+		a, n = a+e.Accepts[0], n+e.Attempts[0]
+	}
+	if got := float64(a) / float64(n); math.Abs(got-0.2) > 0.006 {
+		t.Errorf("swap rate %.4f over %d attempts, want a·η = 0.2", got, n)
+	}
+}
+
+// TestFastTemperingNoise checks the f-reSGLD step (seed 004): on U = hθ²/2
+// with gradients carrying N(0, s²) noise, SGLD is the AR(1) recursion
+// θ' = (1 - ηh)θ + (2ηT + η²s²)^½ ξ, whose variance exceeds the noiseless
+// chain's T/(h(1 - ηh/2)) by η²s²/(ηh(2 - ηh)); the fast-tempering step
+// injects 2c² = 2ηT - η²s² instead, which restores the noiseless variance
+// exactly. Here ηh = 0.1 and η s² = 1, so plain SGLD is 53% too wide. With
+// 4 chains × 100,000 draws and autocorrelation time 19, the variance's
+// relative standard error is about 1%; the tolerance is 4%. The running
+// estimate of s² (grad_var = auto) must do nearly as well (within 6%: it
+// counts the gradient's own movement, about ηh² Var θ per step, as noise).
+func TestFastTemperingNoise(t *testing.T) {
+	const h, lr, s2, temperature = 1.0, 0.1, 10.0, 1.0
+	want := temperature / (h * (1 - lr*h/2))
+	for _, c := range []struct {
+		name string
+		dyn  infer.Dynamics
+		tol  float64
+	}{
+		{"known s²", &infer.FastLangevin{GradVar: s2}, 0.04},
+		{"estimated s²", &infer.FastLangevin{GradVar: -1}, 0.06},
+	} {
+		s := infer.Sampler{Name: "f", Dynamics: c.dyn, Schedule: infer.Constant(lr), Temperature: temperature}
+		res, err := infer.Run(context.Background(), gaussian{h: []float64{h}}, s, infer.Options{Chains: 4, Iters: 100000, Burn: 1000, Seed: 4, GradNoise: math.Sqrt(s2)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, v := moments(res, 1)
+		t.Logf("%s: variance %.4f, noiseless SGLD's %.4f", c.name, v, want)
+		if math.Abs(v/want-1) > c.tol {
+			t.Errorf("%s: variance %.4f, want %.4f", c.name, v, want)
+		}
+	}
+	plain := infer.Sampler{Name: "sgld", Dynamics: infer.Langevin{}, Schedule: infer.Constant(lr), Temperature: temperature}
+	res, err := infer.Run(context.Background(), gaussian{h: []float64{h}}, plain, infer.Options{Chains: 4, Iters: 100000, Burn: 1000, Seed: 4, GradNoise: math.Sqrt(s2)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, v := moments(res, 1); v/want < 1.3 {
+		t.Errorf("plain SGLD with gradient noise: variance %.4f, expected about 1.53 × %.4f", v, want)
+	}
+}
