@@ -26,6 +26,10 @@ var presets = map[string]preset{
 		map[string]string{}},
 	"sghmc": {"stochastic gradient Hamiltonian Monte Carlo (Chen, Fox & Guestrin 2014)",
 		map[string]string{"dynamics": "hamiltonian", "lr": "1e-5"}},
+	"sgnht": {"stochastic gradient Nosé-Hoover thermostat with background noise c (seed 001, Eq. 19-20; lr is ε = Δt²)",
+		map[string]string{"dynamics": "nose_hoover", "lr": "1e-4"}},
+	"adaptive_langevin": {"adaptive Langevin: a thermostat with friction-noise pair c (Jones & Leimkuhler 2011; seed 001, Eq. 3)",
+		map[string]string{"dynamics": "adaptive_langevin", "lr": "1e-4"}},
 	"reld": {"two-temperature replica exchange Langevin dynamics, swaps at rate a·η·S (seed 003, Eq. 3.15-3.16)",
 		map[string]string{"exchange": "metropolis", "correction": "none", "ladder": "temperature", "scheme": "adj", "replicas": "2"}},
 	"resgld": {"replica exchange SGLD with the variance-corrected swap (seed 000, Eq. 15)",
@@ -64,7 +68,8 @@ func adapting(s map[string]string) bool {
 }
 
 var settings = map[string]setting{
-	"dynamics":            {"langevin", "langevin, hamiltonian, preconditioned or fast_langevin", always},
+	"dynamics":            {"langevin", "langevin, hamiltonian, preconditioned, fast_langevin, nose_hoover or adaptive_langevin", always},
+	"c":                   {"0.1", "background noise c = CΔt of the thermostat (seed 001, Eq. 20)", is("dynamics", "nose_hoover", "adaptive_langevin")},
 	"lr":                  {"1e-4", "step size η (of every level on a temperature ladder)", func(s map[string]string) bool { return !lrLadder(s) }},
 	"b":                   {"1", "offset b of the decaying step size lr·(b + k)^-gamma", func(s map[string]string) bool { return !lrLadder(s) }},
 	"gamma":               {"0", "decay exponent of the step size (0: constant)", func(s map[string]string) bool { return !lrLadder(s) }},
@@ -300,7 +305,9 @@ func (b *builder) build() Sampler {
 }
 
 func (b *builder) dynamics() Dynamics {
-	switch b.oneOf("dynamics", "langevin", "hamiltonian", "preconditioned", "fast_langevin") {
+	switch b.oneOf("dynamics", "langevin", "hamiltonian", "preconditioned", "fast_langevin", "nose_hoover", "adaptive_langevin") {
+	case "nose_hoover", "adaptive_langevin":
+		return &NoseHoover{C: b.nonNegative("c"), AdaptiveLangevin: b.o["dynamics"] == "adaptive_langevin"}
 	case "hamiltonian":
 		f := b.num("friction")
 		if b.err == nil && !(f > 0 && f <= 1) {
