@@ -178,8 +178,30 @@ type DefinePrediction struct {
 
 // Predict evaluates posterior draws: each point holds the model's OutputNames values.
 func (p *Predictor) Predict(points [][]float64) (*Prediction, error) {
+	return p.PredictWeighted(points, nil)
+}
+
+// PredictWeighted is Predict for weighted draws (the cycle weights of
+// cyclical SG-MCMC, seed 002 appendix F): the model average is
+// Σ_s w_s p(y | θ_s) / Σ_s w_s and the means are weighted alike. Weights
+// need not be normalised; nil means equal weights. Draws of weight 0 are
+// skipped.
+func (p *Predictor) PredictWeighted(points [][]float64, weights []float64) (*Prediction, error) {
 	if len(points) == 0 {
 		return nil, fmt.Errorf("no draws to predict with")
+	}
+	if weights != nil && len(weights) != len(points) {
+		return nil, fmt.Errorf("%d weights for %d draws", len(weights), len(points))
+	}
+	total := 0.0
+	for _, w := range weights {
+		if !(w >= 0) || math.IsInf(w, 1) {
+			return nil, fmt.Errorf("weight %v is not finite and non-negative", w)
+		}
+		total += w
+	}
+	if weights != nil && total == 0 {
+		return nil, fmt.Errorf("every draw has weight 0")
 	}
 	type acc struct {
 		maxLL, sumExp []float64   // per row, a running log-sum-exp of the log-likelihood
@@ -201,6 +223,12 @@ func (p *Predictor) Predict(points [][]float64) (*Prediction, error) {
 		if len(draw) != len(p.m.names) {
 			return nil, fmt.Errorf("draw %d has %d values, the model has %d", di+1, len(draw), len(p.m.names))
 		}
+		w := 1.0
+		if weights != nil {
+			if w = weights[di]; w == 0 {
+				continue
+			}
+		}
 		pos := 0
 		for _, in := range p.params {
 			pos += copy(p.prog.Value(in), draw[pos:])
@@ -211,25 +239,28 @@ func (p *Predictor) Predict(points [][]float64) (*Prediction, error) {
 			for r, ll := range p.prog.Value(s.logLik) {
 				// Streaming log-sum-exp: rescale the sum when the maximum grows.
 				if ll > a.maxLL[r] {
-					a.sumExp[r] = a.sumExp[r]*math.Exp(a.maxLL[r]-ll) + 1
+					a.sumExp[r] = a.sumExp[r]*math.Exp(a.maxLL[r]-ll) + w
 					a.maxLL[r] = ll
 				} else if !math.IsInf(ll, -1) {
-					a.sumExp[r] += math.Exp(ll - a.maxLL[r])
+					a.sumExp[r] += w * math.Exp(ll-a.maxLL[r])
 				}
 			}
 			for k, c := range s.classes {
 				for r, ll := range p.prog.Value(c) {
-					a.classSum[k][r] += math.Exp(ll)
+					a.classSum[k][r] += w * math.Exp(ll)
 				}
 			}
 		}
 		for i, d := range p.pred.defines {
 			for j, v := range p.prog.Value(d.node) {
-				sums[i][j] += v
+				sums[i][j] += w * v
 			}
 		}
 	}
 	s := float64(len(points))
+	if weights != nil {
+		s = total
+	}
 	out := &Prediction{Draws: len(points)}
 	for i, ps := range p.pred.samples {
 		a := accs[i]

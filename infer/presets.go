@@ -30,6 +30,14 @@ var presets = map[string]preset{
 		map[string]string{"dynamics": "nose_hoover", "lr": "1e-4"}},
 	"adaptive_langevin": {"adaptive Langevin: a thermostat with friction-noise pair c (Jones & Leimkuhler 2011; seed 001, Eq. 3)",
 		map[string]string{"dynamics": "adaptive_langevin", "lr": "1e-4"}},
+	// Cyclical SG-MCMC (seed 002): the cosine step size of Eq. 1, each cycle
+	// an exploration stage at temperature 0 and a sampling stage (cyclical.go).
+	"cyclical_sgld": {"cyclical SGLD: cosine step-size cycles, SGD exploration then SGLD sampling (seed 002, Eq. 1, Algorithm 1)",
+		map[string]string{"schedule": "cyclical"}},
+	"cyclical_sghmc": {"cyclical SGHMC: cosine step-size cycles, momentum SGD exploration then SGHMC sampling (seed 002, Algorithm 1)",
+		map[string]string{"dynamics": "hamiltonian", "schedule": "cyclical", "lr": "1e-5"}},
+	"snapshot": {"Snapshot ensemble: SGD on the cosine cycles, one draw at each cycle's end (Huang et al. 2017, seed 002's baseline)",
+		map[string]string{"schedule": "cyclical", "temperature": "0", "explore_fraction": "0", "samples_per_cycle": "1", "lr": "1e-3"}},
 	"reld": {"two-temperature replica exchange Langevin dynamics, swaps at rate a·η·S (seed 003, Eq. 3.15-3.16)",
 		map[string]string{"exchange": "metropolis", "correction": "none", "ladder": "temperature", "scheme": "adj", "replicas": "2"}},
 	"resgld": {"replica exchange SGLD with the variance-corrected swap (seed 000, Eq. 15)",
@@ -67,12 +75,20 @@ func adapting(s map[string]string) bool {
 	return exchanging(s) && (strings.HasPrefix(s["ladder"], "adaptive") || s["buffer"] == "auto" && s["exchange"] == "deterministic" || s["correction"] == "running" && s["exchange"] != "deterministic")
 }
 
+func cyclicalSchedule(s map[string]string) bool   { return !lrLadder(s) && s["schedule"] == "cyclical" }
+func polynomialSchedule(s map[string]string) bool { return !lrLadder(s) && s["schedule"] != "cyclical" }
+
 var settings = map[string]setting{
 	"dynamics":            {"langevin", "langevin, hamiltonian, preconditioned, fast_langevin, nose_hoover or adaptive_langevin", always},
 	"c":                   {"0.1", "background noise c = CΔt of the thermostat (seed 001, Eq. 20)", is("dynamics", "nose_hoover", "adaptive_langevin")},
-	"lr":                  {"1e-4", "step size η (of every level on a temperature ladder)", func(s map[string]string) bool { return !lrLadder(s) }},
-	"b":                   {"1", "offset b of the decaying step size lr·(b + k)^-gamma", func(s map[string]string) bool { return !lrLadder(s) }},
-	"gamma":               {"0", "decay exponent of the step size (0: constant)", func(s map[string]string) bool { return !lrLadder(s) }},
+	"lr":                  {"1e-4", "step size η (of every level on a temperature ladder; η0 of a cyclical schedule)", func(s map[string]string) bool { return !lrLadder(s) }},
+	"b":                   {"1", "offset b of the decaying step size lr·(b + k)^-gamma", polynomialSchedule},
+	"gamma":               {"0", "decay exponent of the step size (0: constant)", polynomialSchedule},
+	"schedule":            {"polynomial", "polynomial (lr·(b + k)^-gamma) or cyclical (seed 002, Eq. 1)", func(s map[string]string) bool { return !lrLadder(s) }},
+	"cycles":              {"4", "number of cycles M of the cyclical step size (seed 002, Eq. 1)", cyclicalSchedule},
+	"explore_fraction":    {"0.25", "proportion β of each cycle explored at temperature 0, in [0, 1) (seed 002, Algorithm 1)", cyclicalSchedule},
+	"samples_per_cycle":   {"0", "draws kept per cycle, spread over its sampling stage up to its end (0: every iteration, thinned)", cyclicalSchedule},
+	"schedule_iterations": {"auto", "K of Eq. 1, the iterations the cycles share (auto: the run's burn + iters)", cyclicalSchedule},
 	"temperature":         {"1", "temperature T (on a step-size ladder: of the exploitation level τ^(1))", func(s map[string]string) bool { return !temperatureLadder(s) }},
 	"friction":            {"0.1", "momentum decay α per step, in (0, 1]", is("dynamics", "hamiltonian")},
 	"rho":                 {"0.99", "decay of the squared-gradient average (preconditioned SGD)", is("dynamics", "preconditioned")},
@@ -262,7 +278,10 @@ func (b *builder) build() Sampler {
 	if exchange != "none" {
 		ladder = b.oneOf("ladder", "temperature", "lr", "adaptive_temperature", "adaptive_lr")
 	}
-	if _, ok := b.o["lr"]; ok {
+	if _, ok := b.o["lr"]; ok && b.o["schedule"] == "cyclical" {
+		s.Schedule = b.cyclical()
+	} else if ok {
+		b.oneOf("schedule", "polynomial", "cyclical")
 		lr, gamma := b.positive("lr"), b.nonNegative("gamma")
 		if gamma > 0 {
 			s.Schedule = Polynomial{A: lr, B: b.positive("b"), Gamma: gamma}
@@ -279,6 +298,9 @@ func (b *builder) build() Sampler {
 			b.fail("replicas", "%d replicas need an exchange test (set exchange, or use resgld or deo_sgd)", s.Replicas)
 		}
 		return s
+	}
+	if _, ok := s.Schedule.(Cyclical); ok {
+		b.fail("schedule", "a cyclical schedule moves one replica per chain; it does not combine with exchange=%s", exchange)
 	}
 	if b.err == nil && s.Replicas < 2 {
 		b.fail("replicas", "replica exchange needs at least 2 replicas, got %d", s.Replicas)
@@ -302,6 +324,19 @@ func (b *builder) build() Sampler {
 		b.fail("exchange", "the %s test needs positive temperatures on every level; a step-size ladder with SGD levels (temperature 0) needs exchange=deterministic", exchange)
 	}
 	return s
+}
+
+// cyclical is the schedule of Eq. 1 of seed 002 (cyclical.go); a K left to
+// the run is checked against the cycles by Run.
+func (b *builder) cyclical() Schedule {
+	c := Cyclical{Initial: b.positive("lr"), Cycles: b.integer("cycles", 1), Explore: b.num("explore_fraction"), Samples: b.integer("samples_per_cycle", 0)}
+	if b.o["schedule_iterations"] != "auto" {
+		c.Iterations = b.integer("schedule_iterations", 1)
+	}
+	if err := c.check(b.name); err != nil && b.err == nil {
+		b.err = err
+	}
+	return c
 }
 
 func (b *builder) dynamics() Dynamics {

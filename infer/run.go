@@ -52,6 +52,9 @@ type Draw struct {
 	// step size and temperature it moved with.
 	Level           int
 	LR, Temperature float64
+	// Cycle is the draw's cycle under a Staged schedule (cyclical SG-MCMC),
+	// counted from 0; 0 under other schedules.
+	Cycle int
 	// Values are lp__ then the target's OutputNames.
 	Values []float64
 }
@@ -109,6 +112,9 @@ type Result struct {
 	// Draws[c][i] is chain c's i-th kept draw of the target level, one
 	// value per column.
 	Draws [][][]float64
+	// Cycle[c][i], under a Staged schedule, is the cycle of Draws[c][i]
+	// (counted from 0); nil under other schedules.
+	Cycle [][]int
 	// All[c][l][i], with Options.KeepAll, is chain c's i-th kept draw at
 	// level l (All[c][0] is Draws[c]), and AllLevels[c][l][i] the level it
 	// moved with.
@@ -151,6 +157,10 @@ func Run(ctx context.Context, target Target, s Sampler, o Options) (*Result, err
 	if err := s.validate(); err != nil {
 		return nil, err
 	}
+	cycles, err := s.startStages(o) // cyclical schedules (cyclical.go); nil for others
+	if err != nil {
+		return nil, err
+	}
 	levels := max(1, s.Replicas)
 	n := target.NumData()
 	batch := o.Batch
@@ -163,6 +173,9 @@ func Run(ctx context.Context, target Target, s Sampler, o Options) (*Result, err
 		return nil, err
 	}
 	res := &Result{Columns: append([]string{"lp__"}, target.OutputNames()...), Draws: make([][][]float64, o.Chains), Sampler: s.Name, Replicas: levels}
+	if cycles != nil {
+		res.Cycle = make([][]int, o.Chains)
+	}
 
 	// One random stream per replica: initial point, minibatches and noise.
 	rngs := make([]*rand.Rand, rows)
@@ -218,7 +231,7 @@ func Run(ctx context.Context, target Target, s Sampler, o Options) (*Result, err
 			return res, err
 		}
 		// Record the state the gradient was taken at, then exchange and move.
-		if k >= o.Burn && (k-o.Burn)%o.Thin == 0 {
+		if cycles.keep(k, o) {
 			for r := range rows {
 				c, l := r/levels, r%levels
 				if l > 0 && !o.KeepAll {
@@ -226,10 +239,14 @@ func Run(ctx context.Context, target Target, s Sampler, o Options) (*Result, err
 				}
 				lv := s.level(ex, c, l, k)
 				draw.Chain, draw.Iter, draw.Level, draw.LR, draw.Temperature = c, k-o.Burn, l, lv.LR, lv.Temperature
+				draw.Cycle = cycles.cycle(k)
 				draw.Values[0] = -st.energy[r]
 				target.Constrain(draw.Values[1:], theta[r*d:(r+1)*d])
 				if l == 0 {
 					res.Draws[c] = append(res.Draws[c], slices.Clone(draw.Values))
+					if cycles != nil {
+						res.Cycle[c] = append(res.Cycle[c], draw.Cycle)
+					}
 				}
 				if o.KeepAll {
 					if l == 0 {
@@ -253,6 +270,9 @@ func Run(ctx context.Context, target Target, s Sampler, o Options) (*Result, err
 		}
 		for r := range rows {
 			lv := s.level(ex, r/levels, r%levels, k)
+			if cycles.exploring(k) { // seed 002, Section 3.1: explore at T = 0
+				lv.Temperature = 0
+			}
 			s.Dynamics.Step(r, theta[r*d:(r+1)*d], st.grad[r*d:(r+1)*d], lv.LR, lv.Temperature, rngs[r])
 		}
 		res.Iterations = k + 1

@@ -123,3 +123,21 @@ func BenchmarkSets(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkTile runs the tile kernel of the best set alone on operands that
+// stay in L1 (A packed, B one panel, C one tile): the ceiling that blocking
+// and edge tiles bring the GEMMs down from. kc = 784 as in the first layer.
+func BenchmarkTile(b *testing.B) {
+	const kc = 784
+	b.Run("float32/"+bestF32.name, func(b *testing.B) { benchTile(b, bestF32, kc) })
+	b.Run("float64/"+bestF64.name, func(b *testing.B) { benchTile(b, bestF64, kc) })
+}
+
+func benchTile[T float](b *testing.B, ks *kernelSet[T], kc int) {
+	mr, nr := ks.mr, ks.nr()
+	a, bb, c := make([]T, mr*kc), make([]T, nr*kc), make([]T, mr*nr)
+	for b.Loop() {
+		ks.tile(mr, nr, kc, a, 1, mr, bb, nr, c, nr, 1, 0, 0)
+	}
+	reportGFLOPS(b, mr, nr, kc)
+}

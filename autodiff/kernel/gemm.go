@@ -20,7 +20,7 @@ var (
 // overwritten); when alpha is 0 or k is 0, A and B are not read.
 //
 // Sgemm runs on the calling goroutine and, in steady state, allocates
-// nothing: its packing buffers come from a pool. It panics when a dimension
+// nothing: its packing buffers are kept for reuse. It panics when a dimension
 // is negative, a stride is too small or a slice too short, as gonum's BLAS
 // does.
 func Sgemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
@@ -33,14 +33,19 @@ func Dgemm(transA, transB bool, m, n, k int, alpha float64, a []float64, lda int
 }
 
 // SgemmParallel is Sgemm split over up to workers goroutines, the caller
-// being one of them; workers ≤ 0 means runtime.GOMAXPROCS(0). The output is
+// being one of them; workers ≤ 0 or above runtime.GOMAXPROCS(0) means
+// GOMAXPROCS. The output is
 // cut into runs of whole register tiles, so the result is bit-for-bit that
 // of Sgemm whatever the number of workers. Products too small to gain from
 // it (under about 2^18 multiply-adds per worker) run on the caller alone.
 //
 // The other workers are package-owned helper goroutines, started on first
 // use and kept for the life of the process, so that steady-state calls
-// start no goroutine and allocate nothing.
+// start no goroutine and allocate nothing. After a task a helper polls for
+// the next one for 50 µs (yielding to other goroutines) before it parks,
+// since waking a parked thread can take as long as the product; and the
+// caller runs any part that no helper has claimed yet, so a busy or sleeping
+// core slows a call down to the serial time at worst.
 func SgemmParallel(workers int, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
 	gemm(bestF32, workers, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }

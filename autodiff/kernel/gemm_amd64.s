@@ -41,6 +41,11 @@ TEXT ·gemmF32AVX512_1x1(SB), NOSPLIT, $0-88
 	SHLQ       $0x02, R10
 	PREFETCHT0 (DI)
 	PREFETCHT0 63(DI)
+	MOVQ       last+72(FP), CX
+	MOVQ       $0x00000001, R11
+	SHLQ       CL, R11
+	DECQ       R11
+	KMOVW      R11, K1
 	VPXORD     Z0, Z0, Z0
 	VPXORD     Z1, Z1, Z1
 	VPXORD     Z2, Z2, Z2
@@ -56,35 +61,35 @@ TEXT ·gemmF32AVX512_1x1(SB), NOSPLIT, $0-88
 	JZ         gemmF32AVX512_1x1_tail
 
 gemmF32AVX512_1x1_loopu:
-	VMOVUPS          (R8), Z24
+	VMOVUPS.Z        (R8), K1, Z24
 	ADDQ             R13, R8
 	VFMADD231PS.BCST (AX), Z24, Z0
 	ADDQ             SI, AX
-	VMOVUPS          (R8), Z24
+	VMOVUPS.Z        (R8), K1, Z24
 	ADDQ             R13, R8
 	VFMADD231PS.BCST (AX), Z24, Z1
 	ADDQ             SI, AX
-	VMOVUPS          (R8), Z24
+	VMOVUPS.Z        (R8), K1, Z24
 	ADDQ             R13, R8
 	VFMADD231PS.BCST (AX), Z24, Z2
 	ADDQ             SI, AX
-	VMOVUPS          (R8), Z24
+	VMOVUPS.Z        (R8), K1, Z24
 	ADDQ             R13, R8
 	VFMADD231PS.BCST (AX), Z24, Z3
 	ADDQ             SI, AX
-	VMOVUPS          (R8), Z24
+	VMOVUPS.Z        (R8), K1, Z24
 	ADDQ             R13, R8
 	VFMADD231PS.BCST (AX), Z24, Z4
 	ADDQ             SI, AX
-	VMOVUPS          (R8), Z24
+	VMOVUPS.Z        (R8), K1, Z24
 	ADDQ             R13, R8
 	VFMADD231PS.BCST (AX), Z24, Z5
 	ADDQ             SI, AX
-	VMOVUPS          (R8), Z24
+	VMOVUPS.Z        (R8), K1, Z24
 	ADDQ             R13, R8
 	VFMADD231PS.BCST (AX), Z24, Z6
 	ADDQ             SI, AX
-	VMOVUPS          (R8), Z24
+	VMOVUPS.Z        (R8), K1, Z24
 	ADDQ             R13, R8
 	VFMADD231PS.BCST (AX), Z24, Z7
 	ADDQ             SI, AX
@@ -96,7 +101,7 @@ gemmF32AVX512_1x1_tail:
 	JZ    gemmF32AVX512_1x1_reduce
 
 gemmF32AVX512_1x1_loop:
-	VMOVUPS          (R8), Z24
+	VMOVUPS.Z        (R8), K1, Z24
 	ADDQ             R13, R8
 	VFMADD231PS.BCST (AX), Z24, Z0
 	ADDQ             SI, AX
@@ -114,11 +119,6 @@ gemmF32AVX512_1x1_reduce:
 	MOVQ         c+48(FP), DI
 	MOVQ         ldc+56(FP), R10
 	SHLQ         $0x02, R10
-	MOVQ         last+72(FP), CX
-	MOVQ         $0x00000001, R11
-	SHLQ         CL, R11
-	DECQ         R11
-	KMOVW        R11, K1
 	VBROADCASTSS alpha+64(FP), Z24
 	VBROADCASTSS beta+68(FP), Z25
 	MOVQ         mode+80(FP), R12
@@ -167,6 +167,11 @@ TEXT ·gemmF32AVX512_1x2(SB), NOSPLIT, $0-88
 	PREFETCHT0 (DI)
 	PREFETCHT0 64(DI)
 	PREFETCHT0 127(DI)
+	MOVQ       last+72(FP), CX
+	MOVQ       $0x00000001, R11
+	SHLQ       CL, R11
+	DECQ       R11
+	KMOVW      R11, K1
 	VPXORD     Z0, Z0, Z0
 	VPXORD     Z1, Z1, Z1
 	VPXORD     Z2, Z2, Z2
@@ -183,28 +188,28 @@ TEXT ·gemmF32AVX512_1x2(SB), NOSPLIT, $0-88
 
 gemmF32AVX512_1x2_loopu:
 	VMOVUPS      (R8), Z24
-	VMOVUPS      64(R8), Z25
+	VMOVUPS.Z    64(R8), K1, Z25
 	ADDQ         R13, R8
 	VBROADCASTSS (AX), Z27
 	VFMADD231PS  Z24, Z27, Z0
 	VFMADD231PS  Z25, Z27, Z1
 	ADDQ         SI, AX
 	VMOVUPS      (R8), Z24
-	VMOVUPS      64(R8), Z25
+	VMOVUPS.Z    64(R8), K1, Z25
 	ADDQ         R13, R8
 	VBROADCASTSS (AX), Z28
 	VFMADD231PS  Z24, Z28, Z2
 	VFMADD231PS  Z25, Z28, Z3
 	ADDQ         SI, AX
 	VMOVUPS      (R8), Z24
-	VMOVUPS      64(R8), Z25
+	VMOVUPS.Z    64(R8), K1, Z25
 	ADDQ         R13, R8
 	VBROADCASTSS (AX), Z29
 	VFMADD231PS  Z24, Z29, Z4
 	VFMADD231PS  Z25, Z29, Z5
 	ADDQ         SI, AX
 	VMOVUPS      (R8), Z24
-	VMOVUPS      64(R8), Z25
+	VMOVUPS.Z    64(R8), K1, Z25
 	ADDQ         R13, R8
 	VBROADCASTSS (AX), Z30
 	VFMADD231PS  Z24, Z30, Z6
@@ -219,7 +224,7 @@ gemmF32AVX512_1x2_tail:
 
 gemmF32AVX512_1x2_loop:
 	VMOVUPS      (R8), Z24
-	VMOVUPS      64(R8), Z25
+	VMOVUPS.Z    64(R8), K1, Z25
 	ADDQ         R13, R8
 	VBROADCASTSS (AX), Z31
 	VFMADD231PS  Z24, Z31, Z0
@@ -238,11 +243,6 @@ gemmF32AVX512_1x2_reduce:
 	MOVQ         c+48(FP), DI
 	MOVQ         ldc+56(FP), R10
 	SHLQ         $0x02, R10
-	MOVQ         last+72(FP), CX
-	MOVQ         $0x00000001, R11
-	SHLQ         CL, R11
-	DECQ         R11
-	KMOVW        R11, K1
 	VBROADCASTSS alpha+64(FP), Z24
 	VBROADCASTSS beta+68(FP), Z25
 	MOVQ         mode+80(FP), R12
@@ -301,6 +301,11 @@ TEXT ·gemmF32AVX512_1x3(SB), NOSPLIT, $0-88
 	PREFETCHT0 64(DI)
 	PREFETCHT0 128(DI)
 	PREFETCHT0 191(DI)
+	MOVQ       last+72(FP), CX
+	MOVQ       $0x00000001, R11
+	SHLQ       CL, R11
+	DECQ       R11
+	KMOVW      R11, K1
 	VPXORD     Z0, Z0, Z0
 	VPXORD     Z1, Z1, Z1
 	VPXORD     Z2, Z2, Z2
@@ -322,7 +327,7 @@ TEXT ·gemmF32AVX512_1x3(SB), NOSPLIT, $0-88
 gemmF32AVX512_1x3_loopu:
 	VMOVUPS      (R8), Z24
 	VMOVUPS      64(R8), Z25
-	VMOVUPS      128(R8), Z26
+	VMOVUPS.Z    128(R8), K1, Z26
 	ADDQ         R13, R8
 	VBROADCASTSS (AX), Z27
 	VFMADD231PS  Z24, Z27, Z0
@@ -331,7 +336,7 @@ gemmF32AVX512_1x3_loopu:
 	ADDQ         SI, AX
 	VMOVUPS      (R8), Z24
 	VMOVUPS      64(R8), Z25
-	VMOVUPS      128(R8), Z26
+	VMOVUPS.Z    128(R8), K1, Z26
 	ADDQ         R13, R8
 	VBROADCASTSS (AX), Z28
 	VFMADD231PS  Z24, Z28, Z3
@@ -340,7 +345,7 @@ gemmF32AVX512_1x3_loopu:
 	ADDQ         SI, AX
 	VMOVUPS      (R8), Z24
 	VMOVUPS      64(R8), Z25
-	VMOVUPS      128(R8), Z26
+	VMOVUPS.Z    128(R8), K1, Z26
 	ADDQ         R13, R8
 	VBROADCASTSS (AX), Z29
 	VFMADD231PS  Z24, Z29, Z6
@@ -349,7 +354,7 @@ gemmF32AVX512_1x3_loopu:
 	ADDQ         SI, AX
 	VMOVUPS      (R8), Z24
 	VMOVUPS      64(R8), Z25
-	VMOVUPS      128(R8), Z26
+	VMOVUPS.Z    128(R8), K1, Z26
 	ADDQ         R13, R8
 	VBROADCASTSS (AX), Z30
 	VFMADD231PS  Z24, Z30, Z9
@@ -366,7 +371,7 @@ gemmF32AVX512_1x3_tail:
 gemmF32AVX512_1x3_loop:
 	VMOVUPS      (R8), Z24
 	VMOVUPS      64(R8), Z25
-	VMOVUPS      128(R8), Z26
+	VMOVUPS.Z    128(R8), K1, Z26
 	ADDQ         R13, R8
 	VBROADCASTSS (AX), Z31
 	VFMADD231PS  Z24, Z31, Z0
@@ -389,11 +394,6 @@ gemmF32AVX512_1x3_reduce:
 	MOVQ         c+48(FP), DI
 	MOVQ         ldc+56(FP), R10
 	SHLQ         $0x02, R10
-	MOVQ         last+72(FP), CX
-	MOVQ         $0x00000001, R11
-	SHLQ         CL, R11
-	DECQ         R11
-	KMOVW        R11, K1
 	VBROADCASTSS alpha+64(FP), Z24
 	VBROADCASTSS beta+68(FP), Z25
 	MOVQ         mode+80(FP), R12
@@ -462,6 +462,11 @@ TEXT ·gemmF32AVX512_2x1(SB), NOSPLIT, $0-88
 	ADDQ       R10, DI
 	PREFETCHT0 (DI)
 	PREFETCHT0 63(DI)
+	MOVQ       last+72(FP), CX
+	MOVQ       $0x00000001, R11
+	SHLQ       CL, R11
+	DECQ       R11
+	KMOVW      R11, K1
 	VPXORD     Z0, Z0, Z0
 	VPXORD     Z1, Z1, Z1
 	VPXORD     Z2, Z2, Z2
@@ -477,22 +482,22 @@ TEXT ·gemmF32AVX512_2x1(SB), NOSPLIT, $0-88
 	JZ         gemmF32AVX512_2x1_tail
 
 gemmF32AVX512_2x1_loopu:
-	VMOVUPS          (R8), Z24
+	VMOVUPS.Z        (R8), K1, Z24
 	ADDQ             R13, R8
 	VFMADD231PS.BCST (AX), Z24, Z0
 	VFMADD231PS.BCST (AX)(BX*1), Z24, Z1
 	ADDQ             SI, AX
-	VMOVUPS          (R8), Z24
+	VMOVUPS.Z        (R8), K1, Z24
 	ADDQ             R13, R8
 	VFMADD231PS.BCST (AX), Z24, Z2
 	VFMADD231PS.BCST (AX)(BX*1), Z24, Z3
 	ADDQ             SI, AX
-	VMOVUPS          (R8), Z24
+	VMOVUPS.Z        (R8), K1, Z24
 	ADDQ             R13, R8
 	VFMADD231PS.BCST (AX), Z24, Z4
 	VFMADD231PS.BCST (AX)(BX*1), Z24, Z5
 	ADDQ             SI, AX
-	VMOVUPS          (R8), Z24
+	VMOVUPS.Z        (R8), K1, Z24
 	ADDQ             R13, R8
 	VFMADD231PS.BCST (AX), Z24, Z6
 	VFMADD231PS.BCST (AX)(BX*1), Z24, Z7
@@ -505,7 +510,7 @@ gemmF32AVX512_2x1_tail:
 	JZ    gemmF32AVX512_2x1_reduce
 
 gemmF32AVX512_2x1_loop:
-	VMOVUPS          (R8), Z24
+	VMOVUPS.Z        (R8), K1, Z24
 	ADDQ             R13, R8
 	VFMADD231PS.BCST (AX), Z24, Z0
 	VFMADD231PS.BCST (AX)(BX*1), Z24, Z1
@@ -523,11 +528,6 @@ gemmF32AVX512_2x1_reduce:
 	MOVQ         c+48(FP), DI
 	MOVQ         ldc+56(FP), R10
 	SHLQ         $0x02, R10
-	MOVQ         last+72(FP), CX
-	MOVQ         $0x00000001, R11
-	SHLQ         CL, R11
-	DECQ         R11
-	KMOVW        R11, K1
 	VBROADCASTSS alpha+64(FP), Z24
 	VBROADCASTSS beta+68(FP), Z25
 	MOVQ         mode+80(FP), R12
@@ -592,6 +592,11 @@ TEXT ·gemmF32AVX512_2x2(SB), NOSPLIT, $0-88
 	PREFETCHT0 (DI)
 	PREFETCHT0 64(DI)
 	PREFETCHT0 127(DI)
+	MOVQ       last+72(FP), CX
+	MOVQ       $0x00000001, R11
+	SHLQ       CL, R11
+	DECQ       R11
+	KMOVW      R11, K1
 	VPXORD     Z0, Z0, Z0
 	VPXORD     Z1, Z1, Z1
 	VPXORD     Z2, Z2, Z2
@@ -608,7 +613,7 @@ TEXT ·gemmF32AVX512_2x2(SB), NOSPLIT, $0-88
 
 gemmF32AVX512_2x2_loopu:
 	VMOVUPS      (R8), Z24
-	VMOVUPS      64(R8), Z25
+	VMOVUPS.Z    64(R8), K1, Z25
 	ADDQ         R13, R8
 	VBROADCASTSS (AX), Z27
 	VFMADD231PS  Z24, Z27, Z0
@@ -618,7 +623,7 @@ gemmF32AVX512_2x2_loopu:
 	VFMADD231PS  Z25, Z28, Z3
 	ADDQ         SI, AX
 	VMOVUPS      (R8), Z24
-	VMOVUPS      64(R8), Z25
+	VMOVUPS.Z    64(R8), K1, Z25
 	ADDQ         R13, R8
 	VBROADCASTSS (AX), Z29
 	VFMADD231PS  Z24, Z29, Z4
@@ -636,7 +641,7 @@ gemmF32AVX512_2x2_tail:
 
 gemmF32AVX512_2x2_loop:
 	VMOVUPS      (R8), Z24
-	VMOVUPS      64(R8), Z25
+	VMOVUPS.Z    64(R8), K1, Z25
 	ADDQ         R13, R8
 	VBROADCASTSS (AX), Z31
 	VFMADD231PS  Z24, Z31, Z0
@@ -656,11 +661,6 @@ gemmF32AVX512_2x2_reduce:
 	MOVQ         c+48(FP), DI
 	MOVQ         ldc+56(FP), R10
 	SHLQ         $0x02, R10
-	MOVQ         last+72(FP), CX
-	MOVQ         $0x00000001, R11
-	SHLQ         CL, R11
-	DECQ         R11
-	KMOVW        R11, K1
 	VBROADCASTSS alpha+64(FP), Z24
 	VBROADCASTSS beta+68(FP), Z25
 	MOVQ         mode+80(FP), R12
@@ -745,6 +745,11 @@ TEXT ·gemmF32AVX512_2x3(SB), NOSPLIT, $0-88
 	PREFETCHT0 64(DI)
 	PREFETCHT0 128(DI)
 	PREFETCHT0 191(DI)
+	MOVQ       last+72(FP), CX
+	MOVQ       $0x00000001, R11
+	SHLQ       CL, R11
+	DECQ       R11
+	KMOVW      R11, K1
 	VPXORD     Z0, Z0, Z0
 	VPXORD     Z1, Z1, Z1
 	VPXORD     Z2, Z2, Z2
@@ -766,7 +771,7 @@ TEXT ·gemmF32AVX512_2x3(SB), NOSPLIT, $0-88
 gemmF32AVX512_2x3_loopu:
 	VMOVUPS      (R8), Z24
 	VMOVUPS      64(R8), Z25
-	VMOVUPS      128(R8), Z26
+	VMOVUPS.Z    128(R8), K1, Z26
 	ADDQ         R13, R8
 	VBROADCASTSS (AX), Z27
 	VFMADD231PS  Z24, Z27, Z0
@@ -779,7 +784,7 @@ gemmF32AVX512_2x3_loopu:
 	ADDQ         SI, AX
 	VMOVUPS      (R8), Z24
 	VMOVUPS      64(R8), Z25
-	VMOVUPS      128(R8), Z26
+	VMOVUPS.Z    128(R8), K1, Z26
 	ADDQ         R13, R8
 	VBROADCASTSS (AX), Z29
 	VFMADD231PS  Z24, Z29, Z6
@@ -800,7 +805,7 @@ gemmF32AVX512_2x3_tail:
 gemmF32AVX512_2x3_loop:
 	VMOVUPS      (R8), Z24
 	VMOVUPS      64(R8), Z25
-	VMOVUPS      128(R8), Z26
+	VMOVUPS.Z    128(R8), K1, Z26
 	ADDQ         R13, R8
 	VBROADCASTSS (AX), Z31
 	VFMADD231PS  Z24, Z31, Z0
@@ -824,11 +829,6 @@ gemmF32AVX512_2x3_reduce:
 	MOVQ         c+48(FP), DI
 	MOVQ         ldc+56(FP), R10
 	SHLQ         $0x02, R10
-	MOVQ         last+72(FP), CX
-	MOVQ         $0x00000001, R11
-	SHLQ         CL, R11
-	DECQ         R11
-	KMOVW        R11, K1
 	VBROADCASTSS alpha+64(FP), Z24
 	VBROADCASTSS beta+68(FP), Z25
 	MOVQ         mode+80(FP), R12
@@ -930,6 +930,11 @@ TEXT ·gemmF32AVX512_3x1(SB), NOSPLIT, $0-88
 	ADDQ       R10, DI
 	PREFETCHT0 (DI)
 	PREFETCHT0 63(DI)
+	MOVQ       last+72(FP), CX
+	MOVQ       $0x00000001, R11
+	SHLQ       CL, R11
+	DECQ       R11
+	KMOVW      R11, K1
 	VPXORD     Z0, Z0, Z0
 	VPXORD     Z1, Z1, Z1
 	VPXORD     Z2, Z2, Z2
@@ -949,25 +954,25 @@ TEXT ·gemmF32AVX512_3x1(SB), NOSPLIT, $0-88
 	JZ         gemmF32AVX512_3x1_tail
 
 gemmF32AVX512_3x1_loopu:
-	VMOVUPS          (R8), Z24
+	VMOVUPS.Z        (R8), K1, Z24
 	ADDQ             R13, R8
 	VFMADD231PS.BCST (AX), Z24, Z0
 	VFMADD231PS.BCST (AX)(BX*1), Z24, Z1
 	VFMADD231PS.BCST (AX)(BX*2), Z24, Z2
 	ADDQ             SI, AX
-	VMOVUPS          (R8), Z24
+	VMOVUPS.Z        (R8), K1, Z24
 	ADDQ             R13, R8
 	VFMADD231PS.BCST (AX), Z24, Z3
 	VFMADD231PS.BCST (AX)(BX*1), Z24, Z4
 	VFMADD231PS.BCST (AX)(BX*2), Z24, Z5
 	ADDQ             SI, AX
-	VMOVUPS          (R8), Z24
+	VMOVUPS.Z        (R8), K1, Z24
 	ADDQ             R13, R8
 	VFMADD231PS.BCST (AX), Z24, Z6
 	VFMADD231PS.BCST (AX)(BX*1), Z24, Z7
 	VFMADD231PS.BCST (AX)(BX*2), Z24, Z8
 	ADDQ             SI, AX
-	VMOVUPS          (R8), Z24
+	VMOVUPS.Z        (R8), K1, Z24
 	ADDQ             R13, R8
 	VFMADD231PS.BCST (AX), Z24, Z9
 	VFMADD231PS.BCST (AX)(BX*1), Z24, Z10
@@ -981,7 +986,7 @@ gemmF32AVX512_3x1_tail:
 	JZ    gemmF32AVX512_3x1_reduce
 
 gemmF32AVX512_3x1_loop:
-	VMOVUPS          (R8), Z24
+	VMOVUPS.Z        (R8), K1, Z24
 	ADDQ             R13, R8
 	VFMADD231PS.BCST (AX), Z24, Z0
 	VFMADD231PS.BCST (AX)(BX*1), Z24, Z1
@@ -1003,11 +1008,6 @@ gemmF32AVX512_3x1_reduce:
 	MOVQ         c+48(FP), DI
 	MOVQ         ldc+56(FP), R10
 	SHLQ         $0x02, R10
-	MOVQ         last+72(FP), CX
-	MOVQ         $0x00000001, R11
-	SHLQ         CL, R11
-	DECQ         R11
-	KMOVW        R11, K1
 	VBROADCASTSS alpha+64(FP), Z24
 	VBROADCASTSS beta+68(FP), Z25
 	MOVQ         mode+80(FP), R12
@@ -1088,6 +1088,11 @@ TEXT ·gemmF32AVX512_3x2(SB), NOSPLIT, $0-88
 	PREFETCHT0 (DI)
 	PREFETCHT0 64(DI)
 	PREFETCHT0 127(DI)
+	MOVQ       last+72(FP), CX
+	MOVQ       $0x00000001, R11
+	SHLQ       CL, R11
+	DECQ       R11
+	KMOVW      R11, K1
 	VPXORD     Z0, Z0, Z0
 	VPXORD     Z1, Z1, Z1
 	VPXORD     Z2, Z2, Z2
@@ -1108,7 +1113,7 @@ TEXT ·gemmF32AVX512_3x2(SB), NOSPLIT, $0-88
 
 gemmF32AVX512_3x2_loopu:
 	VMOVUPS      (R8), Z24
-	VMOVUPS      64(R8), Z25
+	VMOVUPS.Z    64(R8), K1, Z25
 	ADDQ         R13, R8
 	VBROADCASTSS (AX), Z27
 	VFMADD231PS  Z24, Z27, Z0
@@ -1121,7 +1126,7 @@ gemmF32AVX512_3x2_loopu:
 	VFMADD231PS  Z25, Z29, Z5
 	ADDQ         SI, AX
 	VMOVUPS      (R8), Z24
-	VMOVUPS      64(R8), Z25
+	VMOVUPS.Z    64(R8), K1, Z25
 	ADDQ         R13, R8
 	VBROADCASTSS (AX), Z30
 	VFMADD231PS  Z24, Z30, Z6
@@ -1142,7 +1147,7 @@ gemmF32AVX512_3x2_tail:
 
 gemmF32AVX512_3x2_loop:
 	VMOVUPS      (R8), Z24
-	VMOVUPS      64(R8), Z25
+	VMOVUPS.Z    64(R8), K1, Z25
 	ADDQ         R13, R8
 	VBROADCASTSS (AX), Z28
 	VFMADD231PS  Z24, Z28, Z0
@@ -1167,11 +1172,6 @@ gemmF32AVX512_3x2_reduce:
 	MOVQ         c+48(FP), DI
 	MOVQ         ldc+56(FP), R10
 	SHLQ         $0x02, R10
-	MOVQ         last+72(FP), CX
-	MOVQ         $0x00000001, R11
-	SHLQ         CL, R11
-	DECQ         R11
-	KMOVW        R11, K1
 	VBROADCASTSS alpha+64(FP), Z24
 	VBROADCASTSS beta+68(FP), Z25
 	MOVQ         mode+80(FP), R12
@@ -1282,6 +1282,11 @@ TEXT ·gemmF32AVX512_3x3(SB), NOSPLIT, $0-88
 	PREFETCHT0 64(DI)
 	PREFETCHT0 128(DI)
 	PREFETCHT0 191(DI)
+	MOVQ       last+72(FP), CX
+	MOVQ       $0x00000001, R11
+	SHLQ       CL, R11
+	DECQ       R11
+	KMOVW      R11, K1
 	VPXORD     Z0, Z0, Z0
 	VPXORD     Z1, Z1, Z1
 	VPXORD     Z2, Z2, Z2
@@ -1297,7 +1302,7 @@ TEXT ·gemmF32AVX512_3x3(SB), NOSPLIT, $0-88
 gemmF32AVX512_3x3_loop:
 	VMOVUPS      (R8), Z24
 	VMOVUPS      64(R8), Z25
-	VMOVUPS      128(R8), Z26
+	VMOVUPS.Z    128(R8), K1, Z26
 	ADDQ         R13, R8
 	VBROADCASTSS (AX), Z27
 	VFMADD231PS  Z24, Z27, Z0
@@ -1319,11 +1324,6 @@ gemmF32AVX512_3x3_reduce:
 	MOVQ         c+48(FP), DI
 	MOVQ         ldc+56(FP), R10
 	SHLQ         $0x02, R10
-	MOVQ         last+72(FP), CX
-	MOVQ         $0x00000001, R11
-	SHLQ         CL, R11
-	DECQ         R11
-	KMOVW        R11, K1
 	VBROADCASTSS alpha+64(FP), Z24
 	VBROADCASTSS beta+68(FP), Z25
 	MOVQ         mode+80(FP), R12
@@ -1458,6 +1458,11 @@ TEXT ·gemmF32AVX512_4x1(SB), NOSPLIT, $0-88
 	ADDQ       R10, DI
 	PREFETCHT0 (DI)
 	PREFETCHT0 63(DI)
+	MOVQ       last+72(FP), CX
+	MOVQ       $0x00000001, R11
+	SHLQ       CL, R11
+	DECQ       R11
+	KMOVW      R11, K1
 	LEAQ       (BX)(BX*2), CX
 	VPXORD     Z0, Z0, Z0
 	VPXORD     Z1, Z1, Z1
@@ -1474,14 +1479,14 @@ TEXT ·gemmF32AVX512_4x1(SB), NOSPLIT, $0-88
 	JZ         gemmF32AVX512_4x1_tail
 
 gemmF32AVX512_4x1_loopu:
-	VMOVUPS          (R8), Z24
+	VMOVUPS.Z        (R8), K1, Z24
 	ADDQ             R13, R8
 	VFMADD231PS.BCST (AX), Z24, Z0
 	VFMADD231PS.BCST (AX)(BX*1), Z24, Z1
 	VFMADD231PS.BCST (AX)(BX*2), Z24, Z2
 	VFMADD231PS.BCST (AX)(CX*1), Z24, Z3
 	ADDQ             SI, AX
-	VMOVUPS          (R8), Z24
+	VMOVUPS.Z        (R8), K1, Z24
 	ADDQ             R13, R8
 	VFMADD231PS.BCST (AX), Z24, Z4
 	VFMADD231PS.BCST (AX)(BX*1), Z24, Z5
@@ -1496,7 +1501,7 @@ gemmF32AVX512_4x1_tail:
 	JZ    gemmF32AVX512_4x1_reduce
 
 gemmF32AVX512_4x1_loop:
-	VMOVUPS          (R8), Z24
+	VMOVUPS.Z        (R8), K1, Z24
 	ADDQ             R13, R8
 	VFMADD231PS.BCST (AX), Z24, Z0
 	VFMADD231PS.BCST (AX)(BX*1), Z24, Z1
@@ -1514,11 +1519,6 @@ gemmF32AVX512_4x1_reduce:
 	MOVQ         c+48(FP), DI
 	MOVQ         ldc+56(FP), R10
 	SHLQ         $0x02, R10
-	MOVQ         last+72(FP), CX
-	MOVQ         $0x00000001, R11
-	SHLQ         CL, R11
-	DECQ         R11
-	KMOVW        R11, K1
 	VBROADCASTSS alpha+64(FP), Z24
 	VBROADCASTSS beta+68(FP), Z25
 	MOVQ         mode+80(FP), R12
@@ -1615,6 +1615,11 @@ TEXT ·gemmF32AVX512_4x2(SB), NOSPLIT, $0-88
 	PREFETCHT0 (DI)
 	PREFETCHT0 64(DI)
 	PREFETCHT0 127(DI)
+	MOVQ       last+72(FP), CX
+	MOVQ       $0x00000001, R11
+	SHLQ       CL, R11
+	DECQ       R11
+	KMOVW      R11, K1
 	LEAQ       (BX)(BX*2), CX
 	VPXORD     Z0, Z0, Z0
 	VPXORD     Z1, Z1, Z1
@@ -1629,7 +1634,7 @@ TEXT ·gemmF32AVX512_4x2(SB), NOSPLIT, $0-88
 
 gemmF32AVX512_4x2_loop:
 	VMOVUPS      (R8), Z24
-	VMOVUPS      64(R8), Z25
+	VMOVUPS.Z    64(R8), K1, Z25
 	ADDQ         R13, R8
 	VBROADCASTSS (AX), Z27
 	VFMADD231PS  Z24, Z27, Z0
@@ -1651,11 +1656,6 @@ gemmF32AVX512_4x2_reduce:
 	MOVQ         c+48(FP), DI
 	MOVQ         ldc+56(FP), R10
 	SHLQ         $0x02, R10
-	MOVQ         last+72(FP), CX
-	MOVQ         $0x00000001, R11
-	SHLQ         CL, R11
-	DECQ         R11
-	KMOVW        R11, K1
 	VBROADCASTSS alpha+64(FP), Z24
 	VBROADCASTSS beta+68(FP), Z25
 	MOVQ         mode+80(FP), R12
@@ -1792,6 +1792,11 @@ TEXT ·gemmF32AVX512_4x3(SB), NOSPLIT, $0-88
 	PREFETCHT0 64(DI)
 	PREFETCHT0 128(DI)
 	PREFETCHT0 191(DI)
+	MOVQ       last+72(FP), CX
+	MOVQ       $0x00000001, R11
+	SHLQ       CL, R11
+	DECQ       R11
+	KMOVW      R11, K1
 	LEAQ       (BX)(BX*2), CX
 	VPXORD     Z0, Z0, Z0
 	VPXORD     Z1, Z1, Z1
@@ -1811,7 +1816,7 @@ TEXT ·gemmF32AVX512_4x3(SB), NOSPLIT, $0-88
 gemmF32AVX512_4x3_loop:
 	VMOVUPS      (R8), Z24
 	VMOVUPS      64(R8), Z25
-	VMOVUPS      128(R8), Z26
+	VMOVUPS.Z    128(R8), K1, Z26
 	ADDQ         R13, R8
 	VBROADCASTSS (AX), Z27
 	VFMADD231PS  Z24, Z27, Z0
@@ -1837,11 +1842,6 @@ gemmF32AVX512_4x3_reduce:
 	MOVQ         c+48(FP), DI
 	MOVQ         ldc+56(FP), R10
 	SHLQ         $0x02, R10
-	MOVQ         last+72(FP), CX
-	MOVQ         $0x00000001, R11
-	SHLQ         CL, R11
-	DECQ         R11
-	KMOVW        R11, K1
 	VBROADCASTSS alpha+64(FP), Z24
 	VBROADCASTSS beta+68(FP), Z25
 	MOVQ         mode+80(FP), R12
@@ -2009,6 +2009,11 @@ TEXT ·gemmF32AVX512_5x1(SB), NOSPLIT, $0-88
 	ADDQ       R10, DI
 	PREFETCHT0 (DI)
 	PREFETCHT0 63(DI)
+	MOVQ       last+72(FP), CX
+	MOVQ       $0x00000001, R11
+	SHLQ       CL, R11
+	DECQ       R11
+	KMOVW      R11, K1
 	LEAQ       (BX)(BX*2), CX
 	LEAQ       (AX)(BX*4), DX
 	VPXORD     Z0, Z0, Z0
@@ -2028,7 +2033,7 @@ TEXT ·gemmF32AVX512_5x1(SB), NOSPLIT, $0-88
 	JZ         gemmF32AVX512_5x1_tail
 
 gemmF32AVX512_5x1_loopu:
-	VMOVUPS          (R8), Z24
+	VMOVUPS.Z        (R8), K1, Z24
 	ADDQ             R13, R8
 	VFMADD231PS.BCST (AX), Z24, Z0
 	VFMADD231PS.BCST (AX)(BX*1), Z24, Z1
@@ -2037,7 +2042,7 @@ gemmF32AVX512_5x1_loopu:
 	VFMADD231PS.BCST (DX), Z24, Z4
 	ADDQ             SI, AX
 	ADDQ             SI, DX
-	VMOVUPS          (R8), Z24
+	VMOVUPS.Z        (R8), K1, Z24
 	ADDQ             R13, R8
 	VFMADD231PS.BCST (AX), Z24, Z5
 	VFMADD231PS.BCST (AX)(BX*1), Z24, Z6
@@ -2054,7 +2059,7 @@ gemmF32AVX512_5x1_tail:
 	JZ    gemmF32AVX512_5x1_reduce
 
 gemmF32AVX512_5x1_loop:
-	VMOVUPS          (R8), Z24
+	VMOVUPS.Z        (R8), K1, Z24
 	ADDQ             R13, R8
 	VFMADD231PS.BCST (AX), Z24, Z0
 	VFMADD231PS.BCST (AX)(BX*1), Z24, Z1
@@ -2075,11 +2080,6 @@ gemmF32AVX512_5x1_reduce:
 	MOVQ         c+48(FP), DI
 	MOVQ         ldc+56(FP), R10
 	SHLQ         $0x02, R10
-	MOVQ         last+72(FP), CX
-	MOVQ         $0x00000001, R11
-	SHLQ         CL, R11
-	DECQ         R11
-	KMOVW        R11, K1
 	VBROADCASTSS alpha+64(FP), Z24
 	VBROADCASTSS beta+68(FP), Z25
 	MOVQ         mode+80(FP), R12
@@ -2192,6 +2192,11 @@ TEXT ·gemmF32AVX512_5x2(SB), NOSPLIT, $0-88
 	PREFETCHT0 (DI)
 	PREFETCHT0 64(DI)
 	PREFETCHT0 127(DI)
+	MOVQ       last+72(FP), CX
+	MOVQ       $0x00000001, R11
+	SHLQ       CL, R11
+	DECQ       R11
+	KMOVW      R11, K1
 	LEAQ       (BX)(BX*2), CX
 	LEAQ       (AX)(BX*4), DX
 	VPXORD     Z0, Z0, Z0
@@ -2209,7 +2214,7 @@ TEXT ·gemmF32AVX512_5x2(SB), NOSPLIT, $0-88
 
 gemmF32AVX512_5x2_loop:
 	VMOVUPS      (R8), Z24
-	VMOVUPS      64(R8), Z25
+	VMOVUPS.Z    64(R8), K1, Z25
 	ADDQ         R13, R8
 	VBROADCASTSS (AX), Z27
 	VFMADD231PS  Z24, Z27, Z0
@@ -2235,11 +2240,6 @@ gemmF32AVX512_5x2_reduce:
 	MOVQ         c+48(FP), DI
 	MOVQ         ldc+56(FP), R10
 	SHLQ         $0x02, R10
-	MOVQ         last+72(FP), CX
-	MOVQ         $0x00000001, R11
-	SHLQ         CL, R11
-	DECQ         R11
-	KMOVW        R11, K1
 	VBROADCASTSS alpha+64(FP), Z24
 	VBROADCASTSS beta+68(FP), Z25
 	MOVQ         mode+80(FP), R12
@@ -2402,6 +2402,11 @@ TEXT ·gemmF32AVX512_5x3(SB), NOSPLIT, $0-88
 	PREFETCHT0 64(DI)
 	PREFETCHT0 128(DI)
 	PREFETCHT0 191(DI)
+	MOVQ       last+72(FP), CX
+	MOVQ       $0x00000001, R11
+	SHLQ       CL, R11
+	DECQ       R11
+	KMOVW      R11, K1
 	LEAQ       (BX)(BX*2), CX
 	LEAQ       (AX)(BX*4), DX
 	VPXORD     Z0, Z0, Z0
@@ -2425,7 +2430,7 @@ TEXT ·gemmF32AVX512_5x3(SB), NOSPLIT, $0-88
 gemmF32AVX512_5x3_loop:
 	VMOVUPS      (R8), Z24
 	VMOVUPS      64(R8), Z25
-	VMOVUPS      128(R8), Z26
+	VMOVUPS.Z    128(R8), K1, Z26
 	ADDQ         R13, R8
 	VBROADCASTSS (AX), Z27
 	VFMADD231PS  Z24, Z27, Z0
@@ -2456,11 +2461,6 @@ gemmF32AVX512_5x3_reduce:
 	MOVQ         c+48(FP), DI
 	MOVQ         ldc+56(FP), R10
 	SHLQ         $0x02, R10
-	MOVQ         last+72(FP), CX
-	MOVQ         $0x00000001, R11
-	SHLQ         CL, R11
-	DECQ         R11
-	KMOVW        R11, K1
 	VBROADCASTSS alpha+64(FP), Z24
 	VBROADCASTSS beta+68(FP), Z25
 	MOVQ         mode+80(FP), R12
@@ -2661,6 +2661,11 @@ TEXT ·gemmF32AVX512_6x1(SB), NOSPLIT, $0-88
 	ADDQ       R10, DI
 	PREFETCHT0 (DI)
 	PREFETCHT0 63(DI)
+	MOVQ       last+72(FP), CX
+	MOVQ       $0x00000001, R11
+	SHLQ       CL, R11
+	DECQ       R11
+	KMOVW      R11, K1
 	LEAQ       (BX)(BX*2), CX
 	LEAQ       (AX)(BX*4), DX
 	VPXORD     Z0, Z0, Z0
@@ -2682,7 +2687,7 @@ TEXT ·gemmF32AVX512_6x1(SB), NOSPLIT, $0-88
 	JZ         gemmF32AVX512_6x1_tail
 
 gemmF32AVX512_6x1_loopu:
-	VMOVUPS          (R8), Z24
+	VMOVUPS.Z        (R8), K1, Z24
 	ADDQ             R13, R8
 	VFMADD231PS.BCST (AX), Z24, Z0
 	VFMADD231PS.BCST (AX)(BX*1), Z24, Z1
@@ -2692,7 +2697,7 @@ gemmF32AVX512_6x1_loopu:
 	VFMADD231PS.BCST (DX)(BX*1), Z24, Z5
 	ADDQ             SI, AX
 	ADDQ             SI, DX
-	VMOVUPS          (R8), Z24
+	VMOVUPS.Z        (R8), K1, Z24
 	ADDQ             R13, R8
 	VFMADD231PS.BCST (AX), Z24, Z6
 	VFMADD231PS.BCST (AX)(BX*1), Z24, Z7
@@ -2710,7 +2715,7 @@ gemmF32AVX512_6x1_tail:
 	JZ    gemmF32AVX512_6x1_reduce
 
 gemmF32AVX512_6x1_loop:
-	VMOVUPS          (R8), Z24
+	VMOVUPS.Z        (R8), K1, Z24
 	ADDQ             R13, R8
 	VFMADD231PS.BCST (AX), Z24, Z0
 	VFMADD231PS.BCST (AX)(BX*1), Z24, Z1
@@ -2733,11 +2738,6 @@ gemmF32AVX512_6x1_reduce:
 	MOVQ         c+48(FP), DI
 	MOVQ         ldc+56(FP), R10
 	SHLQ         $0x02, R10
-	MOVQ         last+72(FP), CX
-	MOVQ         $0x00000001, R11
-	SHLQ         CL, R11
-	DECQ         R11
-	KMOVW        R11, K1
 	VBROADCASTSS alpha+64(FP), Z24
 	VBROADCASTSS beta+68(FP), Z25
 	MOVQ         mode+80(FP), R12
@@ -2866,6 +2866,11 @@ TEXT ·gemmF32AVX512_6x2(SB), NOSPLIT, $0-88
 	PREFETCHT0 (DI)
 	PREFETCHT0 64(DI)
 	PREFETCHT0 127(DI)
+	MOVQ       last+72(FP), CX
+	MOVQ       $0x00000001, R11
+	SHLQ       CL, R11
+	DECQ       R11
+	KMOVW      R11, K1
 	LEAQ       (BX)(BX*2), CX
 	LEAQ       (AX)(BX*4), DX
 	VPXORD     Z0, Z0, Z0
@@ -2885,7 +2890,7 @@ TEXT ·gemmF32AVX512_6x2(SB), NOSPLIT, $0-88
 
 gemmF32AVX512_6x2_loop:
 	VMOVUPS      (R8), Z24
-	VMOVUPS      64(R8), Z25
+	VMOVUPS.Z    64(R8), K1, Z25
 	ADDQ         R13, R8
 	VBROADCASTSS (AX), Z27
 	VFMADD231PS  Z24, Z27, Z0
@@ -2914,11 +2919,6 @@ gemmF32AVX512_6x2_reduce:
 	MOVQ         c+48(FP), DI
 	MOVQ         ldc+56(FP), R10
 	SHLQ         $0x02, R10
-	MOVQ         last+72(FP), CX
-	MOVQ         $0x00000001, R11
-	SHLQ         CL, R11
-	DECQ         R11
-	KMOVW        R11, K1
 	VBROADCASTSS alpha+64(FP), Z24
 	VBROADCASTSS beta+68(FP), Z25
 	MOVQ         mode+80(FP), R12
@@ -3107,6 +3107,11 @@ TEXT ·gemmF32AVX512_6x3(SB), NOSPLIT, $0-88
 	PREFETCHT0 64(DI)
 	PREFETCHT0 128(DI)
 	PREFETCHT0 191(DI)
+	MOVQ       last+72(FP), CX
+	MOVQ       $0x00000001, R11
+	SHLQ       CL, R11
+	DECQ       R11
+	KMOVW      R11, K1
 	LEAQ       (BX)(BX*2), CX
 	LEAQ       (AX)(BX*4), DX
 	VPXORD     Z0, Z0, Z0
@@ -3133,7 +3138,7 @@ TEXT ·gemmF32AVX512_6x3(SB), NOSPLIT, $0-88
 gemmF32AVX512_6x3_loop:
 	VMOVUPS      (R8), Z24
 	VMOVUPS      64(R8), Z25
-	VMOVUPS      128(R8), Z26
+	VMOVUPS.Z    128(R8), K1, Z26
 	ADDQ         R13, R8
 	VBROADCASTSS (AX), Z27
 	VFMADD231PS  Z24, Z27, Z0
@@ -3168,11 +3173,6 @@ gemmF32AVX512_6x3_reduce:
 	MOVQ         c+48(FP), DI
 	MOVQ         ldc+56(FP), R10
 	SHLQ         $0x02, R10
-	MOVQ         last+72(FP), CX
-	MOVQ         $0x00000001, R11
-	SHLQ         CL, R11
-	DECQ         R11
-	KMOVW        R11, K1
 	VBROADCASTSS alpha+64(FP), Z24
 	VBROADCASTSS beta+68(FP), Z25
 	MOVQ         mode+80(FP), R12
@@ -3406,6 +3406,11 @@ TEXT ·gemmF32AVX512_7x1(SB), NOSPLIT, $0-88
 	ADDQ       R10, DI
 	PREFETCHT0 (DI)
 	PREFETCHT0 63(DI)
+	MOVQ       last+72(FP), CX
+	MOVQ       $0x00000001, R11
+	SHLQ       CL, R11
+	DECQ       R11
+	KMOVW      R11, K1
 	LEAQ       (BX)(BX*2), CX
 	LEAQ       (AX)(BX*4), DX
 	VPXORD     Z0, Z0, Z0
@@ -3429,7 +3434,7 @@ TEXT ·gemmF32AVX512_7x1(SB), NOSPLIT, $0-88
 	JZ         gemmF32AVX512_7x1_tail
 
 gemmF32AVX512_7x1_loopu:
-	VMOVUPS          (R8), Z24
+	VMOVUPS.Z        (R8), K1, Z24
 	ADDQ             R13, R8
 	VFMADD231PS.BCST (AX), Z24, Z0
 	VFMADD231PS.BCST (AX)(BX*1), Z24, Z1
@@ -3440,7 +3445,7 @@ gemmF32AVX512_7x1_loopu:
 	VFMADD231PS.BCST (DX)(BX*2), Z24, Z6
 	ADDQ             SI, AX
 	ADDQ             SI, DX
-	VMOVUPS          (R8), Z24
+	VMOVUPS.Z        (R8), K1, Z24
 	ADDQ             R13, R8
 	VFMADD231PS.BCST (AX), Z24, Z7
 	VFMADD231PS.BCST (AX)(BX*1), Z24, Z8
@@ -3459,7 +3464,7 @@ gemmF32AVX512_7x1_tail:
 	JZ    gemmF32AVX512_7x1_reduce
 
 gemmF32AVX512_7x1_loop:
-	VMOVUPS          (R8), Z24
+	VMOVUPS.Z        (R8), K1, Z24
 	ADDQ             R13, R8
 	VFMADD231PS.BCST (AX), Z24, Z0
 	VFMADD231PS.BCST (AX)(BX*1), Z24, Z1
@@ -3484,11 +3489,6 @@ gemmF32AVX512_7x1_reduce:
 	MOVQ         c+48(FP), DI
 	MOVQ         ldc+56(FP), R10
 	SHLQ         $0x02, R10
-	MOVQ         last+72(FP), CX
-	MOVQ         $0x00000001, R11
-	SHLQ         CL, R11
-	DECQ         R11
-	KMOVW        R11, K1
 	VBROADCASTSS alpha+64(FP), Z24
 	VBROADCASTSS beta+68(FP), Z25
 	MOVQ         mode+80(FP), R12
@@ -3633,6 +3633,11 @@ TEXT ·gemmF32AVX512_7x2(SB), NOSPLIT, $0-88
 	PREFETCHT0 (DI)
 	PREFETCHT0 64(DI)
 	PREFETCHT0 127(DI)
+	MOVQ       last+72(FP), CX
+	MOVQ       $0x00000001, R11
+	SHLQ       CL, R11
+	DECQ       R11
+	KMOVW      R11, K1
 	LEAQ       (BX)(BX*2), CX
 	LEAQ       (AX)(BX*4), DX
 	VPXORD     Z0, Z0, Z0
@@ -3654,7 +3659,7 @@ TEXT ·gemmF32AVX512_7x2(SB), NOSPLIT, $0-88
 
 gemmF32AVX512_7x2_loop:
 	VMOVUPS      (R8), Z24
-	VMOVUPS      64(R8), Z25
+	VMOVUPS.Z    64(R8), K1, Z25
 	ADDQ         R13, R8
 	VBROADCASTSS (AX), Z27
 	VFMADD231PS  Z24, Z27, Z0
@@ -3686,11 +3691,6 @@ gemmF32AVX512_7x2_reduce:
 	MOVQ         c+48(FP), DI
 	MOVQ         ldc+56(FP), R10
 	SHLQ         $0x02, R10
-	MOVQ         last+72(FP), CX
-	MOVQ         $0x00000001, R11
-	SHLQ         CL, R11
-	DECQ         R11
-	KMOVW        R11, K1
 	VBROADCASTSS alpha+64(FP), Z24
 	VBROADCASTSS beta+68(FP), Z25
 	MOVQ         mode+80(FP), R12
@@ -3905,6 +3905,11 @@ TEXT ·gemmF32AVX512_7x3(SB), NOSPLIT, $0-88
 	PREFETCHT0 64(DI)
 	PREFETCHT0 128(DI)
 	PREFETCHT0 191(DI)
+	MOVQ       last+72(FP), CX
+	MOVQ       $0x00000001, R11
+	SHLQ       CL, R11
+	DECQ       R11
+	KMOVW      R11, K1
 	LEAQ       (BX)(BX*2), CX
 	LEAQ       (AX)(BX*4), DX
 	VPXORD     Z0, Z0, Z0
@@ -3934,7 +3939,7 @@ TEXT ·gemmF32AVX512_7x3(SB), NOSPLIT, $0-88
 gemmF32AVX512_7x3_loop:
 	VMOVUPS      (R8), Z24
 	VMOVUPS      64(R8), Z25
-	VMOVUPS      128(R8), Z26
+	VMOVUPS.Z    128(R8), K1, Z26
 	ADDQ         R13, R8
 	VBROADCASTSS (AX), Z27
 	VFMADD231PS  Z24, Z27, Z0
@@ -3973,11 +3978,6 @@ gemmF32AVX512_7x3_reduce:
 	MOVQ         c+48(FP), DI
 	MOVQ         ldc+56(FP), R10
 	SHLQ         $0x02, R10
-	MOVQ         last+72(FP), CX
-	MOVQ         $0x00000001, R11
-	SHLQ         CL, R11
-	DECQ         R11
-	KMOVW        R11, K1
 	VBROADCASTSS alpha+64(FP), Z24
 	VBROADCASTSS beta+68(FP), Z25
 	MOVQ         mode+80(FP), R12
@@ -4244,6 +4244,11 @@ TEXT ·gemmF32AVX512_8x1(SB), NOSPLIT, $0-88
 	ADDQ       R10, DI
 	PREFETCHT0 (DI)
 	PREFETCHT0 63(DI)
+	MOVQ       last+72(FP), CX
+	MOVQ       $0x00000001, R11
+	SHLQ       CL, R11
+	DECQ       R11
+	KMOVW      R11, K1
 	LEAQ       (BX)(BX*2), CX
 	LEAQ       (AX)(BX*4), DX
 	VPXORD     Z0, Z0, Z0
@@ -4258,7 +4263,7 @@ TEXT ·gemmF32AVX512_8x1(SB), NOSPLIT, $0-88
 	JZ         gemmF32AVX512_8x1_reduce
 
 gemmF32AVX512_8x1_loop:
-	VMOVUPS          (R8), Z24
+	VMOVUPS.Z        (R8), K1, Z24
 	ADDQ             R13, R8
 	VFMADD231PS.BCST (AX), Z24, Z0
 	VFMADD231PS.BCST (AX)(BX*1), Z24, Z1
@@ -4277,11 +4282,6 @@ gemmF32AVX512_8x1_reduce:
 	MOVQ         c+48(FP), DI
 	MOVQ         ldc+56(FP), R10
 	SHLQ         $0x02, R10
-	MOVQ         last+72(FP), CX
-	MOVQ         $0x00000001, R11
-	SHLQ         CL, R11
-	DECQ         R11
-	KMOVW        R11, K1
 	VBROADCASTSS alpha+64(FP), Z24
 	VBROADCASTSS beta+68(FP), Z25
 	MOVQ         mode+80(FP), R12
@@ -4442,6 +4442,11 @@ TEXT ·gemmF32AVX512_8x2(SB), NOSPLIT, $0-88
 	PREFETCHT0 (DI)
 	PREFETCHT0 64(DI)
 	PREFETCHT0 127(DI)
+	MOVQ       last+72(FP), CX
+	MOVQ       $0x00000001, R11
+	SHLQ       CL, R11
+	DECQ       R11
+	KMOVW      R11, K1
 	LEAQ       (BX)(BX*2), CX
 	LEAQ       (AX)(BX*4), DX
 	VPXORD     Z0, Z0, Z0
@@ -4465,7 +4470,7 @@ TEXT ·gemmF32AVX512_8x2(SB), NOSPLIT, $0-88
 
 gemmF32AVX512_8x2_loop:
 	VMOVUPS      (R8), Z24
-	VMOVUPS      64(R8), Z25
+	VMOVUPS.Z    64(R8), K1, Z25
 	ADDQ         R13, R8
 	VBROADCASTSS (AX), Z27
 	VFMADD231PS  Z24, Z27, Z0
@@ -4500,11 +4505,6 @@ gemmF32AVX512_8x2_reduce:
 	MOVQ         c+48(FP), DI
 	MOVQ         ldc+56(FP), R10
 	SHLQ         $0x02, R10
-	MOVQ         last+72(FP), CX
-	MOVQ         $0x00000001, R11
-	SHLQ         CL, R11
-	DECQ         R11
-	KMOVW        R11, K1
 	VBROADCASTSS alpha+64(FP), Z24
 	VBROADCASTSS beta+68(FP), Z25
 	MOVQ         mode+80(FP), R12
@@ -4745,6 +4745,11 @@ TEXT ·gemmF32AVX512_8x3(SB), NOSPLIT, $0-88
 	PREFETCHT0 64(DI)
 	PREFETCHT0 128(DI)
 	PREFETCHT0 191(DI)
+	MOVQ       last+72(FP), CX
+	MOVQ       $0x00000001, R11
+	SHLQ       CL, R11
+	DECQ       R11
+	KMOVW      R11, K1
 	LEAQ       (BX)(BX*2), CX
 	LEAQ       (AX)(BX*4), DX
 	VPXORD     Z0, Z0, Z0
@@ -4777,7 +4782,7 @@ TEXT ·gemmF32AVX512_8x3(SB), NOSPLIT, $0-88
 gemmF32AVX512_8x3_loop:
 	VMOVUPS      (R8), Z24
 	VMOVUPS      64(R8), Z25
-	VMOVUPS      128(R8), Z26
+	VMOVUPS.Z    128(R8), K1, Z26
 	ADDQ         R13, R8
 	VBROADCASTSS (AX), Z27
 	VFMADD231PS  Z24, Z27, Z0
@@ -4820,11 +4825,6 @@ gemmF32AVX512_8x3_reduce:
 	MOVQ         c+48(FP), DI
 	MOVQ         ldc+56(FP), R10
 	SHLQ         $0x02, R10
-	MOVQ         last+72(FP), CX
-	MOVQ         $0x00000001, R11
-	SHLQ         CL, R11
-	DECQ         R11
-	KMOVW        R11, K1
 	VBROADCASTSS alpha+64(FP), Z24
 	VBROADCASTSS beta+68(FP), Z25
 	MOVQ         mode+80(FP), R12
@@ -5100,6 +5100,11 @@ TEXT ·gemmF32AVX512_1x1h(SB), NOSPLIT, $0-88
 	SHLQ       $0x02, R10
 	PREFETCHT0 (DI)
 	PREFETCHT0 31(DI)
+	MOVQ       last+72(FP), CX
+	MOVQ       $0x00000001, R11
+	SHLQ       CL, R11
+	DECQ       R11
+	KMOVW      R11, K1
 	VPXORD     Z0, Z0, Z0
 	VPXORD     Z1, Z1, Z1
 	VPXORD     Z2, Z2, Z2
@@ -5115,35 +5120,35 @@ TEXT ·gemmF32AVX512_1x1h(SB), NOSPLIT, $0-88
 	JZ         gemmF32AVX512_1x1h_tail
 
 gemmF32AVX512_1x1h_loopu:
-	VMOVUPS          (R8), Y24
+	VMOVUPS.Z        (R8), K1, Y24
 	ADDQ             R13, R8
 	VFMADD231PS.BCST (AX), Y24, Y0
 	ADDQ             SI, AX
-	VMOVUPS          (R8), Y24
+	VMOVUPS.Z        (R8), K1, Y24
 	ADDQ             R13, R8
 	VFMADD231PS.BCST (AX), Y24, Y1
 	ADDQ             SI, AX
-	VMOVUPS          (R8), Y24
+	VMOVUPS.Z        (R8), K1, Y24
 	ADDQ             R13, R8
 	VFMADD231PS.BCST (AX), Y24, Y2
 	ADDQ             SI, AX
-	VMOVUPS          (R8), Y24
+	VMOVUPS.Z        (R8), K1, Y24
 	ADDQ             R13, R8
 	VFMADD231PS.BCST (AX), Y24, Y3
 	ADDQ             SI, AX
-	VMOVUPS          (R8), Y24
+	VMOVUPS.Z        (R8), K1, Y24
 	ADDQ             R13, R8
 	VFMADD231PS.BCST (AX), Y24, Y4
 	ADDQ             SI, AX
-	VMOVUPS          (R8), Y24
+	VMOVUPS.Z        (R8), K1, Y24
 	ADDQ             R13, R8
 	VFMADD231PS.BCST (AX), Y24, Y5
 	ADDQ             SI, AX
-	VMOVUPS          (R8), Y24
+	VMOVUPS.Z        (R8), K1, Y24
 	ADDQ             R13, R8
 	VFMADD231PS.BCST (AX), Y24, Y6
 	ADDQ             SI, AX
-	VMOVUPS          (R8), Y24
+	VMOVUPS.Z        (R8), K1, Y24
 	ADDQ             R13, R8
 	VFMADD231PS.BCST (AX), Y24, Y7
 	ADDQ             SI, AX
@@ -5155,7 +5160,7 @@ gemmF32AVX512_1x1h_tail:
 	JZ    gemmF32AVX512_1x1h_reduce
 
 gemmF32AVX512_1x1h_loop:
-	VMOVUPS          (R8), Y24
+	VMOVUPS.Z        (R8), K1, Y24
 	ADDQ             R13, R8
 	VFMADD231PS.BCST (AX), Y24, Y0
 	ADDQ             SI, AX
@@ -5173,11 +5178,6 @@ gemmF32AVX512_1x1h_reduce:
 	MOVQ         c+48(FP), DI
 	MOVQ         ldc+56(FP), R10
 	SHLQ         $0x02, R10
-	MOVQ         last+72(FP), CX
-	MOVQ         $0x00000001, R11
-	SHLQ         CL, R11
-	DECQ         R11
-	KMOVW        R11, K1
 	VBROADCASTSS alpha+64(FP), Z24
 	VBROADCASTSS beta+68(FP), Z25
 	MOVQ         mode+80(FP), R12
@@ -5226,6 +5226,11 @@ TEXT ·gemmF32AVX512_1x2h(SB), NOSPLIT, $0-88
 	PREFETCHT0 (DI)
 	PREFETCHT0 64(DI)
 	PREFETCHT0 95(DI)
+	MOVQ       last+72(FP), CX
+	MOVQ       $0x00000001, R11
+	SHLQ       CL, R11
+	DECQ       R11
+	KMOVW      R11, K1
 	VPXORD     Z0, Z0, Z0
 	VPXORD     Z1, Z1, Z1
 	VPXORD     Z2, Z2, Z2
@@ -5242,28 +5247,28 @@ TEXT ·gemmF32AVX512_1x2h(SB), NOSPLIT, $0-88
 
 gemmF32AVX512_1x2h_loopu:
 	VMOVUPS      (R8), Z24
-	VMOVUPS      64(R8), Y25
+	VMOVUPS.Z    64(R8), K1, Y25
 	ADDQ         R13, R8
 	VBROADCASTSS (AX), Z27
 	VFMADD231PS  Z24, Z27, Z0
 	VFMADD231PS  Y25, Y27, Y1
 	ADDQ         SI, AX
 	VMOVUPS      (R8), Z24
-	VMOVUPS      64(R8), Y25
+	VMOVUPS.Z    64(R8), K1, Y25
 	ADDQ         R13, R8
 	VBROADCASTSS (AX), Z28
 	VFMADD231PS  Z24, Z28, Z2
 	VFMADD231PS  Y25, Y28, Y3
 	ADDQ         SI, AX
 	VMOVUPS      (R8), Z24
-	VMOVUPS      64(R8), Y25
+	VMOVUPS.Z    64(R8), K1, Y25
 	ADDQ         R13, R8
 	VBROADCASTSS (AX), Z29
 	VFMADD231PS  Z24, Z29, Z4
 	VFMADD231PS  Y25, Y29, Y5
 	ADDQ         SI, AX
 	VMOVUPS      (R8), Z24
-	VMOVUPS      64(R8), Y25
+	VMOVUPS.Z    64(R8), K1, Y25
 	ADDQ         R13, R8
 	VBROADCASTSS (AX), Z30
 	VFMADD231PS  Z24, Z30, Z6
@@ -5278,7 +5283,7 @@ gemmF32AVX512_1x2h_tail:
 
 gemmF32AVX512_1x2h_loop:
 	VMOVUPS      (R8), Z24
-	VMOVUPS      64(R8), Y25
+	VMOVUPS.Z    64(R8), K1, Y25
 	ADDQ         R13, R8
 	VBROADCASTSS (AX), Z31
 	VFMADD231PS  Z24, Z31, Z0
@@ -5297,11 +5302,6 @@ gemmF32AVX512_1x2h_reduce:
 	MOVQ         c+48(FP), DI
 	MOVQ         ldc+56(FP), R10
 	SHLQ         $0x02, R10
-	MOVQ         last+72(FP), CX
-	MOVQ         $0x00000001, R11
-	SHLQ         CL, R11
-	DECQ         R11
-	KMOVW        R11, K1
 	VBROADCASTSS alpha+64(FP), Z24
 	VBROADCASTSS beta+68(FP), Z25
 	MOVQ         mode+80(FP), R12
@@ -5360,6 +5360,11 @@ TEXT ·gemmF32AVX512_1x3h(SB), NOSPLIT, $0-88
 	PREFETCHT0 64(DI)
 	PREFETCHT0 128(DI)
 	PREFETCHT0 159(DI)
+	MOVQ       last+72(FP), CX
+	MOVQ       $0x00000001, R11
+	SHLQ       CL, R11
+	DECQ       R11
+	KMOVW      R11, K1
 	VPXORD     Z0, Z0, Z0
 	VPXORD     Z1, Z1, Z1
 	VPXORD     Z2, Z2, Z2
@@ -5381,7 +5386,7 @@ TEXT ·gemmF32AVX512_1x3h(SB), NOSPLIT, $0-88
 gemmF32AVX512_1x3h_loopu:
 	VMOVUPS      (R8), Z24
 	VMOVUPS      64(R8), Z25
-	VMOVUPS      128(R8), Y26
+	VMOVUPS.Z    128(R8), K1, Y26
 	ADDQ         R13, R8
 	VBROADCASTSS (AX), Z27
 	VFMADD231PS  Z24, Z27, Z0
@@ -5390,7 +5395,7 @@ gemmF32AVX512_1x3h_loopu:
 	ADDQ         SI, AX
 	VMOVUPS      (R8), Z24
 	VMOVUPS      64(R8), Z25
-	VMOVUPS      128(R8), Y26
+	VMOVUPS.Z    128(R8), K1, Y26
 	ADDQ         R13, R8
 	VBROADCASTSS (AX), Z28
 	VFMADD231PS  Z24, Z28, Z3
@@ -5399,7 +5404,7 @@ gemmF32AVX512_1x3h_loopu:
 	ADDQ         SI, AX
 	VMOVUPS      (R8), Z24
 	VMOVUPS      64(R8), Z25
-	VMOVUPS      128(R8), Y26
+	VMOVUPS.Z    128(R8), K1, Y26
 	ADDQ         R13, R8
 	VBROADCASTSS (AX), Z29
 	VFMADD231PS  Z24, Z29, Z6
@@ -5408,7 +5413,7 @@ gemmF32AVX512_1x3h_loopu:
 	ADDQ         SI, AX
 	VMOVUPS      (R8), Z24
 	VMOVUPS      64(R8), Z25
-	VMOVUPS      128(R8), Y26
+	VMOVUPS.Z    128(R8), K1, Y26
 	ADDQ         R13, R8
 	VBROADCASTSS (AX), Z30
 	VFMADD231PS  Z24, Z30, Z9
@@ -5425,7 +5430,7 @@ gemmF32AVX512_1x3h_tail:
 gemmF32AVX512_1x3h_loop:
 	VMOVUPS      (R8), Z24
 	VMOVUPS      64(R8), Z25
-	VMOVUPS      128(R8), Y26
+	VMOVUPS.Z    128(R8), K1, Y26
 	ADDQ         R13, R8
 	VBROADCASTSS (AX), Z31
 	VFMADD231PS  Z24, Z31, Z0
@@ -5448,11 +5453,6 @@ gemmF32AVX512_1x3h_reduce:
 	MOVQ         c+48(FP), DI
 	MOVQ         ldc+56(FP), R10
 	SHLQ         $0x02, R10
-	MOVQ         last+72(FP), CX
-	MOVQ         $0x00000001, R11
-	SHLQ         CL, R11
-	DECQ         R11
-	KMOVW        R11, K1
 	VBROADCASTSS alpha+64(FP), Z24
 	VBROADCASTSS beta+68(FP), Z25
 	MOVQ         mode+80(FP), R12
@@ -5521,6 +5521,11 @@ TEXT ·gemmF32AVX512_2x1h(SB), NOSPLIT, $0-88
 	ADDQ       R10, DI
 	PREFETCHT0 (DI)
 	PREFETCHT0 31(DI)
+	MOVQ       last+72(FP), CX
+	MOVQ       $0x00000001, R11
+	SHLQ       CL, R11
+	DECQ       R11
+	KMOVW      R11, K1
 	VPXORD     Z0, Z0, Z0
 	VPXORD     Z1, Z1, Z1
 	VPXORD     Z2, Z2, Z2
@@ -5536,22 +5541,22 @@ TEXT ·gemmF32AVX512_2x1h(SB), NOSPLIT, $0-88
 	JZ         gemmF32AVX512_2x1h_tail
 
 gemmF32AVX512_2x1h_loopu:
-	VMOVUPS          (R8), Y24
+	VMOVUPS.Z        (R8), K1, Y24
 	ADDQ             R13, R8
 	VFMADD231PS.BCST (AX), Y24, Y0
 	VFMADD231PS.BCST (AX)(BX*1), Y24, Y1
 	ADDQ             SI, AX
-	VMOVUPS          (R8), Y24
+	VMOVUPS.Z        (R8), K1, Y24
 	ADDQ             R13, R8
 	VFMADD231PS.BCST (AX), Y24, Y2
 	VFMADD231PS.BCST (AX)(BX*1), Y24, Y3
 	ADDQ             SI, AX
-	VMOVUPS          (R8), Y24
+	VMOVUPS.Z        (R8), K1, Y24
 	ADDQ             R13, R8
 	VFMADD231PS.BCST (AX), Y24, Y4
 	VFMADD231PS.BCST (AX)(BX*1), Y24, Y5
 	ADDQ             SI, AX
-	VMOVUPS          (R8), Y24
+	VMOVUPS.Z        (R8), K1, Y24
 	ADDQ             R13, R8
 	VFMADD231PS.BCST (AX), Y24, Y6
 	VFMADD231PS.BCST (AX)(BX*1), Y24, Y7
@@ -5564,7 +5569,7 @@ gemmF32AVX512_2x1h_tail:
 	JZ    gemmF32AVX512_2x1h_reduce
 
 gemmF32AVX512_2x1h_loop:
-	VMOVUPS          (R8), Y24
+	VMOVUPS.Z        (R8), K1, Y24
 	ADDQ             R13, R8
 	VFMADD231PS.BCST (AX), Y24, Y0
 	VFMADD231PS.BCST (AX)(BX*1), Y24, Y1
@@ -5582,11 +5587,6 @@ gemmF32AVX512_2x1h_reduce:
 	MOVQ         c+48(FP), DI
 	MOVQ         ldc+56(FP), R10
 	SHLQ         $0x02, R10
-	MOVQ         last+72(FP), CX
-	MOVQ         $0x00000001, R11
-	SHLQ         CL, R11
-	DECQ         R11
-	KMOVW        R11, K1
 	VBROADCASTSS alpha+64(FP), Z24
 	VBROADCASTSS beta+68(FP), Z25
 	MOVQ         mode+80(FP), R12
@@ -5651,6 +5651,11 @@ TEXT ·gemmF32AVX512_2x2h(SB), NOSPLIT, $0-88
 	PREFETCHT0 (DI)
 	PREFETCHT0 64(DI)
 	PREFETCHT0 95(DI)
+	MOVQ       last+72(FP), CX
+	MOVQ       $0x00000001, R11
+	SHLQ       CL, R11
+	DECQ       R11
+	KMOVW      R11, K1
 	VPXORD     Z0, Z0, Z0
 	VPXORD     Z1, Z1, Z1
 	VPXORD     Z2, Z2, Z2
@@ -5667,7 +5672,7 @@ TEXT ·gemmF32AVX512_2x2h(SB), NOSPLIT, $0-88
 
 gemmF32AVX512_2x2h_loopu:
 	VMOVUPS      (R8), Z24
-	VMOVUPS      64(R8), Y25
+	VMOVUPS.Z    64(R8), K1, Y25
 	ADDQ         R13, R8
 	VBROADCASTSS (AX), Z27
 	VFMADD231PS  Z24, Z27, Z0
@@ -5677,7 +5682,7 @@ gemmF32AVX512_2x2h_loopu:
 	VFMADD231PS  Y25, Y28, Y3
 	ADDQ         SI, AX
 	VMOVUPS      (R8), Z24
-	VMOVUPS      64(R8), Y25
+	VMOVUPS.Z    64(R8), K1, Y25
 	ADDQ         R13, R8
 	VBROADCASTSS (AX), Z29
 	VFMADD231PS  Z24, Z29, Z4
@@ -5695,7 +5700,7 @@ gemmF32AVX512_2x2h_tail:
 
 gemmF32AVX512_2x2h_loop:
 	VMOVUPS      (R8), Z24
-	VMOVUPS      64(R8), Y25
+	VMOVUPS.Z    64(R8), K1, Y25
 	ADDQ         R13, R8
 	VBROADCASTSS (AX), Z31
 	VFMADD231PS  Z24, Z31, Z0
@@ -5715,11 +5720,6 @@ gemmF32AVX512_2x2h_reduce:
 	MOVQ         c+48(FP), DI
 	MOVQ         ldc+56(FP), R10
 	SHLQ         $0x02, R10
-	MOVQ         last+72(FP), CX
-	MOVQ         $0x00000001, R11
-	SHLQ         CL, R11
-	DECQ         R11
-	KMOVW        R11, K1
 	VBROADCASTSS alpha+64(FP), Z24
 	VBROADCASTSS beta+68(FP), Z25
 	MOVQ         mode+80(FP), R12
@@ -5804,6 +5804,11 @@ TEXT ·gemmF32AVX512_2x3h(SB), NOSPLIT, $0-88
 	PREFETCHT0 64(DI)
 	PREFETCHT0 128(DI)
 	PREFETCHT0 159(DI)
+	MOVQ       last+72(FP), CX
+	MOVQ       $0x00000001, R11
+	SHLQ       CL, R11
+	DECQ       R11
+	KMOVW      R11, K1
 	VPXORD     Z0, Z0, Z0
 	VPXORD     Z1, Z1, Z1
 	VPXORD     Z2, Z2, Z2
@@ -5825,7 +5830,7 @@ TEXT ·gemmF32AVX512_2x3h(SB), NOSPLIT, $0-88
 gemmF32AVX512_2x3h_loopu:
 	VMOVUPS      (R8), Z24
 	VMOVUPS      64(R8), Z25
-	VMOVUPS      128(R8), Y26
+	VMOVUPS.Z    128(R8), K1, Y26
 	ADDQ         R13, R8
 	VBROADCASTSS (AX), Z27
 	VFMADD231PS  Z24, Z27, Z0
@@ -5838,7 +5843,7 @@ gemmF32AVX512_2x3h_loopu:
 	ADDQ         SI, AX
 	VMOVUPS      (R8), Z24
 	VMOVUPS      64(R8), Z25
-	VMOVUPS      128(R8), Y26
+	VMOVUPS.Z    128(R8), K1, Y26
 	ADDQ         R13, R8
 	VBROADCASTSS (AX), Z29
 	VFMADD231PS  Z24, Z29, Z6
@@ -5859,7 +5864,7 @@ gemmF32AVX512_2x3h_tail:
 gemmF32AVX512_2x3h_loop:
 	VMOVUPS      (R8), Z24
 	VMOVUPS      64(R8), Z25
-	VMOVUPS      128(R8), Y26
+	VMOVUPS.Z    128(R8), K1, Y26
 	ADDQ         R13, R8
 	VBROADCASTSS (AX), Z31
 	VFMADD231PS  Z24, Z31, Z0
@@ -5883,11 +5888,6 @@ gemmF32AVX512_2x3h_reduce:
 	MOVQ         c+48(FP), DI
 	MOVQ         ldc+56(FP), R10
 	SHLQ         $0x02, R10
-	MOVQ         last+72(FP), CX
-	MOVQ         $0x00000001, R11
-	SHLQ         CL, R11
-	DECQ         R11
-	KMOVW        R11, K1
 	VBROADCASTSS alpha+64(FP), Z24
 	VBROADCASTSS beta+68(FP), Z25
 	MOVQ         mode+80(FP), R12
@@ -5989,6 +5989,11 @@ TEXT ·gemmF32AVX512_3x1h(SB), NOSPLIT, $0-88
 	ADDQ       R10, DI
 	PREFETCHT0 (DI)
 	PREFETCHT0 31(DI)
+	MOVQ       last+72(FP), CX
+	MOVQ       $0x00000001, R11
+	SHLQ       CL, R11
+	DECQ       R11
+	KMOVW      R11, K1
 	VPXORD     Z0, Z0, Z0
 	VPXORD     Z1, Z1, Z1
 	VPXORD     Z2, Z2, Z2
@@ -6008,25 +6013,25 @@ TEXT ·gemmF32AVX512_3x1h(SB), NOSPLIT, $0-88
 	JZ         gemmF32AVX512_3x1h_tail
 
 gemmF32AVX512_3x1h_loopu:
-	VMOVUPS          (R8), Y24
+	VMOVUPS.Z        (R8), K1, Y24
 	ADDQ             R13, R8
 	VFMADD231PS.BCST (AX), Y24, Y0
 	VFMADD231PS.BCST (AX)(BX*1), Y24, Y1
 	VFMADD231PS.BCST (AX)(BX*2), Y24, Y2
 	ADDQ             SI, AX
-	VMOVUPS          (R8), Y24
+	VMOVUPS.Z        (R8), K1, Y24
 	ADDQ             R13, R8
 	VFMADD231PS.BCST (AX), Y24, Y3
 	VFMADD231PS.BCST (AX)(BX*1), Y24, Y4
 	VFMADD231PS.BCST (AX)(BX*2), Y24, Y5
 	ADDQ             SI, AX
-	VMOVUPS          (R8), Y24
+	VMOVUPS.Z        (R8), K1, Y24
 	ADDQ             R13, R8
 	VFMADD231PS.BCST (AX), Y24, Y6
 	VFMADD231PS.BCST (AX)(BX*1), Y24, Y7
 	VFMADD231PS.BCST (AX)(BX*2), Y24, Y8
 	ADDQ             SI, AX
-	VMOVUPS          (R8), Y24
+	VMOVUPS.Z        (R8), K1, Y24
 	ADDQ             R13, R8
 	VFMADD231PS.BCST (AX), Y24, Y9
 	VFMADD231PS.BCST (AX)(BX*1), Y24, Y10
@@ -6040,7 +6045,7 @@ gemmF32AVX512_3x1h_tail:
 	JZ    gemmF32AVX512_3x1h_reduce
 
 gemmF32AVX512_3x1h_loop:
-	VMOVUPS          (R8), Y24
+	VMOVUPS.Z        (R8), K1, Y24
 	ADDQ             R13, R8
 	VFMADD231PS.BCST (AX), Y24, Y0
 	VFMADD231PS.BCST (AX)(BX*1), Y24, Y1
@@ -6062,11 +6067,6 @@ gemmF32AVX512_3x1h_reduce:
 	MOVQ         c+48(FP), DI
 	MOVQ         ldc+56(FP), R10
 	SHLQ         $0x02, R10
-	MOVQ         last+72(FP), CX
-	MOVQ         $0x00000001, R11
-	SHLQ         CL, R11
-	DECQ         R11
-	KMOVW        R11, K1
 	VBROADCASTSS alpha+64(FP), Z24
 	VBROADCASTSS beta+68(FP), Z25
 	MOVQ         mode+80(FP), R12
@@ -6147,6 +6147,11 @@ TEXT ·gemmF32AVX512_3x2h(SB), NOSPLIT, $0-88
 	PREFETCHT0 (DI)
 	PREFETCHT0 64(DI)
 	PREFETCHT0 95(DI)
+	MOVQ       last+72(FP), CX
+	MOVQ       $0x00000001, R11
+	SHLQ       CL, R11
+	DECQ       R11
+	KMOVW      R11, K1
 	VPXORD     Z0, Z0, Z0
 	VPXORD     Z1, Z1, Z1
 	VPXORD     Z2, Z2, Z2
@@ -6167,7 +6172,7 @@ TEXT ·gemmF32AVX512_3x2h(SB), NOSPLIT, $0-88
 
 gemmF32AVX512_3x2h_loopu:
 	VMOVUPS      (R8), Z24
-	VMOVUPS      64(R8), Y25
+	VMOVUPS.Z    64(R8), K1, Y25
 	ADDQ         R13, R8
 	VBROADCASTSS (AX), Z27
 	VFMADD231PS  Z24, Z27, Z0
@@ -6180,7 +6185,7 @@ gemmF32AVX512_3x2h_loopu:
 	VFMADD231PS  Y25, Y29, Y5
 	ADDQ         SI, AX
 	VMOVUPS      (R8), Z24
-	VMOVUPS      64(R8), Y25
+	VMOVUPS.Z    64(R8), K1, Y25
 	ADDQ         R13, R8
 	VBROADCASTSS (AX), Z30
 	VFMADD231PS  Z24, Z30, Z6
@@ -6201,7 +6206,7 @@ gemmF32AVX512_3x2h_tail:
 
 gemmF32AVX512_3x2h_loop:
 	VMOVUPS      (R8), Z24
-	VMOVUPS      64(R8), Y25
+	VMOVUPS.Z    64(R8), K1, Y25
 	ADDQ         R13, R8
 	VBROADCASTSS (AX), Z28
 	VFMADD231PS  Z24, Z28, Z0
@@ -6226,11 +6231,6 @@ gemmF32AVX512_3x2h_reduce:
 	MOVQ         c+48(FP), DI
 	MOVQ         ldc+56(FP), R10
 	SHLQ         $0x02, R10
-	MOVQ         last+72(FP), CX
-	MOVQ         $0x00000001, R11
-	SHLQ         CL, R11
-	DECQ         R11
-	KMOVW        R11, K1
 	VBROADCASTSS alpha+64(FP), Z24
 	VBROADCASTSS beta+68(FP), Z25
 	MOVQ         mode+80(FP), R12
@@ -6341,6 +6341,11 @@ TEXT ·gemmF32AVX512_3x3h(SB), NOSPLIT, $0-88
 	PREFETCHT0 64(DI)
 	PREFETCHT0 128(DI)
 	PREFETCHT0 159(DI)
+	MOVQ       last+72(FP), CX
+	MOVQ       $0x00000001, R11
+	SHLQ       CL, R11
+	DECQ       R11
+	KMOVW      R11, K1
 	VPXORD     Z0, Z0, Z0
 	VPXORD     Z1, Z1, Z1
 	VPXORD     Z2, Z2, Z2
@@ -6356,7 +6361,7 @@ TEXT ·gemmF32AVX512_3x3h(SB), NOSPLIT, $0-88
 gemmF32AVX512_3x3h_loop:
 	VMOVUPS      (R8), Z24
 	VMOVUPS      64(R8), Z25
-	VMOVUPS      128(R8), Y26
+	VMOVUPS.Z    128(R8), K1, Y26
 	ADDQ         R13, R8
 	VBROADCASTSS (AX), Z27
 	VFMADD231PS  Z24, Z27, Z0
@@ -6378,11 +6383,6 @@ gemmF32AVX512_3x3h_reduce:
 	MOVQ         c+48(FP), DI
 	MOVQ         ldc+56(FP), R10
 	SHLQ         $0x02, R10
-	MOVQ         last+72(FP), CX
-	MOVQ         $0x00000001, R11
-	SHLQ         CL, R11
-	DECQ         R11
-	KMOVW        R11, K1
 	VBROADCASTSS alpha+64(FP), Z24
 	VBROADCASTSS beta+68(FP), Z25
 	MOVQ         mode+80(FP), R12
@@ -6517,6 +6517,11 @@ TEXT ·gemmF32AVX512_4x1h(SB), NOSPLIT, $0-88
 	ADDQ       R10, DI
 	PREFETCHT0 (DI)
 	PREFETCHT0 31(DI)
+	MOVQ       last+72(FP), CX
+	MOVQ       $0x00000001, R11
+	SHLQ       CL, R11
+	DECQ       R11
+	KMOVW      R11, K1
 	LEAQ       (BX)(BX*2), CX
 	VPXORD     Z0, Z0, Z0
 	VPXORD     Z1, Z1, Z1
@@ -6533,14 +6538,14 @@ TEXT ·gemmF32AVX512_4x1h(SB), NOSPLIT, $0-88
 	JZ         gemmF32AVX512_4x1h_tail
 
 gemmF32AVX512_4x1h_loopu:
-	VMOVUPS          (R8), Y24
+	VMOVUPS.Z        (R8), K1, Y24
 	ADDQ             R13, R8
 	VFMADD231PS.BCST (AX), Y24, Y0
 	VFMADD231PS.BCST (AX)(BX*1), Y24, Y1
 	VFMADD231PS.BCST (AX)(BX*2), Y24, Y2
 	VFMADD231PS.BCST (AX)(CX*1), Y24, Y3
 	ADDQ             SI, AX
-	VMOVUPS          (R8), Y24
+	VMOVUPS.Z        (R8), K1, Y24
 	ADDQ             R13, R8
 	VFMADD231PS.BCST (AX), Y24, Y4
 	VFMADD231PS.BCST (AX)(BX*1), Y24, Y5
@@ -6555,7 +6560,7 @@ gemmF32AVX512_4x1h_tail:
 	JZ    gemmF32AVX512_4x1h_reduce
 
 gemmF32AVX512_4x1h_loop:
-	VMOVUPS          (R8), Y24
+	VMOVUPS.Z        (R8), K1, Y24
 	ADDQ             R13, R8
 	VFMADD231PS.BCST (AX), Y24, Y0
 	VFMADD231PS.BCST (AX)(BX*1), Y24, Y1
@@ -6573,11 +6578,6 @@ gemmF32AVX512_4x1h_reduce:
 	MOVQ         c+48(FP), DI
 	MOVQ         ldc+56(FP), R10
 	SHLQ         $0x02, R10
-	MOVQ         last+72(FP), CX
-	MOVQ         $0x00000001, R11
-	SHLQ         CL, R11
-	DECQ         R11
-	KMOVW        R11, K1
 	VBROADCASTSS alpha+64(FP), Z24
 	VBROADCASTSS beta+68(FP), Z25
 	MOVQ         mode+80(FP), R12
@@ -6674,6 +6674,11 @@ TEXT ·gemmF32AVX512_4x2h(SB), NOSPLIT, $0-88
 	PREFETCHT0 (DI)
 	PREFETCHT0 64(DI)
 	PREFETCHT0 95(DI)
+	MOVQ       last+72(FP), CX
+	MOVQ       $0x00000001, R11
+	SHLQ       CL, R11
+	DECQ       R11
+	KMOVW      R11, K1
 	LEAQ       (BX)(BX*2), CX
 	VPXORD     Z0, Z0, Z0
 	VPXORD     Z1, Z1, Z1
@@ -6688,7 +6693,7 @@ TEXT ·gemmF32AVX512_4x2h(SB), NOSPLIT, $0-88
 
 gemmF32AVX512_4x2h_loop:
 	VMOVUPS      (R8), Z24
-	VMOVUPS      64(R8), Y25
+	VMOVUPS.Z    64(R8), K1, Y25
 	ADDQ         R13, R8
 	VBROADCASTSS (AX), Z27
 	VFMADD231PS  Z24, Z27, Z0
@@ -6710,11 +6715,6 @@ gemmF32AVX512_4x2h_reduce:
 	MOVQ         c+48(FP), DI
 	MOVQ         ldc+56(FP), R10
 	SHLQ         $0x02, R10
-	MOVQ         last+72(FP), CX
-	MOVQ         $0x00000001, R11
-	SHLQ         CL, R11
-	DECQ         R11
-	KMOVW        R11, K1
 	VBROADCASTSS alpha+64(FP), Z24
 	VBROADCASTSS beta+68(FP), Z25
 	MOVQ         mode+80(FP), R12
@@ -6851,6 +6851,11 @@ TEXT ·gemmF32AVX512_4x3h(SB), NOSPLIT, $0-88
 	PREFETCHT0 64(DI)
 	PREFETCHT0 128(DI)
 	PREFETCHT0 159(DI)
+	MOVQ       last+72(FP), CX
+	MOVQ       $0x00000001, R11
+	SHLQ       CL, R11
+	DECQ       R11
+	KMOVW      R11, K1
 	LEAQ       (BX)(BX*2), CX
 	VPXORD     Z0, Z0, Z0
 	VPXORD     Z1, Z1, Z1
@@ -6870,7 +6875,7 @@ TEXT ·gemmF32AVX512_4x3h(SB), NOSPLIT, $0-88
 gemmF32AVX512_4x3h_loop:
 	VMOVUPS      (R8), Z24
 	VMOVUPS      64(R8), Z25
-	VMOVUPS      128(R8), Y26
+	VMOVUPS.Z    128(R8), K1, Y26
 	ADDQ         R13, R8
 	VBROADCASTSS (AX), Z27
 	VFMADD231PS  Z24, Z27, Z0
@@ -6896,11 +6901,6 @@ gemmF32AVX512_4x3h_reduce:
 	MOVQ         c+48(FP), DI
 	MOVQ         ldc+56(FP), R10
 	SHLQ         $0x02, R10
-	MOVQ         last+72(FP), CX
-	MOVQ         $0x00000001, R11
-	SHLQ         CL, R11
-	DECQ         R11
-	KMOVW        R11, K1
 	VBROADCASTSS alpha+64(FP), Z24
 	VBROADCASTSS beta+68(FP), Z25
 	MOVQ         mode+80(FP), R12
@@ -7068,6 +7068,11 @@ TEXT ·gemmF32AVX512_5x1h(SB), NOSPLIT, $0-88
 	ADDQ       R10, DI
 	PREFETCHT0 (DI)
 	PREFETCHT0 31(DI)
+	MOVQ       last+72(FP), CX
+	MOVQ       $0x00000001, R11
+	SHLQ       CL, R11
+	DECQ       R11
+	KMOVW      R11, K1
 	LEAQ       (BX)(BX*2), CX
 	LEAQ       (AX)(BX*4), DX
 	VPXORD     Z0, Z0, Z0
@@ -7087,7 +7092,7 @@ TEXT ·gemmF32AVX512_5x1h(SB), NOSPLIT, $0-88
 	JZ         gemmF32AVX512_5x1h_tail
 
 gemmF32AVX512_5x1h_loopu:
-	VMOVUPS          (R8), Y24
+	VMOVUPS.Z        (R8), K1, Y24
 	ADDQ             R13, R8
 	VFMADD231PS.BCST (AX), Y24, Y0
 	VFMADD231PS.BCST (AX)(BX*1), Y24, Y1
@@ -7096,7 +7101,7 @@ gemmF32AVX512_5x1h_loopu:
 	VFMADD231PS.BCST (DX), Y24, Y4
 	ADDQ             SI, AX
 	ADDQ             SI, DX
-	VMOVUPS          (R8), Y24
+	VMOVUPS.Z        (R8), K1, Y24
 	ADDQ             R13, R8
 	VFMADD231PS.BCST (AX), Y24, Y5
 	VFMADD231PS.BCST (AX)(BX*1), Y24, Y6
@@ -7113,7 +7118,7 @@ gemmF32AVX512_5x1h_tail:
 	JZ    gemmF32AVX512_5x1h_reduce
 
 gemmF32AVX512_5x1h_loop:
-	VMOVUPS          (R8), Y24
+	VMOVUPS.Z        (R8), K1, Y24
 	ADDQ             R13, R8
 	VFMADD231PS.BCST (AX), Y24, Y0
 	VFMADD231PS.BCST (AX)(BX*1), Y24, Y1
@@ -7134,11 +7139,6 @@ gemmF32AVX512_5x1h_reduce:
 	MOVQ         c+48(FP), DI
 	MOVQ         ldc+56(FP), R10
 	SHLQ         $0x02, R10
-	MOVQ         last+72(FP), CX
-	MOVQ         $0x00000001, R11
-	SHLQ         CL, R11
-	DECQ         R11
-	KMOVW        R11, K1
 	VBROADCASTSS alpha+64(FP), Z24
 	VBROADCASTSS beta+68(FP), Z25
 	MOVQ         mode+80(FP), R12
@@ -7251,6 +7251,11 @@ TEXT ·gemmF32AVX512_5x2h(SB), NOSPLIT, $0-88
 	PREFETCHT0 (DI)
 	PREFETCHT0 64(DI)
 	PREFETCHT0 95(DI)
+	MOVQ       last+72(FP), CX
+	MOVQ       $0x00000001, R11
+	SHLQ       CL, R11
+	DECQ       R11
+	KMOVW      R11, K1
 	LEAQ       (BX)(BX*2), CX
 	LEAQ       (AX)(BX*4), DX
 	VPXORD     Z0, Z0, Z0
@@ -7268,7 +7273,7 @@ TEXT ·gemmF32AVX512_5x2h(SB), NOSPLIT, $0-88
 
 gemmF32AVX512_5x2h_loop:
 	VMOVUPS      (R8), Z24
-	VMOVUPS      64(R8), Y25
+	VMOVUPS.Z    64(R8), K1, Y25
 	ADDQ         R13, R8
 	VBROADCASTSS (AX), Z27
 	VFMADD231PS  Z24, Z27, Z0
@@ -7294,11 +7299,6 @@ gemmF32AVX512_5x2h_reduce:
 	MOVQ         c+48(FP), DI
 	MOVQ         ldc+56(FP), R10
 	SHLQ         $0x02, R10
-	MOVQ         last+72(FP), CX
-	MOVQ         $0x00000001, R11
-	SHLQ         CL, R11
-	DECQ         R11
-	KMOVW        R11, K1
 	VBROADCASTSS alpha+64(FP), Z24
 	VBROADCASTSS beta+68(FP), Z25
 	MOVQ         mode+80(FP), R12
@@ -7461,6 +7461,11 @@ TEXT ·gemmF32AVX512_5x3h(SB), NOSPLIT, $0-88
 	PREFETCHT0 64(DI)
 	PREFETCHT0 128(DI)
 	PREFETCHT0 159(DI)
+	MOVQ       last+72(FP), CX
+	MOVQ       $0x00000001, R11
+	SHLQ       CL, R11
+	DECQ       R11
+	KMOVW      R11, K1
 	LEAQ       (BX)(BX*2), CX
 	LEAQ       (AX)(BX*4), DX
 	VPXORD     Z0, Z0, Z0
@@ -7484,7 +7489,7 @@ TEXT ·gemmF32AVX512_5x3h(SB), NOSPLIT, $0-88
 gemmF32AVX512_5x3h_loop:
 	VMOVUPS      (R8), Z24
 	VMOVUPS      64(R8), Z25
-	VMOVUPS      128(R8), Y26
+	VMOVUPS.Z    128(R8), K1, Y26
 	ADDQ         R13, R8
 	VBROADCASTSS (AX), Z27
 	VFMADD231PS  Z24, Z27, Z0
@@ -7515,11 +7520,6 @@ gemmF32AVX512_5x3h_reduce:
 	MOVQ         c+48(FP), DI
 	MOVQ         ldc+56(FP), R10
 	SHLQ         $0x02, R10
-	MOVQ         last+72(FP), CX
-	MOVQ         $0x00000001, R11
-	SHLQ         CL, R11
-	DECQ         R11
-	KMOVW        R11, K1
 	VBROADCASTSS alpha+64(FP), Z24
 	VBROADCASTSS beta+68(FP), Z25
 	MOVQ         mode+80(FP), R12
@@ -7720,6 +7720,11 @@ TEXT ·gemmF32AVX512_6x1h(SB), NOSPLIT, $0-88
 	ADDQ       R10, DI
 	PREFETCHT0 (DI)
 	PREFETCHT0 31(DI)
+	MOVQ       last+72(FP), CX
+	MOVQ       $0x00000001, R11
+	SHLQ       CL, R11
+	DECQ       R11
+	KMOVW      R11, K1
 	LEAQ       (BX)(BX*2), CX
 	LEAQ       (AX)(BX*4), DX
 	VPXORD     Z0, Z0, Z0
@@ -7741,7 +7746,7 @@ TEXT ·gemmF32AVX512_6x1h(SB), NOSPLIT, $0-88
 	JZ         gemmF32AVX512_6x1h_tail
 
 gemmF32AVX512_6x1h_loopu:
-	VMOVUPS          (R8), Y24
+	VMOVUPS.Z        (R8), K1, Y24
 	ADDQ             R13, R8
 	VFMADD231PS.BCST (AX), Y24, Y0
 	VFMADD231PS.BCST (AX)(BX*1), Y24, Y1
@@ -7751,7 +7756,7 @@ gemmF32AVX512_6x1h_loopu:
 	VFMADD231PS.BCST (DX)(BX*1), Y24, Y5
 	ADDQ             SI, AX
 	ADDQ             SI, DX
-	VMOVUPS          (R8), Y24
+	VMOVUPS.Z        (R8), K1, Y24
 	ADDQ             R13, R8
 	VFMADD231PS.BCST (AX), Y24, Y6
 	VFMADD231PS.BCST (AX)(BX*1), Y24, Y7
@@ -7769,7 +7774,7 @@ gemmF32AVX512_6x1h_tail:
 	JZ    gemmF32AVX512_6x1h_reduce
 
 gemmF32AVX512_6x1h_loop:
-	VMOVUPS          (R8), Y24
+	VMOVUPS.Z        (R8), K1, Y24
 	ADDQ             R13, R8
 	VFMADD231PS.BCST (AX), Y24, Y0
 	VFMADD231PS.BCST (AX)(BX*1), Y24, Y1
@@ -7792,11 +7797,6 @@ gemmF32AVX512_6x1h_reduce:
 	MOVQ         c+48(FP), DI
 	MOVQ         ldc+56(FP), R10
 	SHLQ         $0x02, R10
-	MOVQ         last+72(FP), CX
-	MOVQ         $0x00000001, R11
-	SHLQ         CL, R11
-	DECQ         R11
-	KMOVW        R11, K1
 	VBROADCASTSS alpha+64(FP), Z24
 	VBROADCASTSS beta+68(FP), Z25
 	MOVQ         mode+80(FP), R12
@@ -7925,6 +7925,11 @@ TEXT ·gemmF32AVX512_6x2h(SB), NOSPLIT, $0-88
 	PREFETCHT0 (DI)
 	PREFETCHT0 64(DI)
 	PREFETCHT0 95(DI)
+	MOVQ       last+72(FP), CX
+	MOVQ       $0x00000001, R11
+	SHLQ       CL, R11
+	DECQ       R11
+	KMOVW      R11, K1
 	LEAQ       (BX)(BX*2), CX
 	LEAQ       (AX)(BX*4), DX
 	VPXORD     Z0, Z0, Z0
@@ -7944,7 +7949,7 @@ TEXT ·gemmF32AVX512_6x2h(SB), NOSPLIT, $0-88
 
 gemmF32AVX512_6x2h_loop:
 	VMOVUPS      (R8), Z24
-	VMOVUPS      64(R8), Y25
+	VMOVUPS.Z    64(R8), K1, Y25
 	ADDQ         R13, R8
 	VBROADCASTSS (AX), Z27
 	VFMADD231PS  Z24, Z27, Z0
@@ -7973,11 +7978,6 @@ gemmF32AVX512_6x2h_reduce:
 	MOVQ         c+48(FP), DI
 	MOVQ         ldc+56(FP), R10
 	SHLQ         $0x02, R10
-	MOVQ         last+72(FP), CX
-	MOVQ         $0x00000001, R11
-	SHLQ         CL, R11
-	DECQ         R11
-	KMOVW        R11, K1
 	VBROADCASTSS alpha+64(FP), Z24
 	VBROADCASTSS beta+68(FP), Z25
 	MOVQ         mode+80(FP), R12
@@ -8166,6 +8166,11 @@ TEXT ·gemmF32AVX512_6x3h(SB), NOSPLIT, $0-88
 	PREFETCHT0 64(DI)
 	PREFETCHT0 128(DI)
 	PREFETCHT0 159(DI)
+	MOVQ       last+72(FP), CX
+	MOVQ       $0x00000001, R11
+	SHLQ       CL, R11
+	DECQ       R11
+	KMOVW      R11, K1
 	LEAQ       (BX)(BX*2), CX
 	LEAQ       (AX)(BX*4), DX
 	VPXORD     Z0, Z0, Z0
@@ -8192,7 +8197,7 @@ TEXT ·gemmF32AVX512_6x3h(SB), NOSPLIT, $0-88
 gemmF32AVX512_6x3h_loop:
 	VMOVUPS      (R8), Z24
 	VMOVUPS      64(R8), Z25
-	VMOVUPS      128(R8), Y26
+	VMOVUPS.Z    128(R8), K1, Y26
 	ADDQ         R13, R8
 	VBROADCASTSS (AX), Z27
 	VFMADD231PS  Z24, Z27, Z0
@@ -8227,11 +8232,6 @@ gemmF32AVX512_6x3h_reduce:
 	MOVQ         c+48(FP), DI
 	MOVQ         ldc+56(FP), R10
 	SHLQ         $0x02, R10
-	MOVQ         last+72(FP), CX
-	MOVQ         $0x00000001, R11
-	SHLQ         CL, R11
-	DECQ         R11
-	KMOVW        R11, K1
 	VBROADCASTSS alpha+64(FP), Z24
 	VBROADCASTSS beta+68(FP), Z25
 	MOVQ         mode+80(FP), R12
@@ -8465,6 +8465,11 @@ TEXT ·gemmF32AVX512_7x1h(SB), NOSPLIT, $0-88
 	ADDQ       R10, DI
 	PREFETCHT0 (DI)
 	PREFETCHT0 31(DI)
+	MOVQ       last+72(FP), CX
+	MOVQ       $0x00000001, R11
+	SHLQ       CL, R11
+	DECQ       R11
+	KMOVW      R11, K1
 	LEAQ       (BX)(BX*2), CX
 	LEAQ       (AX)(BX*4), DX
 	VPXORD     Z0, Z0, Z0
@@ -8488,7 +8493,7 @@ TEXT ·gemmF32AVX512_7x1h(SB), NOSPLIT, $0-88
 	JZ         gemmF32AVX512_7x1h_tail
 
 gemmF32AVX512_7x1h_loopu:
-	VMOVUPS          (R8), Y24
+	VMOVUPS.Z        (R8), K1, Y24
 	ADDQ             R13, R8
 	VFMADD231PS.BCST (AX), Y24, Y0
 	VFMADD231PS.BCST (AX)(BX*1), Y24, Y1
@@ -8499,7 +8504,7 @@ gemmF32AVX512_7x1h_loopu:
 	VFMADD231PS.BCST (DX)(BX*2), Y24, Y6
 	ADDQ             SI, AX
 	ADDQ             SI, DX
-	VMOVUPS          (R8), Y24
+	VMOVUPS.Z        (R8), K1, Y24
 	ADDQ             R13, R8
 	VFMADD231PS.BCST (AX), Y24, Y7
 	VFMADD231PS.BCST (AX)(BX*1), Y24, Y8
@@ -8518,7 +8523,7 @@ gemmF32AVX512_7x1h_tail:
 	JZ    gemmF32AVX512_7x1h_reduce
 
 gemmF32AVX512_7x1h_loop:
-	VMOVUPS          (R8), Y24
+	VMOVUPS.Z        (R8), K1, Y24
 	ADDQ             R13, R8
 	VFMADD231PS.BCST (AX), Y24, Y0
 	VFMADD231PS.BCST (AX)(BX*1), Y24, Y1
@@ -8543,11 +8548,6 @@ gemmF32AVX512_7x1h_reduce:
 	MOVQ         c+48(FP), DI
 	MOVQ         ldc+56(FP), R10
 	SHLQ         $0x02, R10
-	MOVQ         last+72(FP), CX
-	MOVQ         $0x00000001, R11
-	SHLQ         CL, R11
-	DECQ         R11
-	KMOVW        R11, K1
 	VBROADCASTSS alpha+64(FP), Z24
 	VBROADCASTSS beta+68(FP), Z25
 	MOVQ         mode+80(FP), R12
@@ -8692,6 +8692,11 @@ TEXT ·gemmF32AVX512_7x2h(SB), NOSPLIT, $0-88
 	PREFETCHT0 (DI)
 	PREFETCHT0 64(DI)
 	PREFETCHT0 95(DI)
+	MOVQ       last+72(FP), CX
+	MOVQ       $0x00000001, R11
+	SHLQ       CL, R11
+	DECQ       R11
+	KMOVW      R11, K1
 	LEAQ       (BX)(BX*2), CX
 	LEAQ       (AX)(BX*4), DX
 	VPXORD     Z0, Z0, Z0
@@ -8713,7 +8718,7 @@ TEXT ·gemmF32AVX512_7x2h(SB), NOSPLIT, $0-88
 
 gemmF32AVX512_7x2h_loop:
 	VMOVUPS      (R8), Z24
-	VMOVUPS      64(R8), Y25
+	VMOVUPS.Z    64(R8), K1, Y25
 	ADDQ         R13, R8
 	VBROADCASTSS (AX), Z27
 	VFMADD231PS  Z24, Z27, Z0
@@ -8745,11 +8750,6 @@ gemmF32AVX512_7x2h_reduce:
 	MOVQ         c+48(FP), DI
 	MOVQ         ldc+56(FP), R10
 	SHLQ         $0x02, R10
-	MOVQ         last+72(FP), CX
-	MOVQ         $0x00000001, R11
-	SHLQ         CL, R11
-	DECQ         R11
-	KMOVW        R11, K1
 	VBROADCASTSS alpha+64(FP), Z24
 	VBROADCASTSS beta+68(FP), Z25
 	MOVQ         mode+80(FP), R12
@@ -8964,6 +8964,11 @@ TEXT ·gemmF32AVX512_7x3h(SB), NOSPLIT, $0-88
 	PREFETCHT0 64(DI)
 	PREFETCHT0 128(DI)
 	PREFETCHT0 159(DI)
+	MOVQ       last+72(FP), CX
+	MOVQ       $0x00000001, R11
+	SHLQ       CL, R11
+	DECQ       R11
+	KMOVW      R11, K1
 	LEAQ       (BX)(BX*2), CX
 	LEAQ       (AX)(BX*4), DX
 	VPXORD     Z0, Z0, Z0
@@ -8993,7 +8998,7 @@ TEXT ·gemmF32AVX512_7x3h(SB), NOSPLIT, $0-88
 gemmF32AVX512_7x3h_loop:
 	VMOVUPS      (R8), Z24
 	VMOVUPS      64(R8), Z25
-	VMOVUPS      128(R8), Y26
+	VMOVUPS.Z    128(R8), K1, Y26
 	ADDQ         R13, R8
 	VBROADCASTSS (AX), Z27
 	VFMADD231PS  Z24, Z27, Z0
@@ -9032,11 +9037,6 @@ gemmF32AVX512_7x3h_reduce:
 	MOVQ         c+48(FP), DI
 	MOVQ         ldc+56(FP), R10
 	SHLQ         $0x02, R10
-	MOVQ         last+72(FP), CX
-	MOVQ         $0x00000001, R11
-	SHLQ         CL, R11
-	DECQ         R11
-	KMOVW        R11, K1
 	VBROADCASTSS alpha+64(FP), Z24
 	VBROADCASTSS beta+68(FP), Z25
 	MOVQ         mode+80(FP), R12
@@ -9303,6 +9303,11 @@ TEXT ·gemmF32AVX512_8x1h(SB), NOSPLIT, $0-88
 	ADDQ       R10, DI
 	PREFETCHT0 (DI)
 	PREFETCHT0 31(DI)
+	MOVQ       last+72(FP), CX
+	MOVQ       $0x00000001, R11
+	SHLQ       CL, R11
+	DECQ       R11
+	KMOVW      R11, K1
 	LEAQ       (BX)(BX*2), CX
 	LEAQ       (AX)(BX*4), DX
 	VPXORD     Z0, Z0, Z0
@@ -9317,7 +9322,7 @@ TEXT ·gemmF32AVX512_8x1h(SB), NOSPLIT, $0-88
 	JZ         gemmF32AVX512_8x1h_reduce
 
 gemmF32AVX512_8x1h_loop:
-	VMOVUPS          (R8), Y24
+	VMOVUPS.Z        (R8), K1, Y24
 	ADDQ             R13, R8
 	VFMADD231PS.BCST (AX), Y24, Y0
 	VFMADD231PS.BCST (AX)(BX*1), Y24, Y1
@@ -9336,11 +9341,6 @@ gemmF32AVX512_8x1h_reduce:
 	MOVQ         c+48(FP), DI
 	MOVQ         ldc+56(FP), R10
 	SHLQ         $0x02, R10
-	MOVQ         last+72(FP), CX
-	MOVQ         $0x00000001, R11
-	SHLQ         CL, R11
-	DECQ         R11
-	KMOVW        R11, K1
 	VBROADCASTSS alpha+64(FP), Z24
 	VBROADCASTSS beta+68(FP), Z25
 	MOVQ         mode+80(FP), R12
@@ -9501,6 +9501,11 @@ TEXT ·gemmF32AVX512_8x2h(SB), NOSPLIT, $0-88
 	PREFETCHT0 (DI)
 	PREFETCHT0 64(DI)
 	PREFETCHT0 95(DI)
+	MOVQ       last+72(FP), CX
+	MOVQ       $0x00000001, R11
+	SHLQ       CL, R11
+	DECQ       R11
+	KMOVW      R11, K1
 	LEAQ       (BX)(BX*2), CX
 	LEAQ       (AX)(BX*4), DX
 	VPXORD     Z0, Z0, Z0
@@ -9524,7 +9529,7 @@ TEXT ·gemmF32AVX512_8x2h(SB), NOSPLIT, $0-88
 
 gemmF32AVX512_8x2h_loop:
 	VMOVUPS      (R8), Z24
-	VMOVUPS      64(R8), Y25
+	VMOVUPS.Z    64(R8), K1, Y25
 	ADDQ         R13, R8
 	VBROADCASTSS (AX), Z27
 	VFMADD231PS  Z24, Z27, Z0
@@ -9559,11 +9564,6 @@ gemmF32AVX512_8x2h_reduce:
 	MOVQ         c+48(FP), DI
 	MOVQ         ldc+56(FP), R10
 	SHLQ         $0x02, R10
-	MOVQ         last+72(FP), CX
-	MOVQ         $0x00000001, R11
-	SHLQ         CL, R11
-	DECQ         R11
-	KMOVW        R11, K1
 	VBROADCASTSS alpha+64(FP), Z24
 	VBROADCASTSS beta+68(FP), Z25
 	MOVQ         mode+80(FP), R12
@@ -9804,6 +9804,11 @@ TEXT ·gemmF32AVX512_8x3h(SB), NOSPLIT, $0-88
 	PREFETCHT0 64(DI)
 	PREFETCHT0 128(DI)
 	PREFETCHT0 159(DI)
+	MOVQ       last+72(FP), CX
+	MOVQ       $0x00000001, R11
+	SHLQ       CL, R11
+	DECQ       R11
+	KMOVW      R11, K1
 	LEAQ       (BX)(BX*2), CX
 	LEAQ       (AX)(BX*4), DX
 	VPXORD     Z0, Z0, Z0
@@ -9836,7 +9841,7 @@ TEXT ·gemmF32AVX512_8x3h(SB), NOSPLIT, $0-88
 gemmF32AVX512_8x3h_loop:
 	VMOVUPS      (R8), Z24
 	VMOVUPS      64(R8), Z25
-	VMOVUPS      128(R8), Y26
+	VMOVUPS.Z    128(R8), K1, Y26
 	ADDQ         R13, R8
 	VBROADCASTSS (AX), Z27
 	VFMADD231PS  Z24, Z27, Z0
@@ -9879,11 +9884,6 @@ gemmF32AVX512_8x3h_reduce:
 	MOVQ         c+48(FP), DI
 	MOVQ         ldc+56(FP), R10
 	SHLQ         $0x02, R10
-	MOVQ         last+72(FP), CX
-	MOVQ         $0x00000001, R11
-	SHLQ         CL, R11
-	DECQ         R11
-	KMOVW        R11, K1
 	VBROADCASTSS alpha+64(FP), Z24
 	VBROADCASTSS beta+68(FP), Z25
 	MOVQ         mode+80(FP), R12
@@ -10159,6 +10159,11 @@ TEXT ·gemmF64AVX512_1x1(SB), NOSPLIT, $0-96
 	SHLQ       $0x03, R10
 	PREFETCHT0 (DI)
 	PREFETCHT0 63(DI)
+	MOVQ       last+80(FP), CX
+	MOVQ       $0x00000001, R11
+	SHLQ       CL, R11
+	DECQ       R11
+	KMOVW      R11, K1
 	VPXORD     Z0, Z0, Z0
 	VPXORD     Z1, Z1, Z1
 	VPXORD     Z2, Z2, Z2
@@ -10174,35 +10179,35 @@ TEXT ·gemmF64AVX512_1x1(SB), NOSPLIT, $0-96
 	JZ         gemmF64AVX512_1x1_tail
 
 gemmF64AVX512_1x1_loopu:
-	VMOVUPD          (R8), Z24
+	VMOVUPD.Z        (R8), K1, Z24
 	ADDQ             R13, R8
 	VFMADD231PD.BCST (AX), Z24, Z0
 	ADDQ             SI, AX
-	VMOVUPD          (R8), Z24
+	VMOVUPD.Z        (R8), K1, Z24
 	ADDQ             R13, R8
 	VFMADD231PD.BCST (AX), Z24, Z1
 	ADDQ             SI, AX
-	VMOVUPD          (R8), Z24
+	VMOVUPD.Z        (R8), K1, Z24
 	ADDQ             R13, R8
 	VFMADD231PD.BCST (AX), Z24, Z2
 	ADDQ             SI, AX
-	VMOVUPD          (R8), Z24
+	VMOVUPD.Z        (R8), K1, Z24
 	ADDQ             R13, R8
 	VFMADD231PD.BCST (AX), Z24, Z3
 	ADDQ             SI, AX
-	VMOVUPD          (R8), Z24
+	VMOVUPD.Z        (R8), K1, Z24
 	ADDQ             R13, R8
 	VFMADD231PD.BCST (AX), Z24, Z4
 	ADDQ             SI, AX
-	VMOVUPD          (R8), Z24
+	VMOVUPD.Z        (R8), K1, Z24
 	ADDQ             R13, R8
 	VFMADD231PD.BCST (AX), Z24, Z5
 	ADDQ             SI, AX
-	VMOVUPD          (R8), Z24
+	VMOVUPD.Z        (R8), K1, Z24
 	ADDQ             R13, R8
 	VFMADD231PD.BCST (AX), Z24, Z6
 	ADDQ             SI, AX
-	VMOVUPD          (R8), Z24
+	VMOVUPD.Z        (R8), K1, Z24
 	ADDQ             R13, R8
 	VFMADD231PD.BCST (AX), Z24, Z7
 	ADDQ             SI, AX
@@ -10214,7 +10219,7 @@ gemmF64AVX512_1x1_tail:
 	JZ    gemmF64AVX512_1x1_reduce
 
 gemmF64AVX512_1x1_loop:
-	VMOVUPD          (R8), Z24
+	VMOVUPD.Z        (R8), K1, Z24
 	ADDQ             R13, R8
 	VFMADD231PD.BCST (AX), Z24, Z0
 	ADDQ             SI, AX
@@ -10232,11 +10237,6 @@ gemmF64AVX512_1x1_reduce:
 	MOVQ         c+48(FP), DI
 	MOVQ         ldc+56(FP), R10
 	SHLQ         $0x03, R10
-	MOVQ         last+80(FP), CX
-	MOVQ         $0x00000001, R11
-	SHLQ         CL, R11
-	DECQ         R11
-	KMOVW        R11, K1
 	VBROADCASTSD alpha+64(FP), Z24
 	VBROADCASTSD beta+72(FP), Z25
 	MOVQ         mode+88(FP), R12
@@ -10285,6 +10285,11 @@ TEXT ·gemmF64AVX512_1x2(SB), NOSPLIT, $0-96
 	PREFETCHT0 (DI)
 	PREFETCHT0 64(DI)
 	PREFETCHT0 127(DI)
+	MOVQ       last+80(FP), CX
+	MOVQ       $0x00000001, R11
+	SHLQ       CL, R11
+	DECQ       R11
+	KMOVW      R11, K1
 	VPXORD     Z0, Z0, Z0
 	VPXORD     Z1, Z1, Z1
 	VPXORD     Z2, Z2, Z2
@@ -10301,28 +10306,28 @@ TEXT ·gemmF64AVX512_1x2(SB), NOSPLIT, $0-96
 
 gemmF64AVX512_1x2_loopu:
 	VMOVUPD      (R8), Z24
-	VMOVUPD      64(R8), Z25
+	VMOVUPD.Z    64(R8), K1, Z25
 	ADDQ         R13, R8
 	VBROADCASTSD (AX), Z27
 	VFMADD231PD  Z24, Z27, Z0
 	VFMADD231PD  Z25, Z27, Z1
 	ADDQ         SI, AX
 	VMOVUPD      (R8), Z24
-	VMOVUPD      64(R8), Z25
+	VMOVUPD.Z    64(R8), K1, Z25
 	ADDQ         R13, R8
 	VBROADCASTSD (AX), Z28
 	VFMADD231PD  Z24, Z28, Z2
 	VFMADD231PD  Z25, Z28, Z3
 	ADDQ         SI, AX
 	VMOVUPD      (R8), Z24
-	VMOVUPD      64(R8), Z25
+	VMOVUPD.Z    64(R8), K1, Z25
 	ADDQ         R13, R8
 	VBROADCASTSD (AX), Z29
 	VFMADD231PD  Z24, Z29, Z4
 	VFMADD231PD  Z25, Z29, Z5
 	ADDQ         SI, AX
 	VMOVUPD      (R8), Z24
-	VMOVUPD      64(R8), Z25
+	VMOVUPD.Z    64(R8), K1, Z25
 	ADDQ         R13, R8
 	VBROADCASTSD (AX), Z30
 	VFMADD231PD  Z24, Z30, Z6
@@ -10337,7 +10342,7 @@ gemmF64AVX512_1x2_tail:
 
 gemmF64AVX512_1x2_loop:
 	VMOVUPD      (R8), Z24
-	VMOVUPD      64(R8), Z25
+	VMOVUPD.Z    64(R8), K1, Z25
 	ADDQ         R13, R8
 	VBROADCASTSD (AX), Z31
 	VFMADD231PD  Z24, Z31, Z0
@@ -10356,11 +10361,6 @@ gemmF64AVX512_1x2_reduce:
 	MOVQ         c+48(FP), DI
 	MOVQ         ldc+56(FP), R10
 	SHLQ         $0x03, R10
-	MOVQ         last+80(FP), CX
-	MOVQ         $0x00000001, R11
-	SHLQ         CL, R11
-	DECQ         R11
-	KMOVW        R11, K1
 	VBROADCASTSD alpha+64(FP), Z24
 	VBROADCASTSD beta+72(FP), Z25
 	MOVQ         mode+88(FP), R12
@@ -10419,6 +10419,11 @@ TEXT ·gemmF64AVX512_1x3(SB), NOSPLIT, $0-96
 	PREFETCHT0 64(DI)
 	PREFETCHT0 128(DI)
 	PREFETCHT0 191(DI)
+	MOVQ       last+80(FP), CX
+	MOVQ       $0x00000001, R11
+	SHLQ       CL, R11
+	DECQ       R11
+	KMOVW      R11, K1
 	VPXORD     Z0, Z0, Z0
 	VPXORD     Z1, Z1, Z1
 	VPXORD     Z2, Z2, Z2
@@ -10440,7 +10445,7 @@ TEXT ·gemmF64AVX512_1x3(SB), NOSPLIT, $0-96
 gemmF64AVX512_1x3_loopu:
 	VMOVUPD      (R8), Z24
 	VMOVUPD      64(R8), Z25
-	VMOVUPD      128(R8), Z26
+	VMOVUPD.Z    128(R8), K1, Z26
 	ADDQ         R13, R8
 	VBROADCASTSD (AX), Z27
 	VFMADD231PD  Z24, Z27, Z0
@@ -10449,7 +10454,7 @@ gemmF64AVX512_1x3_loopu:
 	ADDQ         SI, AX
 	VMOVUPD      (R8), Z24
 	VMOVUPD      64(R8), Z25
-	VMOVUPD      128(R8), Z26
+	VMOVUPD.Z    128(R8), K1, Z26
 	ADDQ         R13, R8
 	VBROADCASTSD (AX), Z28
 	VFMADD231PD  Z24, Z28, Z3
@@ -10458,7 +10463,7 @@ gemmF64AVX512_1x3_loopu:
 	ADDQ         SI, AX
 	VMOVUPD      (R8), Z24
 	VMOVUPD      64(R8), Z25
-	VMOVUPD      128(R8), Z26
+	VMOVUPD.Z    128(R8), K1, Z26
 	ADDQ         R13, R8
 	VBROADCASTSD (AX), Z29
 	VFMADD231PD  Z24, Z29, Z6
@@ -10467,7 +10472,7 @@ gemmF64AVX512_1x3_loopu:
 	ADDQ         SI, AX
 	VMOVUPD      (R8), Z24
 	VMOVUPD      64(R8), Z25
-	VMOVUPD      128(R8), Z26
+	VMOVUPD.Z    128(R8), K1, Z26
 	ADDQ         R13, R8
 	VBROADCASTSD (AX), Z30
 	VFMADD231PD  Z24, Z30, Z9
@@ -10484,7 +10489,7 @@ gemmF64AVX512_1x3_tail:
 gemmF64AVX512_1x3_loop:
 	VMOVUPD      (R8), Z24
 	VMOVUPD      64(R8), Z25
-	VMOVUPD      128(R8), Z26
+	VMOVUPD.Z    128(R8), K1, Z26
 	ADDQ         R13, R8
 	VBROADCASTSD (AX), Z31
 	VFMADD231PD  Z24, Z31, Z0
@@ -10507,11 +10512,6 @@ gemmF64AVX512_1x3_reduce:
 	MOVQ         c+48(FP), DI
 	MOVQ         ldc+56(FP), R10
 	SHLQ         $0x03, R10
-	MOVQ         last+80(FP), CX
-	MOVQ         $0x00000001, R11
-	SHLQ         CL, R11
-	DECQ         R11
-	KMOVW        R11, K1
 	VBROADCASTSD alpha+64(FP), Z24
 	VBROADCASTSD beta+72(FP), Z25
 	MOVQ         mode+88(FP), R12
@@ -10580,6 +10580,11 @@ TEXT ·gemmF64AVX512_2x1(SB), NOSPLIT, $0-96
 	ADDQ       R10, DI
 	PREFETCHT0 (DI)
 	PREFETCHT0 63(DI)
+	MOVQ       last+80(FP), CX
+	MOVQ       $0x00000001, R11
+	SHLQ       CL, R11
+	DECQ       R11
+	KMOVW      R11, K1
 	VPXORD     Z0, Z0, Z0
 	VPXORD     Z1, Z1, Z1
 	VPXORD     Z2, Z2, Z2
@@ -10595,22 +10600,22 @@ TEXT ·gemmF64AVX512_2x1(SB), NOSPLIT, $0-96
 	JZ         gemmF64AVX512_2x1_tail
 
 gemmF64AVX512_2x1_loopu:
-	VMOVUPD          (R8), Z24
+	VMOVUPD.Z        (R8), K1, Z24
 	ADDQ             R13, R8
 	VFMADD231PD.BCST (AX), Z24, Z0
 	VFMADD231PD.BCST (AX)(BX*1), Z24, Z1
 	ADDQ             SI, AX
-	VMOVUPD          (R8), Z24
+	VMOVUPD.Z        (R8), K1, Z24
 	ADDQ             R13, R8
 	VFMADD231PD.BCST (AX), Z24, Z2
 	VFMADD231PD.BCST (AX)(BX*1), Z24, Z3
 	ADDQ             SI, AX
-	VMOVUPD          (R8), Z24
+	VMOVUPD.Z        (R8), K1, Z24
 	ADDQ             R13, R8
 	VFMADD231PD.BCST (AX), Z24, Z4
 	VFMADD231PD.BCST (AX)(BX*1), Z24, Z5
 	ADDQ             SI, AX
-	VMOVUPD          (R8), Z24
+	VMOVUPD.Z        (R8), K1, Z24
 	ADDQ             R13, R8
 	VFMADD231PD.BCST (AX), Z24, Z6
 	VFMADD231PD.BCST (AX)(BX*1), Z24, Z7
@@ -10623,7 +10628,7 @@ gemmF64AVX512_2x1_tail:
 	JZ    gemmF64AVX512_2x1_reduce
 
 gemmF64AVX512_2x1_loop:
-	VMOVUPD          (R8), Z24
+	VMOVUPD.Z        (R8), K1, Z24
 	ADDQ             R13, R8
 	VFMADD231PD.BCST (AX), Z24, Z0
 	VFMADD231PD.BCST (AX)(BX*1), Z24, Z1
@@ -10641,11 +10646,6 @@ gemmF64AVX512_2x1_reduce:
 	MOVQ         c+48(FP), DI
 	MOVQ         ldc+56(FP), R10
 	SHLQ         $0x03, R10
-	MOVQ         last+80(FP), CX
-	MOVQ         $0x00000001, R11
-	SHLQ         CL, R11
-	DECQ         R11
-	KMOVW        R11, K1
 	VBROADCASTSD alpha+64(FP), Z24
 	VBROADCASTSD beta+72(FP), Z25
 	MOVQ         mode+88(FP), R12
@@ -10710,6 +10710,11 @@ TEXT ·gemmF64AVX512_2x2(SB), NOSPLIT, $0-96
 	PREFETCHT0 (DI)
 	PREFETCHT0 64(DI)
 	PREFETCHT0 127(DI)
+	MOVQ       last+80(FP), CX
+	MOVQ       $0x00000001, R11
+	SHLQ       CL, R11
+	DECQ       R11
+	KMOVW      R11, K1
 	VPXORD     Z0, Z0, Z0
 	VPXORD     Z1, Z1, Z1
 	VPXORD     Z2, Z2, Z2
@@ -10726,7 +10731,7 @@ TEXT ·gemmF64AVX512_2x2(SB), NOSPLIT, $0-96
 
 gemmF64AVX512_2x2_loopu:
 	VMOVUPD      (R8), Z24
-	VMOVUPD      64(R8), Z25
+	VMOVUPD.Z    64(R8), K1, Z25
 	ADDQ         R13, R8
 	VBROADCASTSD (AX), Z27
 	VFMADD231PD  Z24, Z27, Z0
@@ -10736,7 +10741,7 @@ gemmF64AVX512_2x2_loopu:
 	VFMADD231PD  Z25, Z28, Z3
 	ADDQ         SI, AX
 	VMOVUPD      (R8), Z24
-	VMOVUPD      64(R8), Z25
+	VMOVUPD.Z    64(R8), K1, Z25
 	ADDQ         R13, R8
 	VBROADCASTSD (AX), Z29
 	VFMADD231PD  Z24, Z29, Z4
@@ -10754,7 +10759,7 @@ gemmF64AVX512_2x2_tail:
 
 gemmF64AVX512_2x2_loop:
 	VMOVUPD      (R8), Z24
-	VMOVUPD      64(R8), Z25
+	VMOVUPD.Z    64(R8), K1, Z25
 	ADDQ         R13, R8
 	VBROADCASTSD (AX), Z31
 	VFMADD231PD  Z24, Z31, Z0
@@ -10774,11 +10779,6 @@ gemmF64AVX512_2x2_reduce:
 	MOVQ         c+48(FP), DI
 	MOVQ         ldc+56(FP), R10
 	SHLQ         $0x03, R10
-	MOVQ         last+80(FP), CX
-	MOVQ         $0x00000001, R11
-	SHLQ         CL, R11
-	DECQ         R11
-	KMOVW        R11, K1
 	VBROADCASTSD alpha+64(FP), Z24
 	VBROADCASTSD beta+72(FP), Z25
 	MOVQ         mode+88(FP), R12
@@ -10863,6 +10863,11 @@ TEXT ·gemmF64AVX512_2x3(SB), NOSPLIT, $0-96
 	PREFETCHT0 64(DI)
 	PREFETCHT0 128(DI)
 	PREFETCHT0 191(DI)
+	MOVQ       last+80(FP), CX
+	MOVQ       $0x00000001, R11
+	SHLQ       CL, R11
+	DECQ       R11
+	KMOVW      R11, K1
 	VPXORD     Z0, Z0, Z0
 	VPXORD     Z1, Z1, Z1
 	VPXORD     Z2, Z2, Z2
@@ -10884,7 +10889,7 @@ TEXT ·gemmF64AVX512_2x3(SB), NOSPLIT, $0-96
 gemmF64AVX512_2x3_loopu:
 	VMOVUPD      (R8), Z24
 	VMOVUPD      64(R8), Z25
-	VMOVUPD      128(R8), Z26
+	VMOVUPD.Z    128(R8), K1, Z26
 	ADDQ         R13, R8
 	VBROADCASTSD (AX), Z27
 	VFMADD231PD  Z24, Z27, Z0
@@ -10897,7 +10902,7 @@ gemmF64AVX512_2x3_loopu:
 	ADDQ         SI, AX
 	VMOVUPD      (R8), Z24
 	VMOVUPD      64(R8), Z25
-	VMOVUPD      128(R8), Z26
+	VMOVUPD.Z    128(R8), K1, Z26
 	ADDQ         R13, R8
 	VBROADCASTSD (AX), Z29
 	VFMADD231PD  Z24, Z29, Z6
@@ -10918,7 +10923,7 @@ gemmF64AVX512_2x3_tail:
 gemmF64AVX512_2x3_loop:
 	VMOVUPD      (R8), Z24
 	VMOVUPD      64(R8), Z25
-	VMOVUPD      128(R8), Z26
+	VMOVUPD.Z    128(R8), K1, Z26
 	ADDQ         R13, R8
 	VBROADCASTSD (AX), Z31
 	VFMADD231PD  Z24, Z31, Z0
@@ -10942,11 +10947,6 @@ gemmF64AVX512_2x3_reduce:
 	MOVQ         c+48(FP), DI
 	MOVQ         ldc+56(FP), R10
 	SHLQ         $0x03, R10
-	MOVQ         last+80(FP), CX
-	MOVQ         $0x00000001, R11
-	SHLQ         CL, R11
-	DECQ         R11
-	KMOVW        R11, K1
 	VBROADCASTSD alpha+64(FP), Z24
 	VBROADCASTSD beta+72(FP), Z25
 	MOVQ         mode+88(FP), R12
@@ -11048,6 +11048,11 @@ TEXT ·gemmF64AVX512_3x1(SB), NOSPLIT, $0-96
 	ADDQ       R10, DI
 	PREFETCHT0 (DI)
 	PREFETCHT0 63(DI)
+	MOVQ       last+80(FP), CX
+	MOVQ       $0x00000001, R11
+	SHLQ       CL, R11
+	DECQ       R11
+	KMOVW      R11, K1
 	VPXORD     Z0, Z0, Z0
 	VPXORD     Z1, Z1, Z1
 	VPXORD     Z2, Z2, Z2
@@ -11067,25 +11072,25 @@ TEXT ·gemmF64AVX512_3x1(SB), NOSPLIT, $0-96
 	JZ         gemmF64AVX512_3x1_tail
 
 gemmF64AVX512_3x1_loopu:
-	VMOVUPD          (R8), Z24
+	VMOVUPD.Z        (R8), K1, Z24
 	ADDQ             R13, R8
 	VFMADD231PD.BCST (AX), Z24, Z0
 	VFMADD231PD.BCST (AX)(BX*1), Z24, Z1
 	VFMADD231PD.BCST (AX)(BX*2), Z24, Z2
 	ADDQ             SI, AX
-	VMOVUPD          (R8), Z24
+	VMOVUPD.Z        (R8), K1, Z24
 	ADDQ             R13, R8
 	VFMADD231PD.BCST (AX), Z24, Z3
 	VFMADD231PD.BCST (AX)(BX*1), Z24, Z4
 	VFMADD231PD.BCST (AX)(BX*2), Z24, Z5
 	ADDQ             SI, AX
-	VMOVUPD          (R8), Z24
+	VMOVUPD.Z        (R8), K1, Z24
 	ADDQ             R13, R8
 	VFMADD231PD.BCST (AX), Z24, Z6
 	VFMADD231PD.BCST (AX)(BX*1), Z24, Z7
 	VFMADD231PD.BCST (AX)(BX*2), Z24, Z8
 	ADDQ             SI, AX
-	VMOVUPD          (R8), Z24
+	VMOVUPD.Z        (R8), K1, Z24
 	ADDQ             R13, R8
 	VFMADD231PD.BCST (AX), Z24, Z9
 	VFMADD231PD.BCST (AX)(BX*1), Z24, Z10
@@ -11099,7 +11104,7 @@ gemmF64AVX512_3x1_tail:
 	JZ    gemmF64AVX512_3x1_reduce
 
 gemmF64AVX512_3x1_loop:
-	VMOVUPD          (R8), Z24
+	VMOVUPD.Z        (R8), K1, Z24
 	ADDQ             R13, R8
 	VFMADD231PD.BCST (AX), Z24, Z0
 	VFMADD231PD.BCST (AX)(BX*1), Z24, Z1
@@ -11121,11 +11126,6 @@ gemmF64AVX512_3x1_reduce:
 	MOVQ         c+48(FP), DI
 	MOVQ         ldc+56(FP), R10
 	SHLQ         $0x03, R10
-	MOVQ         last+80(FP), CX
-	MOVQ         $0x00000001, R11
-	SHLQ         CL, R11
-	DECQ         R11
-	KMOVW        R11, K1
 	VBROADCASTSD alpha+64(FP), Z24
 	VBROADCASTSD beta+72(FP), Z25
 	MOVQ         mode+88(FP), R12
@@ -11206,6 +11206,11 @@ TEXT ·gemmF64AVX512_3x2(SB), NOSPLIT, $0-96
 	PREFETCHT0 (DI)
 	PREFETCHT0 64(DI)
 	PREFETCHT0 127(DI)
+	MOVQ       last+80(FP), CX
+	MOVQ       $0x00000001, R11
+	SHLQ       CL, R11
+	DECQ       R11
+	KMOVW      R11, K1
 	VPXORD     Z0, Z0, Z0
 	VPXORD     Z1, Z1, Z1
 	VPXORD     Z2, Z2, Z2
@@ -11226,7 +11231,7 @@ TEXT ·gemmF64AVX512_3x2(SB), NOSPLIT, $0-96
 
 gemmF64AVX512_3x2_loopu:
 	VMOVUPD      (R8), Z24
-	VMOVUPD      64(R8), Z25
+	VMOVUPD.Z    64(R8), K1, Z25
 	ADDQ         R13, R8
 	VBROADCASTSD (AX), Z27
 	VFMADD231PD  Z24, Z27, Z0
@@ -11239,7 +11244,7 @@ gemmF64AVX512_3x2_loopu:
 	VFMADD231PD  Z25, Z29, Z5
 	ADDQ         SI, AX
 	VMOVUPD      (R8), Z24
-	VMOVUPD      64(R8), Z25
+	VMOVUPD.Z    64(R8), K1, Z25
 	ADDQ         R13, R8
 	VBROADCASTSD (AX), Z30
 	VFMADD231PD  Z24, Z30, Z6
@@ -11260,7 +11265,7 @@ gemmF64AVX512_3x2_tail:
 
 gemmF64AVX512_3x2_loop:
 	VMOVUPD      (R8), Z24
-	VMOVUPD      64(R8), Z25
+	VMOVUPD.Z    64(R8), K1, Z25
 	ADDQ         R13, R8
 	VBROADCASTSD (AX), Z28
 	VFMADD231PD  Z24, Z28, Z0
@@ -11285,11 +11290,6 @@ gemmF64AVX512_3x2_reduce:
 	MOVQ         c+48(FP), DI
 	MOVQ         ldc+56(FP), R10
 	SHLQ         $0x03, R10
-	MOVQ         last+80(FP), CX
-	MOVQ         $0x00000001, R11
-	SHLQ         CL, R11
-	DECQ         R11
-	KMOVW        R11, K1
 	VBROADCASTSD alpha+64(FP), Z24
 	VBROADCASTSD beta+72(FP), Z25
 	MOVQ         mode+88(FP), R12
@@ -11400,6 +11400,11 @@ TEXT ·gemmF64AVX512_3x3(SB), NOSPLIT, $0-96
 	PREFETCHT0 64(DI)
 	PREFETCHT0 128(DI)
 	PREFETCHT0 191(DI)
+	MOVQ       last+80(FP), CX
+	MOVQ       $0x00000001, R11
+	SHLQ       CL, R11
+	DECQ       R11
+	KMOVW      R11, K1
 	VPXORD     Z0, Z0, Z0
 	VPXORD     Z1, Z1, Z1
 	VPXORD     Z2, Z2, Z2
@@ -11415,7 +11420,7 @@ TEXT ·gemmF64AVX512_3x3(SB), NOSPLIT, $0-96
 gemmF64AVX512_3x3_loop:
 	VMOVUPD      (R8), Z24
 	VMOVUPD      64(R8), Z25
-	VMOVUPD      128(R8), Z26
+	VMOVUPD.Z    128(R8), K1, Z26
 	ADDQ         R13, R8
 	VBROADCASTSD (AX), Z27
 	VFMADD231PD  Z24, Z27, Z0
@@ -11437,11 +11442,6 @@ gemmF64AVX512_3x3_reduce:
 	MOVQ         c+48(FP), DI
 	MOVQ         ldc+56(FP), R10
 	SHLQ         $0x03, R10
-	MOVQ         last+80(FP), CX
-	MOVQ         $0x00000001, R11
-	SHLQ         CL, R11
-	DECQ         R11
-	KMOVW        R11, K1
 	VBROADCASTSD alpha+64(FP), Z24
 	VBROADCASTSD beta+72(FP), Z25
 	MOVQ         mode+88(FP), R12
@@ -11576,6 +11576,11 @@ TEXT ·gemmF64AVX512_4x1(SB), NOSPLIT, $0-96
 	ADDQ       R10, DI
 	PREFETCHT0 (DI)
 	PREFETCHT0 63(DI)
+	MOVQ       last+80(FP), CX
+	MOVQ       $0x00000001, R11
+	SHLQ       CL, R11
+	DECQ       R11
+	KMOVW      R11, K1
 	LEAQ       (BX)(BX*2), CX
 	VPXORD     Z0, Z0, Z0
 	VPXORD     Z1, Z1, Z1
@@ -11592,14 +11597,14 @@ TEXT ·gemmF64AVX512_4x1(SB), NOSPLIT, $0-96
 	JZ         gemmF64AVX512_4x1_tail
 
 gemmF64AVX512_4x1_loopu:
-	VMOVUPD          (R8), Z24
+	VMOVUPD.Z        (R8), K1, Z24
 	ADDQ             R13, R8
 	VFMADD231PD.BCST (AX), Z24, Z0
 	VFMADD231PD.BCST (AX)(BX*1), Z24, Z1
 	VFMADD231PD.BCST (AX)(BX*2), Z24, Z2
 	VFMADD231PD.BCST (AX)(CX*1), Z24, Z3
 	ADDQ             SI, AX
-	VMOVUPD          (R8), Z24
+	VMOVUPD.Z        (R8), K1, Z24
 	ADDQ             R13, R8
 	VFMADD231PD.BCST (AX), Z24, Z4
 	VFMADD231PD.BCST (AX)(BX*1), Z24, Z5
@@ -11614,7 +11619,7 @@ gemmF64AVX512_4x1_tail:
 	JZ    gemmF64AVX512_4x1_reduce
 
 gemmF64AVX512_4x1_loop:
-	VMOVUPD          (R8), Z24
+	VMOVUPD.Z        (R8), K1, Z24
 	ADDQ             R13, R8
 	VFMADD231PD.BCST (AX), Z24, Z0
 	VFMADD231PD.BCST (AX)(BX*1), Z24, Z1
@@ -11632,11 +11637,6 @@ gemmF64AVX512_4x1_reduce:
 	MOVQ         c+48(FP), DI
 	MOVQ         ldc+56(FP), R10
 	SHLQ         $0x03, R10
-	MOVQ         last+80(FP), CX
-	MOVQ         $0x00000001, R11
-	SHLQ         CL, R11
-	DECQ         R11
-	KMOVW        R11, K1
 	VBROADCASTSD alpha+64(FP), Z24
 	VBROADCASTSD beta+72(FP), Z25
 	MOVQ         mode+88(FP), R12
@@ -11733,6 +11733,11 @@ TEXT ·gemmF64AVX512_4x2(SB), NOSPLIT, $0-96
 	PREFETCHT0 (DI)
 	PREFETCHT0 64(DI)
 	PREFETCHT0 127(DI)
+	MOVQ       last+80(FP), CX
+	MOVQ       $0x00000001, R11
+	SHLQ       CL, R11
+	DECQ       R11
+	KMOVW      R11, K1
 	LEAQ       (BX)(BX*2), CX
 	VPXORD     Z0, Z0, Z0
 	VPXORD     Z1, Z1, Z1
@@ -11747,7 +11752,7 @@ TEXT ·gemmF64AVX512_4x2(SB), NOSPLIT, $0-96
 
 gemmF64AVX512_4x2_loop:
 	VMOVUPD      (R8), Z24
-	VMOVUPD      64(R8), Z25
+	VMOVUPD.Z    64(R8), K1, Z25
 	ADDQ         R13, R8
 	VBROADCASTSD (AX), Z27
 	VFMADD231PD  Z24, Z27, Z0
@@ -11769,11 +11774,6 @@ gemmF64AVX512_4x2_reduce:
 	MOVQ         c+48(FP), DI
 	MOVQ         ldc+56(FP), R10
 	SHLQ         $0x03, R10
-	MOVQ         last+80(FP), CX
-	MOVQ         $0x00000001, R11
-	SHLQ         CL, R11
-	DECQ         R11
-	KMOVW        R11, K1
 	VBROADCASTSD alpha+64(FP), Z24
 	VBROADCASTSD beta+72(FP), Z25
 	MOVQ         mode+88(FP), R12
@@ -11910,6 +11910,11 @@ TEXT ·gemmF64AVX512_4x3(SB), NOSPLIT, $0-96
 	PREFETCHT0 64(DI)
 	PREFETCHT0 128(DI)
 	PREFETCHT0 191(DI)
+	MOVQ       last+80(FP), CX
+	MOVQ       $0x00000001, R11
+	SHLQ       CL, R11
+	DECQ       R11
+	KMOVW      R11, K1
 	LEAQ       (BX)(BX*2), CX
 	VPXORD     Z0, Z0, Z0
 	VPXORD     Z1, Z1, Z1
@@ -11929,7 +11934,7 @@ TEXT ·gemmF64AVX512_4x3(SB), NOSPLIT, $0-96
 gemmF64AVX512_4x3_loop:
 	VMOVUPD      (R8), Z24
 	VMOVUPD      64(R8), Z25
-	VMOVUPD      128(R8), Z26
+	VMOVUPD.Z    128(R8), K1, Z26
 	ADDQ         R13, R8
 	VBROADCASTSD (AX), Z27
 	VFMADD231PD  Z24, Z27, Z0
@@ -11955,11 +11960,6 @@ gemmF64AVX512_4x3_reduce:
 	MOVQ         c+48(FP), DI
 	MOVQ         ldc+56(FP), R10
 	SHLQ         $0x03, R10
-	MOVQ         last+80(FP), CX
-	MOVQ         $0x00000001, R11
-	SHLQ         CL, R11
-	DECQ         R11
-	KMOVW        R11, K1
 	VBROADCASTSD alpha+64(FP), Z24
 	VBROADCASTSD beta+72(FP), Z25
 	MOVQ         mode+88(FP), R12
@@ -12127,6 +12127,11 @@ TEXT ·gemmF64AVX512_5x1(SB), NOSPLIT, $0-96
 	ADDQ       R10, DI
 	PREFETCHT0 (DI)
 	PREFETCHT0 63(DI)
+	MOVQ       last+80(FP), CX
+	MOVQ       $0x00000001, R11
+	SHLQ       CL, R11
+	DECQ       R11
+	KMOVW      R11, K1
 	LEAQ       (BX)(BX*2), CX
 	LEAQ       (AX)(BX*4), DX
 	VPXORD     Z0, Z0, Z0
@@ -12146,7 +12151,7 @@ TEXT ·gemmF64AVX512_5x1(SB), NOSPLIT, $0-96
 	JZ         gemmF64AVX512_5x1_tail
 
 gemmF64AVX512_5x1_loopu:
-	VMOVUPD          (R8), Z24
+	VMOVUPD.Z        (R8), K1, Z24
 	ADDQ             R13, R8
 	VFMADD231PD.BCST (AX), Z24, Z0
 	VFMADD231PD.BCST (AX)(BX*1), Z24, Z1
@@ -12155,7 +12160,7 @@ gemmF64AVX512_5x1_loopu:
 	VFMADD231PD.BCST (DX), Z24, Z4
 	ADDQ             SI, AX
 	ADDQ             SI, DX
-	VMOVUPD          (R8), Z24
+	VMOVUPD.Z        (R8), K1, Z24
 	ADDQ             R13, R8
 	VFMADD231PD.BCST (AX), Z24, Z5
 	VFMADD231PD.BCST (AX)(BX*1), Z24, Z6
@@ -12172,7 +12177,7 @@ gemmF64AVX512_5x1_tail:
 	JZ    gemmF64AVX512_5x1_reduce
 
 gemmF64AVX512_5x1_loop:
-	VMOVUPD          (R8), Z24
+	VMOVUPD.Z        (R8), K1, Z24
 	ADDQ             R13, R8
 	VFMADD231PD.BCST (AX), Z24, Z0
 	VFMADD231PD.BCST (AX)(BX*1), Z24, Z1
@@ -12193,11 +12198,6 @@ gemmF64AVX512_5x1_reduce:
 	MOVQ         c+48(FP), DI
 	MOVQ         ldc+56(FP), R10
 	SHLQ         $0x03, R10
-	MOVQ         last+80(FP), CX
-	MOVQ         $0x00000001, R11
-	SHLQ         CL, R11
-	DECQ         R11
-	KMOVW        R11, K1
 	VBROADCASTSD alpha+64(FP), Z24
 	VBROADCASTSD beta+72(FP), Z25
 	MOVQ         mode+88(FP), R12
@@ -12310,6 +12310,11 @@ TEXT ·gemmF64AVX512_5x2(SB), NOSPLIT, $0-96
 	PREFETCHT0 (DI)
 	PREFETCHT0 64(DI)
 	PREFETCHT0 127(DI)
+	MOVQ       last+80(FP), CX
+	MOVQ       $0x00000001, R11
+	SHLQ       CL, R11
+	DECQ       R11
+	KMOVW      R11, K1
 	LEAQ       (BX)(BX*2), CX
 	LEAQ       (AX)(BX*4), DX
 	VPXORD     Z0, Z0, Z0
@@ -12327,7 +12332,7 @@ TEXT ·gemmF64AVX512_5x2(SB), NOSPLIT, $0-96
 
 gemmF64AVX512_5x2_loop:
 	VMOVUPD      (R8), Z24
-	VMOVUPD      64(R8), Z25
+	VMOVUPD.Z    64(R8), K1, Z25
 	ADDQ         R13, R8
 	VBROADCASTSD (AX), Z27
 	VFMADD231PD  Z24, Z27, Z0
@@ -12353,11 +12358,6 @@ gemmF64AVX512_5x2_reduce:
 	MOVQ         c+48(FP), DI
 	MOVQ         ldc+56(FP), R10
 	SHLQ         $0x03, R10
-	MOVQ         last+80(FP), CX
-	MOVQ         $0x00000001, R11
-	SHLQ         CL, R11
-	DECQ         R11
-	KMOVW        R11, K1
 	VBROADCASTSD alpha+64(FP), Z24
 	VBROADCASTSD beta+72(FP), Z25
 	MOVQ         mode+88(FP), R12
@@ -12520,6 +12520,11 @@ TEXT ·gemmF64AVX512_5x3(SB), NOSPLIT, $0-96
 	PREFETCHT0 64(DI)
 	PREFETCHT0 128(DI)
 	PREFETCHT0 191(DI)
+	MOVQ       last+80(FP), CX
+	MOVQ       $0x00000001, R11
+	SHLQ       CL, R11
+	DECQ       R11
+	KMOVW      R11, K1
 	LEAQ       (BX)(BX*2), CX
 	LEAQ       (AX)(BX*4), DX
 	VPXORD     Z0, Z0, Z0
@@ -12543,7 +12548,7 @@ TEXT ·gemmF64AVX512_5x3(SB), NOSPLIT, $0-96
 gemmF64AVX512_5x3_loop:
 	VMOVUPD      (R8), Z24
 	VMOVUPD      64(R8), Z25
-	VMOVUPD      128(R8), Z26
+	VMOVUPD.Z    128(R8), K1, Z26
 	ADDQ         R13, R8
 	VBROADCASTSD (AX), Z27
 	VFMADD231PD  Z24, Z27, Z0
@@ -12574,11 +12579,6 @@ gemmF64AVX512_5x3_reduce:
 	MOVQ         c+48(FP), DI
 	MOVQ         ldc+56(FP), R10
 	SHLQ         $0x03, R10
-	MOVQ         last+80(FP), CX
-	MOVQ         $0x00000001, R11
-	SHLQ         CL, R11
-	DECQ         R11
-	KMOVW        R11, K1
 	VBROADCASTSD alpha+64(FP), Z24
 	VBROADCASTSD beta+72(FP), Z25
 	MOVQ         mode+88(FP), R12
@@ -12779,6 +12779,11 @@ TEXT ·gemmF64AVX512_6x1(SB), NOSPLIT, $0-96
 	ADDQ       R10, DI
 	PREFETCHT0 (DI)
 	PREFETCHT0 63(DI)
+	MOVQ       last+80(FP), CX
+	MOVQ       $0x00000001, R11
+	SHLQ       CL, R11
+	DECQ       R11
+	KMOVW      R11, K1
 	LEAQ       (BX)(BX*2), CX
 	LEAQ       (AX)(BX*4), DX
 	VPXORD     Z0, Z0, Z0
@@ -12800,7 +12805,7 @@ TEXT ·gemmF64AVX512_6x1(SB), NOSPLIT, $0-96
 	JZ         gemmF64AVX512_6x1_tail
 
 gemmF64AVX512_6x1_loopu:
-	VMOVUPD          (R8), Z24
+	VMOVUPD.Z        (R8), K1, Z24
 	ADDQ             R13, R8
 	VFMADD231PD.BCST (AX), Z24, Z0
 	VFMADD231PD.BCST (AX)(BX*1), Z24, Z1
@@ -12810,7 +12815,7 @@ gemmF64AVX512_6x1_loopu:
 	VFMADD231PD.BCST (DX)(BX*1), Z24, Z5
 	ADDQ             SI, AX
 	ADDQ             SI, DX
-	VMOVUPD          (R8), Z24
+	VMOVUPD.Z        (R8), K1, Z24
 	ADDQ             R13, R8
 	VFMADD231PD.BCST (AX), Z24, Z6
 	VFMADD231PD.BCST (AX)(BX*1), Z24, Z7
@@ -12828,7 +12833,7 @@ gemmF64AVX512_6x1_tail:
 	JZ    gemmF64AVX512_6x1_reduce
 
 gemmF64AVX512_6x1_loop:
-	VMOVUPD          (R8), Z24
+	VMOVUPD.Z        (R8), K1, Z24
 	ADDQ             R13, R8
 	VFMADD231PD.BCST (AX), Z24, Z0
 	VFMADD231PD.BCST (AX)(BX*1), Z24, Z1
@@ -12851,11 +12856,6 @@ gemmF64AVX512_6x1_reduce:
 	MOVQ         c+48(FP), DI
 	MOVQ         ldc+56(FP), R10
 	SHLQ         $0x03, R10
-	MOVQ         last+80(FP), CX
-	MOVQ         $0x00000001, R11
-	SHLQ         CL, R11
-	DECQ         R11
-	KMOVW        R11, K1
 	VBROADCASTSD alpha+64(FP), Z24
 	VBROADCASTSD beta+72(FP), Z25
 	MOVQ         mode+88(FP), R12
@@ -12984,6 +12984,11 @@ TEXT ·gemmF64AVX512_6x2(SB), NOSPLIT, $0-96
 	PREFETCHT0 (DI)
 	PREFETCHT0 64(DI)
 	PREFETCHT0 127(DI)
+	MOVQ       last+80(FP), CX
+	MOVQ       $0x00000001, R11
+	SHLQ       CL, R11
+	DECQ       R11
+	KMOVW      R11, K1
 	LEAQ       (BX)(BX*2), CX
 	LEAQ       (AX)(BX*4), DX
 	VPXORD     Z0, Z0, Z0
@@ -13003,7 +13008,7 @@ TEXT ·gemmF64AVX512_6x2(SB), NOSPLIT, $0-96
 
 gemmF64AVX512_6x2_loop:
 	VMOVUPD      (R8), Z24
-	VMOVUPD      64(R8), Z25
+	VMOVUPD.Z    64(R8), K1, Z25
 	ADDQ         R13, R8
 	VBROADCASTSD (AX), Z27
 	VFMADD231PD  Z24, Z27, Z0
@@ -13032,11 +13037,6 @@ gemmF64AVX512_6x2_reduce:
 	MOVQ         c+48(FP), DI
 	MOVQ         ldc+56(FP), R10
 	SHLQ         $0x03, R10
-	MOVQ         last+80(FP), CX
-	MOVQ         $0x00000001, R11
-	SHLQ         CL, R11
-	DECQ         R11
-	KMOVW        R11, K1
 	VBROADCASTSD alpha+64(FP), Z24
 	VBROADCASTSD beta+72(FP), Z25
 	MOVQ         mode+88(FP), R12
@@ -13225,6 +13225,11 @@ TEXT ·gemmF64AVX512_6x3(SB), NOSPLIT, $0-96
 	PREFETCHT0 64(DI)
 	PREFETCHT0 128(DI)
 	PREFETCHT0 191(DI)
+	MOVQ       last+80(FP), CX
+	MOVQ       $0x00000001, R11
+	SHLQ       CL, R11
+	DECQ       R11
+	KMOVW      R11, K1
 	LEAQ       (BX)(BX*2), CX
 	LEAQ       (AX)(BX*4), DX
 	VPXORD     Z0, Z0, Z0
@@ -13251,7 +13256,7 @@ TEXT ·gemmF64AVX512_6x3(SB), NOSPLIT, $0-96
 gemmF64AVX512_6x3_loop:
 	VMOVUPD      (R8), Z24
 	VMOVUPD      64(R8), Z25
-	VMOVUPD      128(R8), Z26
+	VMOVUPD.Z    128(R8), K1, Z26
 	ADDQ         R13, R8
 	VBROADCASTSD (AX), Z27
 	VFMADD231PD  Z24, Z27, Z0
@@ -13286,11 +13291,6 @@ gemmF64AVX512_6x3_reduce:
 	MOVQ         c+48(FP), DI
 	MOVQ         ldc+56(FP), R10
 	SHLQ         $0x03, R10
-	MOVQ         last+80(FP), CX
-	MOVQ         $0x00000001, R11
-	SHLQ         CL, R11
-	DECQ         R11
-	KMOVW        R11, K1
 	VBROADCASTSD alpha+64(FP), Z24
 	VBROADCASTSD beta+72(FP), Z25
 	MOVQ         mode+88(FP), R12
@@ -13524,6 +13524,11 @@ TEXT ·gemmF64AVX512_7x1(SB), NOSPLIT, $0-96
 	ADDQ       R10, DI
 	PREFETCHT0 (DI)
 	PREFETCHT0 63(DI)
+	MOVQ       last+80(FP), CX
+	MOVQ       $0x00000001, R11
+	SHLQ       CL, R11
+	DECQ       R11
+	KMOVW      R11, K1
 	LEAQ       (BX)(BX*2), CX
 	LEAQ       (AX)(BX*4), DX
 	VPXORD     Z0, Z0, Z0
@@ -13547,7 +13552,7 @@ TEXT ·gemmF64AVX512_7x1(SB), NOSPLIT, $0-96
 	JZ         gemmF64AVX512_7x1_tail
 
 gemmF64AVX512_7x1_loopu:
-	VMOVUPD          (R8), Z24
+	VMOVUPD.Z        (R8), K1, Z24
 	ADDQ             R13, R8
 	VFMADD231PD.BCST (AX), Z24, Z0
 	VFMADD231PD.BCST (AX)(BX*1), Z24, Z1
@@ -13558,7 +13563,7 @@ gemmF64AVX512_7x1_loopu:
 	VFMADD231PD.BCST (DX)(BX*2), Z24, Z6
 	ADDQ             SI, AX
 	ADDQ             SI, DX
-	VMOVUPD          (R8), Z24
+	VMOVUPD.Z        (R8), K1, Z24
 	ADDQ             R13, R8
 	VFMADD231PD.BCST (AX), Z24, Z7
 	VFMADD231PD.BCST (AX)(BX*1), Z24, Z8
@@ -13577,7 +13582,7 @@ gemmF64AVX512_7x1_tail:
 	JZ    gemmF64AVX512_7x1_reduce
 
 gemmF64AVX512_7x1_loop:
-	VMOVUPD          (R8), Z24
+	VMOVUPD.Z        (R8), K1, Z24
 	ADDQ             R13, R8
 	VFMADD231PD.BCST (AX), Z24, Z0
 	VFMADD231PD.BCST (AX)(BX*1), Z24, Z1
@@ -13602,11 +13607,6 @@ gemmF64AVX512_7x1_reduce:
 	MOVQ         c+48(FP), DI
 	MOVQ         ldc+56(FP), R10
 	SHLQ         $0x03, R10
-	MOVQ         last+80(FP), CX
-	MOVQ         $0x00000001, R11
-	SHLQ         CL, R11
-	DECQ         R11
-	KMOVW        R11, K1
 	VBROADCASTSD alpha+64(FP), Z24
 	VBROADCASTSD beta+72(FP), Z25
 	MOVQ         mode+88(FP), R12
@@ -13751,6 +13751,11 @@ TEXT ·gemmF64AVX512_7x2(SB), NOSPLIT, $0-96
 	PREFETCHT0 (DI)
 	PREFETCHT0 64(DI)
 	PREFETCHT0 127(DI)
+	MOVQ       last+80(FP), CX
+	MOVQ       $0x00000001, R11
+	SHLQ       CL, R11
+	DECQ       R11
+	KMOVW      R11, K1
 	LEAQ       (BX)(BX*2), CX
 	LEAQ       (AX)(BX*4), DX
 	VPXORD     Z0, Z0, Z0
@@ -13772,7 +13777,7 @@ TEXT ·gemmF64AVX512_7x2(SB), NOSPLIT, $0-96
 
 gemmF64AVX512_7x2_loop:
 	VMOVUPD      (R8), Z24
-	VMOVUPD      64(R8), Z25
+	VMOVUPD.Z    64(R8), K1, Z25
 	ADDQ         R13, R8
 	VBROADCASTSD (AX), Z27
 	VFMADD231PD  Z24, Z27, Z0
@@ -13804,11 +13809,6 @@ gemmF64AVX512_7x2_reduce:
 	MOVQ         c+48(FP), DI
 	MOVQ         ldc+56(FP), R10
 	SHLQ         $0x03, R10
-	MOVQ         last+80(FP), CX
-	MOVQ         $0x00000001, R11
-	SHLQ         CL, R11
-	DECQ         R11
-	KMOVW        R11, K1
 	VBROADCASTSD alpha+64(FP), Z24
 	VBROADCASTSD beta+72(FP), Z25
 	MOVQ         mode+88(FP), R12
@@ -14023,6 +14023,11 @@ TEXT ·gemmF64AVX512_7x3(SB), NOSPLIT, $0-96
 	PREFETCHT0 64(DI)
 	PREFETCHT0 128(DI)
 	PREFETCHT0 191(DI)
+	MOVQ       last+80(FP), CX
+	MOVQ       $0x00000001, R11
+	SHLQ       CL, R11
+	DECQ       R11
+	KMOVW      R11, K1
 	LEAQ       (BX)(BX*2), CX
 	LEAQ       (AX)(BX*4), DX
 	VPXORD     Z0, Z0, Z0
@@ -14052,7 +14057,7 @@ TEXT ·gemmF64AVX512_7x3(SB), NOSPLIT, $0-96
 gemmF64AVX512_7x3_loop:
 	VMOVUPD      (R8), Z24
 	VMOVUPD      64(R8), Z25
-	VMOVUPD      128(R8), Z26
+	VMOVUPD.Z    128(R8), K1, Z26
 	ADDQ         R13, R8
 	VBROADCASTSD (AX), Z27
 	VFMADD231PD  Z24, Z27, Z0
@@ -14091,11 +14096,6 @@ gemmF64AVX512_7x3_reduce:
 	MOVQ         c+48(FP), DI
 	MOVQ         ldc+56(FP), R10
 	SHLQ         $0x03, R10
-	MOVQ         last+80(FP), CX
-	MOVQ         $0x00000001, R11
-	SHLQ         CL, R11
-	DECQ         R11
-	KMOVW        R11, K1
 	VBROADCASTSD alpha+64(FP), Z24
 	VBROADCASTSD beta+72(FP), Z25
 	MOVQ         mode+88(FP), R12
@@ -14362,6 +14362,11 @@ TEXT ·gemmF64AVX512_8x1(SB), NOSPLIT, $0-96
 	ADDQ       R10, DI
 	PREFETCHT0 (DI)
 	PREFETCHT0 63(DI)
+	MOVQ       last+80(FP), CX
+	MOVQ       $0x00000001, R11
+	SHLQ       CL, R11
+	DECQ       R11
+	KMOVW      R11, K1
 	LEAQ       (BX)(BX*2), CX
 	LEAQ       (AX)(BX*4), DX
 	VPXORD     Z0, Z0, Z0
@@ -14376,7 +14381,7 @@ TEXT ·gemmF64AVX512_8x1(SB), NOSPLIT, $0-96
 	JZ         gemmF64AVX512_8x1_reduce
 
 gemmF64AVX512_8x1_loop:
-	VMOVUPD          (R8), Z24
+	VMOVUPD.Z        (R8), K1, Z24
 	ADDQ             R13, R8
 	VFMADD231PD.BCST (AX), Z24, Z0
 	VFMADD231PD.BCST (AX)(BX*1), Z24, Z1
@@ -14395,11 +14400,6 @@ gemmF64AVX512_8x1_reduce:
 	MOVQ         c+48(FP), DI
 	MOVQ         ldc+56(FP), R10
 	SHLQ         $0x03, R10
-	MOVQ         last+80(FP), CX
-	MOVQ         $0x00000001, R11
-	SHLQ         CL, R11
-	DECQ         R11
-	KMOVW        R11, K1
 	VBROADCASTSD alpha+64(FP), Z24
 	VBROADCASTSD beta+72(FP), Z25
 	MOVQ         mode+88(FP), R12
@@ -14560,6 +14560,11 @@ TEXT ·gemmF64AVX512_8x2(SB), NOSPLIT, $0-96
 	PREFETCHT0 (DI)
 	PREFETCHT0 64(DI)
 	PREFETCHT0 127(DI)
+	MOVQ       last+80(FP), CX
+	MOVQ       $0x00000001, R11
+	SHLQ       CL, R11
+	DECQ       R11
+	KMOVW      R11, K1
 	LEAQ       (BX)(BX*2), CX
 	LEAQ       (AX)(BX*4), DX
 	VPXORD     Z0, Z0, Z0
@@ -14583,7 +14588,7 @@ TEXT ·gemmF64AVX512_8x2(SB), NOSPLIT, $0-96
 
 gemmF64AVX512_8x2_loop:
 	VMOVUPD      (R8), Z24
-	VMOVUPD      64(R8), Z25
+	VMOVUPD.Z    64(R8), K1, Z25
 	ADDQ         R13, R8
 	VBROADCASTSD (AX), Z27
 	VFMADD231PD  Z24, Z27, Z0
@@ -14618,11 +14623,6 @@ gemmF64AVX512_8x2_reduce:
 	MOVQ         c+48(FP), DI
 	MOVQ         ldc+56(FP), R10
 	SHLQ         $0x03, R10
-	MOVQ         last+80(FP), CX
-	MOVQ         $0x00000001, R11
-	SHLQ         CL, R11
-	DECQ         R11
-	KMOVW        R11, K1
 	VBROADCASTSD alpha+64(FP), Z24
 	VBROADCASTSD beta+72(FP), Z25
 	MOVQ         mode+88(FP), R12
@@ -14863,6 +14863,11 @@ TEXT ·gemmF64AVX512_8x3(SB), NOSPLIT, $0-96
 	PREFETCHT0 64(DI)
 	PREFETCHT0 128(DI)
 	PREFETCHT0 191(DI)
+	MOVQ       last+80(FP), CX
+	MOVQ       $0x00000001, R11
+	SHLQ       CL, R11
+	DECQ       R11
+	KMOVW      R11, K1
 	LEAQ       (BX)(BX*2), CX
 	LEAQ       (AX)(BX*4), DX
 	VPXORD     Z0, Z0, Z0
@@ -14895,7 +14900,7 @@ TEXT ·gemmF64AVX512_8x3(SB), NOSPLIT, $0-96
 gemmF64AVX512_8x3_loop:
 	VMOVUPD      (R8), Z24
 	VMOVUPD      64(R8), Z25
-	VMOVUPD      128(R8), Z26
+	VMOVUPD.Z    128(R8), K1, Z26
 	ADDQ         R13, R8
 	VBROADCASTSD (AX), Z27
 	VFMADD231PD  Z24, Z27, Z0
@@ -14938,11 +14943,6 @@ gemmF64AVX512_8x3_reduce:
 	MOVQ         c+48(FP), DI
 	MOVQ         ldc+56(FP), R10
 	SHLQ         $0x03, R10
-	MOVQ         last+80(FP), CX
-	MOVQ         $0x00000001, R11
-	SHLQ         CL, R11
-	DECQ         R11
-	KMOVW        R11, K1
 	VBROADCASTSD alpha+64(FP), Z24
 	VBROADCASTSD beta+72(FP), Z25
 	MOVQ         mode+88(FP), R12
@@ -15218,6 +15218,11 @@ TEXT ·gemmF64AVX512_1x1h(SB), NOSPLIT, $0-96
 	SHLQ       $0x03, R10
 	PREFETCHT0 (DI)
 	PREFETCHT0 31(DI)
+	MOVQ       last+80(FP), CX
+	MOVQ       $0x00000001, R11
+	SHLQ       CL, R11
+	DECQ       R11
+	KMOVW      R11, K1
 	VPXORD     Z0, Z0, Z0
 	VPXORD     Z1, Z1, Z1
 	VPXORD     Z2, Z2, Z2
@@ -15233,35 +15238,35 @@ TEXT ·gemmF64AVX512_1x1h(SB), NOSPLIT, $0-96
 	JZ         gemmF64AVX512_1x1h_tail
 
 gemmF64AVX512_1x1h_loopu:
-	VMOVUPD          (R8), Y24
+	VMOVUPD.Z        (R8), K1, Y24
 	ADDQ             R13, R8
 	VFMADD231PD.BCST (AX), Y24, Y0
 	ADDQ             SI, AX
-	VMOVUPD          (R8), Y24
+	VMOVUPD.Z        (R8), K1, Y24
 	ADDQ             R13, R8
 	VFMADD231PD.BCST (AX), Y24, Y1
 	ADDQ             SI, AX
-	VMOVUPD          (R8), Y24
+	VMOVUPD.Z        (R8), K1, Y24
 	ADDQ             R13, R8
 	VFMADD231PD.BCST (AX), Y24, Y2
 	ADDQ             SI, AX
-	VMOVUPD          (R8), Y24
+	VMOVUPD.Z        (R8), K1, Y24
 	ADDQ             R13, R8
 	VFMADD231PD.BCST (AX), Y24, Y3
 	ADDQ             SI, AX
-	VMOVUPD          (R8), Y24
+	VMOVUPD.Z        (R8), K1, Y24
 	ADDQ             R13, R8
 	VFMADD231PD.BCST (AX), Y24, Y4
 	ADDQ             SI, AX
-	VMOVUPD          (R8), Y24
+	VMOVUPD.Z        (R8), K1, Y24
 	ADDQ             R13, R8
 	VFMADD231PD.BCST (AX), Y24, Y5
 	ADDQ             SI, AX
-	VMOVUPD          (R8), Y24
+	VMOVUPD.Z        (R8), K1, Y24
 	ADDQ             R13, R8
 	VFMADD231PD.BCST (AX), Y24, Y6
 	ADDQ             SI, AX
-	VMOVUPD          (R8), Y24
+	VMOVUPD.Z        (R8), K1, Y24
 	ADDQ             R13, R8
 	VFMADD231PD.BCST (AX), Y24, Y7
 	ADDQ             SI, AX
@@ -15273,7 +15278,7 @@ gemmF64AVX512_1x1h_tail:
 	JZ    gemmF64AVX512_1x1h_reduce
 
 gemmF64AVX512_1x1h_loop:
-	VMOVUPD          (R8), Y24
+	VMOVUPD.Z        (R8), K1, Y24
 	ADDQ             R13, R8
 	VFMADD231PD.BCST (AX), Y24, Y0
 	ADDQ             SI, AX
@@ -15291,11 +15296,6 @@ gemmF64AVX512_1x1h_reduce:
 	MOVQ         c+48(FP), DI
 	MOVQ         ldc+56(FP), R10
 	SHLQ         $0x03, R10
-	MOVQ         last+80(FP), CX
-	MOVQ         $0x00000001, R11
-	SHLQ         CL, R11
-	DECQ         R11
-	KMOVW        R11, K1
 	VBROADCASTSD alpha+64(FP), Z24
 	VBROADCASTSD beta+72(FP), Z25
 	MOVQ         mode+88(FP), R12
@@ -15344,6 +15344,11 @@ TEXT ·gemmF64AVX512_1x2h(SB), NOSPLIT, $0-96
 	PREFETCHT0 (DI)
 	PREFETCHT0 64(DI)
 	PREFETCHT0 95(DI)
+	MOVQ       last+80(FP), CX
+	MOVQ       $0x00000001, R11
+	SHLQ       CL, R11
+	DECQ       R11
+	KMOVW      R11, K1
 	VPXORD     Z0, Z0, Z0
 	VPXORD     Z1, Z1, Z1
 	VPXORD     Z2, Z2, Z2
@@ -15360,28 +15365,28 @@ TEXT ·gemmF64AVX512_1x2h(SB), NOSPLIT, $0-96
 
 gemmF64AVX512_1x2h_loopu:
 	VMOVUPD      (R8), Z24
-	VMOVUPD      64(R8), Y25
+	VMOVUPD.Z    64(R8), K1, Y25
 	ADDQ         R13, R8
 	VBROADCASTSD (AX), Z27
 	VFMADD231PD  Z24, Z27, Z0
 	VFMADD231PD  Y25, Y27, Y1
 	ADDQ         SI, AX
 	VMOVUPD      (R8), Z24
-	VMOVUPD      64(R8), Y25
+	VMOVUPD.Z    64(R8), K1, Y25
 	ADDQ         R13, R8
 	VBROADCASTSD (AX), Z28
 	VFMADD231PD  Z24, Z28, Z2
 	VFMADD231PD  Y25, Y28, Y3
 	ADDQ         SI, AX
 	VMOVUPD      (R8), Z24
-	VMOVUPD      64(R8), Y25
+	VMOVUPD.Z    64(R8), K1, Y25
 	ADDQ         R13, R8
 	VBROADCASTSD (AX), Z29
 	VFMADD231PD  Z24, Z29, Z4
 	VFMADD231PD  Y25, Y29, Y5
 	ADDQ         SI, AX
 	VMOVUPD      (R8), Z24
-	VMOVUPD      64(R8), Y25
+	VMOVUPD.Z    64(R8), K1, Y25
 	ADDQ         R13, R8
 	VBROADCASTSD (AX), Z30
 	VFMADD231PD  Z24, Z30, Z6
@@ -15396,7 +15401,7 @@ gemmF64AVX512_1x2h_tail:
 
 gemmF64AVX512_1x2h_loop:
 	VMOVUPD      (R8), Z24
-	VMOVUPD      64(R8), Y25
+	VMOVUPD.Z    64(R8), K1, Y25
 	ADDQ         R13, R8
 	VBROADCASTSD (AX), Z31
 	VFMADD231PD  Z24, Z31, Z0
@@ -15415,11 +15420,6 @@ gemmF64AVX512_1x2h_reduce:
 	MOVQ         c+48(FP), DI
 	MOVQ         ldc+56(FP), R10
 	SHLQ         $0x03, R10
-	MOVQ         last+80(FP), CX
-	MOVQ         $0x00000001, R11
-	SHLQ         CL, R11
-	DECQ         R11
-	KMOVW        R11, K1
 	VBROADCASTSD alpha+64(FP), Z24
 	VBROADCASTSD beta+72(FP), Z25
 	MOVQ         mode+88(FP), R12
@@ -15478,6 +15478,11 @@ TEXT ·gemmF64AVX512_1x3h(SB), NOSPLIT, $0-96
 	PREFETCHT0 64(DI)
 	PREFETCHT0 128(DI)
 	PREFETCHT0 159(DI)
+	MOVQ       last+80(FP), CX
+	MOVQ       $0x00000001, R11
+	SHLQ       CL, R11
+	DECQ       R11
+	KMOVW      R11, K1
 	VPXORD     Z0, Z0, Z0
 	VPXORD     Z1, Z1, Z1
 	VPXORD     Z2, Z2, Z2
@@ -15499,7 +15504,7 @@ TEXT ·gemmF64AVX512_1x3h(SB), NOSPLIT, $0-96
 gemmF64AVX512_1x3h_loopu:
 	VMOVUPD      (R8), Z24
 	VMOVUPD      64(R8), Z25
-	VMOVUPD      128(R8), Y26
+	VMOVUPD.Z    128(R8), K1, Y26
 	ADDQ         R13, R8
 	VBROADCASTSD (AX), Z27
 	VFMADD231PD  Z24, Z27, Z0
@@ -15508,7 +15513,7 @@ gemmF64AVX512_1x3h_loopu:
 	ADDQ         SI, AX
 	VMOVUPD      (R8), Z24
 	VMOVUPD      64(R8), Z25
-	VMOVUPD      128(R8), Y26
+	VMOVUPD.Z    128(R8), K1, Y26
 	ADDQ         R13, R8
 	VBROADCASTSD (AX), Z28
 	VFMADD231PD  Z24, Z28, Z3
@@ -15517,7 +15522,7 @@ gemmF64AVX512_1x3h_loopu:
 	ADDQ         SI, AX
 	VMOVUPD      (R8), Z24
 	VMOVUPD      64(R8), Z25
-	VMOVUPD      128(R8), Y26
+	VMOVUPD.Z    128(R8), K1, Y26
 	ADDQ         R13, R8
 	VBROADCASTSD (AX), Z29
 	VFMADD231PD  Z24, Z29, Z6
@@ -15526,7 +15531,7 @@ gemmF64AVX512_1x3h_loopu:
 	ADDQ         SI, AX
 	VMOVUPD      (R8), Z24
 	VMOVUPD      64(R8), Z25
-	VMOVUPD      128(R8), Y26
+	VMOVUPD.Z    128(R8), K1, Y26
 	ADDQ         R13, R8
 	VBROADCASTSD (AX), Z30
 	VFMADD231PD  Z24, Z30, Z9
@@ -15543,7 +15548,7 @@ gemmF64AVX512_1x3h_tail:
 gemmF64AVX512_1x3h_loop:
 	VMOVUPD      (R8), Z24
 	VMOVUPD      64(R8), Z25
-	VMOVUPD      128(R8), Y26
+	VMOVUPD.Z    128(R8), K1, Y26
 	ADDQ         R13, R8
 	VBROADCASTSD (AX), Z31
 	VFMADD231PD  Z24, Z31, Z0
@@ -15566,11 +15571,6 @@ gemmF64AVX512_1x3h_reduce:
 	MOVQ         c+48(FP), DI
 	MOVQ         ldc+56(FP), R10
 	SHLQ         $0x03, R10
-	MOVQ         last+80(FP), CX
-	MOVQ         $0x00000001, R11
-	SHLQ         CL, R11
-	DECQ         R11
-	KMOVW        R11, K1
 	VBROADCASTSD alpha+64(FP), Z24
 	VBROADCASTSD beta+72(FP), Z25
 	MOVQ         mode+88(FP), R12
@@ -15639,6 +15639,11 @@ TEXT ·gemmF64AVX512_2x1h(SB), NOSPLIT, $0-96
 	ADDQ       R10, DI
 	PREFETCHT0 (DI)
 	PREFETCHT0 31(DI)
+	MOVQ       last+80(FP), CX
+	MOVQ       $0x00000001, R11
+	SHLQ       CL, R11
+	DECQ       R11
+	KMOVW      R11, K1
 	VPXORD     Z0, Z0, Z0
 	VPXORD     Z1, Z1, Z1
 	VPXORD     Z2, Z2, Z2
@@ -15654,22 +15659,22 @@ TEXT ·gemmF64AVX512_2x1h(SB), NOSPLIT, $0-96
 	JZ         gemmF64AVX512_2x1h_tail
 
 gemmF64AVX512_2x1h_loopu:
-	VMOVUPD          (R8), Y24
+	VMOVUPD.Z        (R8), K1, Y24
 	ADDQ             R13, R8
 	VFMADD231PD.BCST (AX), Y24, Y0
 	VFMADD231PD.BCST (AX)(BX*1), Y24, Y1
 	ADDQ             SI, AX
-	VMOVUPD          (R8), Y24
+	VMOVUPD.Z        (R8), K1, Y24
 	ADDQ             R13, R8
 	VFMADD231PD.BCST (AX), Y24, Y2
 	VFMADD231PD.BCST (AX)(BX*1), Y24, Y3
 	ADDQ             SI, AX
-	VMOVUPD          (R8), Y24
+	VMOVUPD.Z        (R8), K1, Y24
 	ADDQ             R13, R8
 	VFMADD231PD.BCST (AX), Y24, Y4
 	VFMADD231PD.BCST (AX)(BX*1), Y24, Y5
 	ADDQ             SI, AX
-	VMOVUPD          (R8), Y24
+	VMOVUPD.Z        (R8), K1, Y24
 	ADDQ             R13, R8
 	VFMADD231PD.BCST (AX), Y24, Y6
 	VFMADD231PD.BCST (AX)(BX*1), Y24, Y7
@@ -15682,7 +15687,7 @@ gemmF64AVX512_2x1h_tail:
 	JZ    gemmF64AVX512_2x1h_reduce
 
 gemmF64AVX512_2x1h_loop:
-	VMOVUPD          (R8), Y24
+	VMOVUPD.Z        (R8), K1, Y24
 	ADDQ             R13, R8
 	VFMADD231PD.BCST (AX), Y24, Y0
 	VFMADD231PD.BCST (AX)(BX*1), Y24, Y1
@@ -15700,11 +15705,6 @@ gemmF64AVX512_2x1h_reduce:
 	MOVQ         c+48(FP), DI
 	MOVQ         ldc+56(FP), R10
 	SHLQ         $0x03, R10
-	MOVQ         last+80(FP), CX
-	MOVQ         $0x00000001, R11
-	SHLQ         CL, R11
-	DECQ         R11
-	KMOVW        R11, K1
 	VBROADCASTSD alpha+64(FP), Z24
 	VBROADCASTSD beta+72(FP), Z25
 	MOVQ         mode+88(FP), R12
@@ -15769,6 +15769,11 @@ TEXT ·gemmF64AVX512_2x2h(SB), NOSPLIT, $0-96
 	PREFETCHT0 (DI)
 	PREFETCHT0 64(DI)
 	PREFETCHT0 95(DI)
+	MOVQ       last+80(FP), CX
+	MOVQ       $0x00000001, R11
+	SHLQ       CL, R11
+	DECQ       R11
+	KMOVW      R11, K1
 	VPXORD     Z0, Z0, Z0
 	VPXORD     Z1, Z1, Z1
 	VPXORD     Z2, Z2, Z2
@@ -15785,7 +15790,7 @@ TEXT ·gemmF64AVX512_2x2h(SB), NOSPLIT, $0-96
 
 gemmF64AVX512_2x2h_loopu:
 	VMOVUPD      (R8), Z24
-	VMOVUPD      64(R8), Y25
+	VMOVUPD.Z    64(R8), K1, Y25
 	ADDQ         R13, R8
 	VBROADCASTSD (AX), Z27
 	VFMADD231PD  Z24, Z27, Z0
@@ -15795,7 +15800,7 @@ gemmF64AVX512_2x2h_loopu:
 	VFMADD231PD  Y25, Y28, Y3
 	ADDQ         SI, AX
 	VMOVUPD      (R8), Z24
-	VMOVUPD      64(R8), Y25
+	VMOVUPD.Z    64(R8), K1, Y25
 	ADDQ         R13, R8
 	VBROADCASTSD (AX), Z29
 	VFMADD231PD  Z24, Z29, Z4
@@ -15813,7 +15818,7 @@ gemmF64AVX512_2x2h_tail:
 
 gemmF64AVX512_2x2h_loop:
 	VMOVUPD      (R8), Z24
-	VMOVUPD      64(R8), Y25
+	VMOVUPD.Z    64(R8), K1, Y25
 	ADDQ         R13, R8
 	VBROADCASTSD (AX), Z31
 	VFMADD231PD  Z24, Z31, Z0
@@ -15833,11 +15838,6 @@ gemmF64AVX512_2x2h_reduce:
 	MOVQ         c+48(FP), DI
 	MOVQ         ldc+56(FP), R10
 	SHLQ         $0x03, R10
-	MOVQ         last+80(FP), CX
-	MOVQ         $0x00000001, R11
-	SHLQ         CL, R11
-	DECQ         R11
-	KMOVW        R11, K1
 	VBROADCASTSD alpha+64(FP), Z24
 	VBROADCASTSD beta+72(FP), Z25
 	MOVQ         mode+88(FP), R12
@@ -15922,6 +15922,11 @@ TEXT ·gemmF64AVX512_2x3h(SB), NOSPLIT, $0-96
 	PREFETCHT0 64(DI)
 	PREFETCHT0 128(DI)
 	PREFETCHT0 159(DI)
+	MOVQ       last+80(FP), CX
+	MOVQ       $0x00000001, R11
+	SHLQ       CL, R11
+	DECQ       R11
+	KMOVW      R11, K1
 	VPXORD     Z0, Z0, Z0
 	VPXORD     Z1, Z1, Z1
 	VPXORD     Z2, Z2, Z2
@@ -15943,7 +15948,7 @@ TEXT ·gemmF64AVX512_2x3h(SB), NOSPLIT, $0-96
 gemmF64AVX512_2x3h_loopu:
 	VMOVUPD      (R8), Z24
 	VMOVUPD      64(R8), Z25
-	VMOVUPD      128(R8), Y26
+	VMOVUPD.Z    128(R8), K1, Y26
 	ADDQ         R13, R8
 	VBROADCASTSD (AX), Z27
 	VFMADD231PD  Z24, Z27, Z0
@@ -15956,7 +15961,7 @@ gemmF64AVX512_2x3h_loopu:
 	ADDQ         SI, AX
 	VMOVUPD      (R8), Z24
 	VMOVUPD      64(R8), Z25
-	VMOVUPD      128(R8), Y26
+	VMOVUPD.Z    128(R8), K1, Y26
 	ADDQ         R13, R8
 	VBROADCASTSD (AX), Z29
 	VFMADD231PD  Z24, Z29, Z6
@@ -15977,7 +15982,7 @@ gemmF64AVX512_2x3h_tail:
 gemmF64AVX512_2x3h_loop:
 	VMOVUPD      (R8), Z24
 	VMOVUPD      64(R8), Z25
-	VMOVUPD      128(R8), Y26
+	VMOVUPD.Z    128(R8), K1, Y26
 	ADDQ         R13, R8
 	VBROADCASTSD (AX), Z31
 	VFMADD231PD  Z24, Z31, Z0
@@ -16001,11 +16006,6 @@ gemmF64AVX512_2x3h_reduce:
 	MOVQ         c+48(FP), DI
 	MOVQ         ldc+56(FP), R10
 	SHLQ         $0x03, R10
-	MOVQ         last+80(FP), CX
-	MOVQ         $0x00000001, R11
-	SHLQ         CL, R11
-	DECQ         R11
-	KMOVW        R11, K1
 	VBROADCASTSD alpha+64(FP), Z24
 	VBROADCASTSD beta+72(FP), Z25
 	MOVQ         mode+88(FP), R12
@@ -16107,6 +16107,11 @@ TEXT ·gemmF64AVX512_3x1h(SB), NOSPLIT, $0-96
 	ADDQ       R10, DI
 	PREFETCHT0 (DI)
 	PREFETCHT0 31(DI)
+	MOVQ       last+80(FP), CX
+	MOVQ       $0x00000001, R11
+	SHLQ       CL, R11
+	DECQ       R11
+	KMOVW      R11, K1
 	VPXORD     Z0, Z0, Z0
 	VPXORD     Z1, Z1, Z1
 	VPXORD     Z2, Z2, Z2
@@ -16126,25 +16131,25 @@ TEXT ·gemmF64AVX512_3x1h(SB), NOSPLIT, $0-96
 	JZ         gemmF64AVX512_3x1h_tail
 
 gemmF64AVX512_3x1h_loopu:
-	VMOVUPD          (R8), Y24
+	VMOVUPD.Z        (R8), K1, Y24
 	ADDQ             R13, R8
 	VFMADD231PD.BCST (AX), Y24, Y0
 	VFMADD231PD.BCST (AX)(BX*1), Y24, Y1
 	VFMADD231PD.BCST (AX)(BX*2), Y24, Y2
 	ADDQ             SI, AX
-	VMOVUPD          (R8), Y24
+	VMOVUPD.Z        (R8), K1, Y24
 	ADDQ             R13, R8
 	VFMADD231PD.BCST (AX), Y24, Y3
 	VFMADD231PD.BCST (AX)(BX*1), Y24, Y4
 	VFMADD231PD.BCST (AX)(BX*2), Y24, Y5
 	ADDQ             SI, AX
-	VMOVUPD          (R8), Y24
+	VMOVUPD.Z        (R8), K1, Y24
 	ADDQ             R13, R8
 	VFMADD231PD.BCST (AX), Y24, Y6
 	VFMADD231PD.BCST (AX)(BX*1), Y24, Y7
 	VFMADD231PD.BCST (AX)(BX*2), Y24, Y8
 	ADDQ             SI, AX
-	VMOVUPD          (R8), Y24
+	VMOVUPD.Z        (R8), K1, Y24
 	ADDQ             R13, R8
 	VFMADD231PD.BCST (AX), Y24, Y9
 	VFMADD231PD.BCST (AX)(BX*1), Y24, Y10
@@ -16158,7 +16163,7 @@ gemmF64AVX512_3x1h_tail:
 	JZ    gemmF64AVX512_3x1h_reduce
 
 gemmF64AVX512_3x1h_loop:
-	VMOVUPD          (R8), Y24
+	VMOVUPD.Z        (R8), K1, Y24
 	ADDQ             R13, R8
 	VFMADD231PD.BCST (AX), Y24, Y0
 	VFMADD231PD.BCST (AX)(BX*1), Y24, Y1
@@ -16180,11 +16185,6 @@ gemmF64AVX512_3x1h_reduce:
 	MOVQ         c+48(FP), DI
 	MOVQ         ldc+56(FP), R10
 	SHLQ         $0x03, R10
-	MOVQ         last+80(FP), CX
-	MOVQ         $0x00000001, R11
-	SHLQ         CL, R11
-	DECQ         R11
-	KMOVW        R11, K1
 	VBROADCASTSD alpha+64(FP), Z24
 	VBROADCASTSD beta+72(FP), Z25
 	MOVQ         mode+88(FP), R12
@@ -16265,6 +16265,11 @@ TEXT ·gemmF64AVX512_3x2h(SB), NOSPLIT, $0-96
 	PREFETCHT0 (DI)
 	PREFETCHT0 64(DI)
 	PREFETCHT0 95(DI)
+	MOVQ       last+80(FP), CX
+	MOVQ       $0x00000001, R11
+	SHLQ       CL, R11
+	DECQ       R11
+	KMOVW      R11, K1
 	VPXORD     Z0, Z0, Z0
 	VPXORD     Z1, Z1, Z1
 	VPXORD     Z2, Z2, Z2
@@ -16285,7 +16290,7 @@ TEXT ·gemmF64AVX512_3x2h(SB), NOSPLIT, $0-96
 
 gemmF64AVX512_3x2h_loopu:
 	VMOVUPD      (R8), Z24
-	VMOVUPD      64(R8), Y25
+	VMOVUPD.Z    64(R8), K1, Y25
 	ADDQ         R13, R8
 	VBROADCASTSD (AX), Z27
 	VFMADD231PD  Z24, Z27, Z0
@@ -16298,7 +16303,7 @@ gemmF64AVX512_3x2h_loopu:
 	VFMADD231PD  Y25, Y29, Y5
 	ADDQ         SI, AX
 	VMOVUPD      (R8), Z24
-	VMOVUPD      64(R8), Y25
+	VMOVUPD.Z    64(R8), K1, Y25
 	ADDQ         R13, R8
 	VBROADCASTSD (AX), Z30
 	VFMADD231PD  Z24, Z30, Z6
@@ -16319,7 +16324,7 @@ gemmF64AVX512_3x2h_tail:
 
 gemmF64AVX512_3x2h_loop:
 	VMOVUPD      (R8), Z24
-	VMOVUPD      64(R8), Y25
+	VMOVUPD.Z    64(R8), K1, Y25
 	ADDQ         R13, R8
 	VBROADCASTSD (AX), Z28
 	VFMADD231PD  Z24, Z28, Z0
@@ -16344,11 +16349,6 @@ gemmF64AVX512_3x2h_reduce:
 	MOVQ         c+48(FP), DI
 	MOVQ         ldc+56(FP), R10
 	SHLQ         $0x03, R10
-	MOVQ         last+80(FP), CX
-	MOVQ         $0x00000001, R11
-	SHLQ         CL, R11
-	DECQ         R11
-	KMOVW        R11, K1
 	VBROADCASTSD alpha+64(FP), Z24
 	VBROADCASTSD beta+72(FP), Z25
 	MOVQ         mode+88(FP), R12
@@ -16459,6 +16459,11 @@ TEXT ·gemmF64AVX512_3x3h(SB), NOSPLIT, $0-96
 	PREFETCHT0 64(DI)
 	PREFETCHT0 128(DI)
 	PREFETCHT0 159(DI)
+	MOVQ       last+80(FP), CX
+	MOVQ       $0x00000001, R11
+	SHLQ       CL, R11
+	DECQ       R11
+	KMOVW      R11, K1
 	VPXORD     Z0, Z0, Z0
 	VPXORD     Z1, Z1, Z1
 	VPXORD     Z2, Z2, Z2
@@ -16474,7 +16479,7 @@ TEXT ·gemmF64AVX512_3x3h(SB), NOSPLIT, $0-96
 gemmF64AVX512_3x3h_loop:
 	VMOVUPD      (R8), Z24
 	VMOVUPD      64(R8), Z25
-	VMOVUPD      128(R8), Y26
+	VMOVUPD.Z    128(R8), K1, Y26
 	ADDQ         R13, R8
 	VBROADCASTSD (AX), Z27
 	VFMADD231PD  Z24, Z27, Z0
@@ -16496,11 +16501,6 @@ gemmF64AVX512_3x3h_reduce:
 	MOVQ         c+48(FP), DI
 	MOVQ         ldc+56(FP), R10
 	SHLQ         $0x03, R10
-	MOVQ         last+80(FP), CX
-	MOVQ         $0x00000001, R11
-	SHLQ         CL, R11
-	DECQ         R11
-	KMOVW        R11, K1
 	VBROADCASTSD alpha+64(FP), Z24
 	VBROADCASTSD beta+72(FP), Z25
 	MOVQ         mode+88(FP), R12
@@ -16635,6 +16635,11 @@ TEXT ·gemmF64AVX512_4x1h(SB), NOSPLIT, $0-96
 	ADDQ       R10, DI
 	PREFETCHT0 (DI)
 	PREFETCHT0 31(DI)
+	MOVQ       last+80(FP), CX
+	MOVQ       $0x00000001, R11
+	SHLQ       CL, R11
+	DECQ       R11
+	KMOVW      R11, K1
 	LEAQ       (BX)(BX*2), CX
 	VPXORD     Z0, Z0, Z0
 	VPXORD     Z1, Z1, Z1
@@ -16651,14 +16656,14 @@ TEXT ·gemmF64AVX512_4x1h(SB), NOSPLIT, $0-96
 	JZ         gemmF64AVX512_4x1h_tail
 
 gemmF64AVX512_4x1h_loopu:
-	VMOVUPD          (R8), Y24
+	VMOVUPD.Z        (R8), K1, Y24
 	ADDQ             R13, R8
 	VFMADD231PD.BCST (AX), Y24, Y0
 	VFMADD231PD.BCST (AX)(BX*1), Y24, Y1
 	VFMADD231PD.BCST (AX)(BX*2), Y24, Y2
 	VFMADD231PD.BCST (AX)(CX*1), Y24, Y3
 	ADDQ             SI, AX
-	VMOVUPD          (R8), Y24
+	VMOVUPD.Z        (R8), K1, Y24
 	ADDQ             R13, R8
 	VFMADD231PD.BCST (AX), Y24, Y4
 	VFMADD231PD.BCST (AX)(BX*1), Y24, Y5
@@ -16673,7 +16678,7 @@ gemmF64AVX512_4x1h_tail:
 	JZ    gemmF64AVX512_4x1h_reduce
 
 gemmF64AVX512_4x1h_loop:
-	VMOVUPD          (R8), Y24
+	VMOVUPD.Z        (R8), K1, Y24
 	ADDQ             R13, R8
 	VFMADD231PD.BCST (AX), Y24, Y0
 	VFMADD231PD.BCST (AX)(BX*1), Y24, Y1
@@ -16691,11 +16696,6 @@ gemmF64AVX512_4x1h_reduce:
 	MOVQ         c+48(FP), DI
 	MOVQ         ldc+56(FP), R10
 	SHLQ         $0x03, R10
-	MOVQ         last+80(FP), CX
-	MOVQ         $0x00000001, R11
-	SHLQ         CL, R11
-	DECQ         R11
-	KMOVW        R11, K1
 	VBROADCASTSD alpha+64(FP), Z24
 	VBROADCASTSD beta+72(FP), Z25
 	MOVQ         mode+88(FP), R12
@@ -16792,6 +16792,11 @@ TEXT ·gemmF64AVX512_4x2h(SB), NOSPLIT, $0-96
 	PREFETCHT0 (DI)
 	PREFETCHT0 64(DI)
 	PREFETCHT0 95(DI)
+	MOVQ       last+80(FP), CX
+	MOVQ       $0x00000001, R11
+	SHLQ       CL, R11
+	DECQ       R11
+	KMOVW      R11, K1
 	LEAQ       (BX)(BX*2), CX
 	VPXORD     Z0, Z0, Z0
 	VPXORD     Z1, Z1, Z1
@@ -16806,7 +16811,7 @@ TEXT ·gemmF64AVX512_4x2h(SB), NOSPLIT, $0-96
 
 gemmF64AVX512_4x2h_loop:
 	VMOVUPD      (R8), Z24
-	VMOVUPD      64(R8), Y25
+	VMOVUPD.Z    64(R8), K1, Y25
 	ADDQ         R13, R8
 	VBROADCASTSD (AX), Z27
 	VFMADD231PD  Z24, Z27, Z0
@@ -16828,11 +16833,6 @@ gemmF64AVX512_4x2h_reduce:
 	MOVQ         c+48(FP), DI
 	MOVQ         ldc+56(FP), R10
 	SHLQ         $0x03, R10
-	MOVQ         last+80(FP), CX
-	MOVQ         $0x00000001, R11
-	SHLQ         CL, R11
-	DECQ         R11
-	KMOVW        R11, K1
 	VBROADCASTSD alpha+64(FP), Z24
 	VBROADCASTSD beta+72(FP), Z25
 	MOVQ         mode+88(FP), R12
@@ -16969,6 +16969,11 @@ TEXT ·gemmF64AVX512_4x3h(SB), NOSPLIT, $0-96
 	PREFETCHT0 64(DI)
 	PREFETCHT0 128(DI)
 	PREFETCHT0 159(DI)
+	MOVQ       last+80(FP), CX
+	MOVQ       $0x00000001, R11
+	SHLQ       CL, R11
+	DECQ       R11
+	KMOVW      R11, K1
 	LEAQ       (BX)(BX*2), CX
 	VPXORD     Z0, Z0, Z0
 	VPXORD     Z1, Z1, Z1
@@ -16988,7 +16993,7 @@ TEXT ·gemmF64AVX512_4x3h(SB), NOSPLIT, $0-96
 gemmF64AVX512_4x3h_loop:
 	VMOVUPD      (R8), Z24
 	VMOVUPD      64(R8), Z25
-	VMOVUPD      128(R8), Y26
+	VMOVUPD.Z    128(R8), K1, Y26
 	ADDQ         R13, R8
 	VBROADCASTSD (AX), Z27
 	VFMADD231PD  Z24, Z27, Z0
@@ -17014,11 +17019,6 @@ gemmF64AVX512_4x3h_reduce:
 	MOVQ         c+48(FP), DI
 	MOVQ         ldc+56(FP), R10
 	SHLQ         $0x03, R10
-	MOVQ         last+80(FP), CX
-	MOVQ         $0x00000001, R11
-	SHLQ         CL, R11
-	DECQ         R11
-	KMOVW        R11, K1
 	VBROADCASTSD alpha+64(FP), Z24
 	VBROADCASTSD beta+72(FP), Z25
 	MOVQ         mode+88(FP), R12
@@ -17186,6 +17186,11 @@ TEXT ·gemmF64AVX512_5x1h(SB), NOSPLIT, $0-96
 	ADDQ       R10, DI
 	PREFETCHT0 (DI)
 	PREFETCHT0 31(DI)
+	MOVQ       last+80(FP), CX
+	MOVQ       $0x00000001, R11
+	SHLQ       CL, R11
+	DECQ       R11
+	KMOVW      R11, K1
 	LEAQ       (BX)(BX*2), CX
 	LEAQ       (AX)(BX*4), DX
 	VPXORD     Z0, Z0, Z0
@@ -17205,7 +17210,7 @@ TEXT ·gemmF64AVX512_5x1h(SB), NOSPLIT, $0-96
 	JZ         gemmF64AVX512_5x1h_tail
 
 gemmF64AVX512_5x1h_loopu:
-	VMOVUPD          (R8), Y24
+	VMOVUPD.Z        (R8), K1, Y24
 	ADDQ             R13, R8
 	VFMADD231PD.BCST (AX), Y24, Y0
 	VFMADD231PD.BCST (AX)(BX*1), Y24, Y1
@@ -17214,7 +17219,7 @@ gemmF64AVX512_5x1h_loopu:
 	VFMADD231PD.BCST (DX), Y24, Y4
 	ADDQ             SI, AX
 	ADDQ             SI, DX
-	VMOVUPD          (R8), Y24
+	VMOVUPD.Z        (R8), K1, Y24
 	ADDQ             R13, R8
 	VFMADD231PD.BCST (AX), Y24, Y5
 	VFMADD231PD.BCST (AX)(BX*1), Y24, Y6
@@ -17231,7 +17236,7 @@ gemmF64AVX512_5x1h_tail:
 	JZ    gemmF64AVX512_5x1h_reduce
 
 gemmF64AVX512_5x1h_loop:
-	VMOVUPD          (R8), Y24
+	VMOVUPD.Z        (R8), K1, Y24
 	ADDQ             R13, R8
 	VFMADD231PD.BCST (AX), Y24, Y0
 	VFMADD231PD.BCST (AX)(BX*1), Y24, Y1
@@ -17252,11 +17257,6 @@ gemmF64AVX512_5x1h_reduce:
 	MOVQ         c+48(FP), DI
 	MOVQ         ldc+56(FP), R10
 	SHLQ         $0x03, R10
-	MOVQ         last+80(FP), CX
-	MOVQ         $0x00000001, R11
-	SHLQ         CL, R11
-	DECQ         R11
-	KMOVW        R11, K1
 	VBROADCASTSD alpha+64(FP), Z24
 	VBROADCASTSD beta+72(FP), Z25
 	MOVQ         mode+88(FP), R12
@@ -17369,6 +17369,11 @@ TEXT ·gemmF64AVX512_5x2h(SB), NOSPLIT, $0-96
 	PREFETCHT0 (DI)
 	PREFETCHT0 64(DI)
 	PREFETCHT0 95(DI)
+	MOVQ       last+80(FP), CX
+	MOVQ       $0x00000001, R11
+	SHLQ       CL, R11
+	DECQ       R11
+	KMOVW      R11, K1
 	LEAQ       (BX)(BX*2), CX
 	LEAQ       (AX)(BX*4), DX
 	VPXORD     Z0, Z0, Z0
@@ -17386,7 +17391,7 @@ TEXT ·gemmF64AVX512_5x2h(SB), NOSPLIT, $0-96
 
 gemmF64AVX512_5x2h_loop:
 	VMOVUPD      (R8), Z24
-	VMOVUPD      64(R8), Y25
+	VMOVUPD.Z    64(R8), K1, Y25
 	ADDQ         R13, R8
 	VBROADCASTSD (AX), Z27
 	VFMADD231PD  Z24, Z27, Z0
@@ -17412,11 +17417,6 @@ gemmF64AVX512_5x2h_reduce:
 	MOVQ         c+48(FP), DI
 	MOVQ         ldc+56(FP), R10
 	SHLQ         $0x03, R10
-	MOVQ         last+80(FP), CX
-	MOVQ         $0x00000001, R11
-	SHLQ         CL, R11
-	DECQ         R11
-	KMOVW        R11, K1
 	VBROADCASTSD alpha+64(FP), Z24
 	VBROADCASTSD beta+72(FP), Z25
 	MOVQ         mode+88(FP), R12
@@ -17579,6 +17579,11 @@ TEXT ·gemmF64AVX512_5x3h(SB), NOSPLIT, $0-96
 	PREFETCHT0 64(DI)
 	PREFETCHT0 128(DI)
 	PREFETCHT0 159(DI)
+	MOVQ       last+80(FP), CX
+	MOVQ       $0x00000001, R11
+	SHLQ       CL, R11
+	DECQ       R11
+	KMOVW      R11, K1
 	LEAQ       (BX)(BX*2), CX
 	LEAQ       (AX)(BX*4), DX
 	VPXORD     Z0, Z0, Z0
@@ -17602,7 +17607,7 @@ TEXT ·gemmF64AVX512_5x3h(SB), NOSPLIT, $0-96
 gemmF64AVX512_5x3h_loop:
 	VMOVUPD      (R8), Z24
 	VMOVUPD      64(R8), Z25
-	VMOVUPD      128(R8), Y26
+	VMOVUPD.Z    128(R8), K1, Y26
 	ADDQ         R13, R8
 	VBROADCASTSD (AX), Z27
 	VFMADD231PD  Z24, Z27, Z0
@@ -17633,11 +17638,6 @@ gemmF64AVX512_5x3h_reduce:
 	MOVQ         c+48(FP), DI
 	MOVQ         ldc+56(FP), R10
 	SHLQ         $0x03, R10
-	MOVQ         last+80(FP), CX
-	MOVQ         $0x00000001, R11
-	SHLQ         CL, R11
-	DECQ         R11
-	KMOVW        R11, K1
 	VBROADCASTSD alpha+64(FP), Z24
 	VBROADCASTSD beta+72(FP), Z25
 	MOVQ         mode+88(FP), R12
@@ -17838,6 +17838,11 @@ TEXT ·gemmF64AVX512_6x1h(SB), NOSPLIT, $0-96
 	ADDQ       R10, DI
 	PREFETCHT0 (DI)
 	PREFETCHT0 31(DI)
+	MOVQ       last+80(FP), CX
+	MOVQ       $0x00000001, R11
+	SHLQ       CL, R11
+	DECQ       R11
+	KMOVW      R11, K1
 	LEAQ       (BX)(BX*2), CX
 	LEAQ       (AX)(BX*4), DX
 	VPXORD     Z0, Z0, Z0
@@ -17859,7 +17864,7 @@ TEXT ·gemmF64AVX512_6x1h(SB), NOSPLIT, $0-96
 	JZ         gemmF64AVX512_6x1h_tail
 
 gemmF64AVX512_6x1h_loopu:
-	VMOVUPD          (R8), Y24
+	VMOVUPD.Z        (R8), K1, Y24
 	ADDQ             R13, R8
 	VFMADD231PD.BCST (AX), Y24, Y0
 	VFMADD231PD.BCST (AX)(BX*1), Y24, Y1
@@ -17869,7 +17874,7 @@ gemmF64AVX512_6x1h_loopu:
 	VFMADD231PD.BCST (DX)(BX*1), Y24, Y5
 	ADDQ             SI, AX
 	ADDQ             SI, DX
-	VMOVUPD          (R8), Y24
+	VMOVUPD.Z        (R8), K1, Y24
 	ADDQ             R13, R8
 	VFMADD231PD.BCST (AX), Y24, Y6
 	VFMADD231PD.BCST (AX)(BX*1), Y24, Y7
@@ -17887,7 +17892,7 @@ gemmF64AVX512_6x1h_tail:
 	JZ    gemmF64AVX512_6x1h_reduce
 
 gemmF64AVX512_6x1h_loop:
-	VMOVUPD          (R8), Y24
+	VMOVUPD.Z        (R8), K1, Y24
 	ADDQ             R13, R8
 	VFMADD231PD.BCST (AX), Y24, Y0
 	VFMADD231PD.BCST (AX)(BX*1), Y24, Y1
@@ -17910,11 +17915,6 @@ gemmF64AVX512_6x1h_reduce:
 	MOVQ         c+48(FP), DI
 	MOVQ         ldc+56(FP), R10
 	SHLQ         $0x03, R10
-	MOVQ         last+80(FP), CX
-	MOVQ         $0x00000001, R11
-	SHLQ         CL, R11
-	DECQ         R11
-	KMOVW        R11, K1
 	VBROADCASTSD alpha+64(FP), Z24
 	VBROADCASTSD beta+72(FP), Z25
 	MOVQ         mode+88(FP), R12
@@ -18043,6 +18043,11 @@ TEXT ·gemmF64AVX512_6x2h(SB), NOSPLIT, $0-96
 	PREFETCHT0 (DI)
 	PREFETCHT0 64(DI)
 	PREFETCHT0 95(DI)
+	MOVQ       last+80(FP), CX
+	MOVQ       $0x00000001, R11
+	SHLQ       CL, R11
+	DECQ       R11
+	KMOVW      R11, K1
 	LEAQ       (BX)(BX*2), CX
 	LEAQ       (AX)(BX*4), DX
 	VPXORD     Z0, Z0, Z0
@@ -18062,7 +18067,7 @@ TEXT ·gemmF64AVX512_6x2h(SB), NOSPLIT, $0-96
 
 gemmF64AVX512_6x2h_loop:
 	VMOVUPD      (R8), Z24
-	VMOVUPD      64(R8), Y25
+	VMOVUPD.Z    64(R8), K1, Y25
 	ADDQ         R13, R8
 	VBROADCASTSD (AX), Z27
 	VFMADD231PD  Z24, Z27, Z0
@@ -18091,11 +18096,6 @@ gemmF64AVX512_6x2h_reduce:
 	MOVQ         c+48(FP), DI
 	MOVQ         ldc+56(FP), R10
 	SHLQ         $0x03, R10
-	MOVQ         last+80(FP), CX
-	MOVQ         $0x00000001, R11
-	SHLQ         CL, R11
-	DECQ         R11
-	KMOVW        R11, K1
 	VBROADCASTSD alpha+64(FP), Z24
 	VBROADCASTSD beta+72(FP), Z25
 	MOVQ         mode+88(FP), R12
@@ -18284,6 +18284,11 @@ TEXT ·gemmF64AVX512_6x3h(SB), NOSPLIT, $0-96
 	PREFETCHT0 64(DI)
 	PREFETCHT0 128(DI)
 	PREFETCHT0 159(DI)
+	MOVQ       last+80(FP), CX
+	MOVQ       $0x00000001, R11
+	SHLQ       CL, R11
+	DECQ       R11
+	KMOVW      R11, K1
 	LEAQ       (BX)(BX*2), CX
 	LEAQ       (AX)(BX*4), DX
 	VPXORD     Z0, Z0, Z0
@@ -18310,7 +18315,7 @@ TEXT ·gemmF64AVX512_6x3h(SB), NOSPLIT, $0-96
 gemmF64AVX512_6x3h_loop:
 	VMOVUPD      (R8), Z24
 	VMOVUPD      64(R8), Z25
-	VMOVUPD      128(R8), Y26
+	VMOVUPD.Z    128(R8), K1, Y26
 	ADDQ         R13, R8
 	VBROADCASTSD (AX), Z27
 	VFMADD231PD  Z24, Z27, Z0
@@ -18345,11 +18350,6 @@ gemmF64AVX512_6x3h_reduce:
 	MOVQ         c+48(FP), DI
 	MOVQ         ldc+56(FP), R10
 	SHLQ         $0x03, R10
-	MOVQ         last+80(FP), CX
-	MOVQ         $0x00000001, R11
-	SHLQ         CL, R11
-	DECQ         R11
-	KMOVW        R11, K1
 	VBROADCASTSD alpha+64(FP), Z24
 	VBROADCASTSD beta+72(FP), Z25
 	MOVQ         mode+88(FP), R12
@@ -18583,6 +18583,11 @@ TEXT ·gemmF64AVX512_7x1h(SB), NOSPLIT, $0-96
 	ADDQ       R10, DI
 	PREFETCHT0 (DI)
 	PREFETCHT0 31(DI)
+	MOVQ       last+80(FP), CX
+	MOVQ       $0x00000001, R11
+	SHLQ       CL, R11
+	DECQ       R11
+	KMOVW      R11, K1
 	LEAQ       (BX)(BX*2), CX
 	LEAQ       (AX)(BX*4), DX
 	VPXORD     Z0, Z0, Z0
@@ -18606,7 +18611,7 @@ TEXT ·gemmF64AVX512_7x1h(SB), NOSPLIT, $0-96
 	JZ         gemmF64AVX512_7x1h_tail
 
 gemmF64AVX512_7x1h_loopu:
-	VMOVUPD          (R8), Y24
+	VMOVUPD.Z        (R8), K1, Y24
 	ADDQ             R13, R8
 	VFMADD231PD.BCST (AX), Y24, Y0
 	VFMADD231PD.BCST (AX)(BX*1), Y24, Y1
@@ -18617,7 +18622,7 @@ gemmF64AVX512_7x1h_loopu:
 	VFMADD231PD.BCST (DX)(BX*2), Y24, Y6
 	ADDQ             SI, AX
 	ADDQ             SI, DX
-	VMOVUPD          (R8), Y24
+	VMOVUPD.Z        (R8), K1, Y24
 	ADDQ             R13, R8
 	VFMADD231PD.BCST (AX), Y24, Y7
 	VFMADD231PD.BCST (AX)(BX*1), Y24, Y8
@@ -18636,7 +18641,7 @@ gemmF64AVX512_7x1h_tail:
 	JZ    gemmF64AVX512_7x1h_reduce
 
 gemmF64AVX512_7x1h_loop:
-	VMOVUPD          (R8), Y24
+	VMOVUPD.Z        (R8), K1, Y24
 	ADDQ             R13, R8
 	VFMADD231PD.BCST (AX), Y24, Y0
 	VFMADD231PD.BCST (AX)(BX*1), Y24, Y1
@@ -18661,11 +18666,6 @@ gemmF64AVX512_7x1h_reduce:
 	MOVQ         c+48(FP), DI
 	MOVQ         ldc+56(FP), R10
 	SHLQ         $0x03, R10
-	MOVQ         last+80(FP), CX
-	MOVQ         $0x00000001, R11
-	SHLQ         CL, R11
-	DECQ         R11
-	KMOVW        R11, K1
 	VBROADCASTSD alpha+64(FP), Z24
 	VBROADCASTSD beta+72(FP), Z25
 	MOVQ         mode+88(FP), R12
@@ -18810,6 +18810,11 @@ TEXT ·gemmF64AVX512_7x2h(SB), NOSPLIT, $0-96
 	PREFETCHT0 (DI)
 	PREFETCHT0 64(DI)
 	PREFETCHT0 95(DI)
+	MOVQ       last+80(FP), CX
+	MOVQ       $0x00000001, R11
+	SHLQ       CL, R11
+	DECQ       R11
+	KMOVW      R11, K1
 	LEAQ       (BX)(BX*2), CX
 	LEAQ       (AX)(BX*4), DX
 	VPXORD     Z0, Z0, Z0
@@ -18831,7 +18836,7 @@ TEXT ·gemmF64AVX512_7x2h(SB), NOSPLIT, $0-96
 
 gemmF64AVX512_7x2h_loop:
 	VMOVUPD      (R8), Z24
-	VMOVUPD      64(R8), Y25
+	VMOVUPD.Z    64(R8), K1, Y25
 	ADDQ         R13, R8
 	VBROADCASTSD (AX), Z27
 	VFMADD231PD  Z24, Z27, Z0
@@ -18863,11 +18868,6 @@ gemmF64AVX512_7x2h_reduce:
 	MOVQ         c+48(FP), DI
 	MOVQ         ldc+56(FP), R10
 	SHLQ         $0x03, R10
-	MOVQ         last+80(FP), CX
-	MOVQ         $0x00000001, R11
-	SHLQ         CL, R11
-	DECQ         R11
-	KMOVW        R11, K1
 	VBROADCASTSD alpha+64(FP), Z24
 	VBROADCASTSD beta+72(FP), Z25
 	MOVQ         mode+88(FP), R12
@@ -19082,6 +19082,11 @@ TEXT ·gemmF64AVX512_7x3h(SB), NOSPLIT, $0-96
 	PREFETCHT0 64(DI)
 	PREFETCHT0 128(DI)
 	PREFETCHT0 159(DI)
+	MOVQ       last+80(FP), CX
+	MOVQ       $0x00000001, R11
+	SHLQ       CL, R11
+	DECQ       R11
+	KMOVW      R11, K1
 	LEAQ       (BX)(BX*2), CX
 	LEAQ       (AX)(BX*4), DX
 	VPXORD     Z0, Z0, Z0
@@ -19111,7 +19116,7 @@ TEXT ·gemmF64AVX512_7x3h(SB), NOSPLIT, $0-96
 gemmF64AVX512_7x3h_loop:
 	VMOVUPD      (R8), Z24
 	VMOVUPD      64(R8), Z25
-	VMOVUPD      128(R8), Y26
+	VMOVUPD.Z    128(R8), K1, Y26
 	ADDQ         R13, R8
 	VBROADCASTSD (AX), Z27
 	VFMADD231PD  Z24, Z27, Z0
@@ -19150,11 +19155,6 @@ gemmF64AVX512_7x3h_reduce:
 	MOVQ         c+48(FP), DI
 	MOVQ         ldc+56(FP), R10
 	SHLQ         $0x03, R10
-	MOVQ         last+80(FP), CX
-	MOVQ         $0x00000001, R11
-	SHLQ         CL, R11
-	DECQ         R11
-	KMOVW        R11, K1
 	VBROADCASTSD alpha+64(FP), Z24
 	VBROADCASTSD beta+72(FP), Z25
 	MOVQ         mode+88(FP), R12
@@ -19421,6 +19421,11 @@ TEXT ·gemmF64AVX512_8x1h(SB), NOSPLIT, $0-96
 	ADDQ       R10, DI
 	PREFETCHT0 (DI)
 	PREFETCHT0 31(DI)
+	MOVQ       last+80(FP), CX
+	MOVQ       $0x00000001, R11
+	SHLQ       CL, R11
+	DECQ       R11
+	KMOVW      R11, K1
 	LEAQ       (BX)(BX*2), CX
 	LEAQ       (AX)(BX*4), DX
 	VPXORD     Z0, Z0, Z0
@@ -19435,7 +19440,7 @@ TEXT ·gemmF64AVX512_8x1h(SB), NOSPLIT, $0-96
 	JZ         gemmF64AVX512_8x1h_reduce
 
 gemmF64AVX512_8x1h_loop:
-	VMOVUPD          (R8), Y24
+	VMOVUPD.Z        (R8), K1, Y24
 	ADDQ             R13, R8
 	VFMADD231PD.BCST (AX), Y24, Y0
 	VFMADD231PD.BCST (AX)(BX*1), Y24, Y1
@@ -19454,11 +19459,6 @@ gemmF64AVX512_8x1h_reduce:
 	MOVQ         c+48(FP), DI
 	MOVQ         ldc+56(FP), R10
 	SHLQ         $0x03, R10
-	MOVQ         last+80(FP), CX
-	MOVQ         $0x00000001, R11
-	SHLQ         CL, R11
-	DECQ         R11
-	KMOVW        R11, K1
 	VBROADCASTSD alpha+64(FP), Z24
 	VBROADCASTSD beta+72(FP), Z25
 	MOVQ         mode+88(FP), R12
@@ -19619,6 +19619,11 @@ TEXT ·gemmF64AVX512_8x2h(SB), NOSPLIT, $0-96
 	PREFETCHT0 (DI)
 	PREFETCHT0 64(DI)
 	PREFETCHT0 95(DI)
+	MOVQ       last+80(FP), CX
+	MOVQ       $0x00000001, R11
+	SHLQ       CL, R11
+	DECQ       R11
+	KMOVW      R11, K1
 	LEAQ       (BX)(BX*2), CX
 	LEAQ       (AX)(BX*4), DX
 	VPXORD     Z0, Z0, Z0
@@ -19642,7 +19647,7 @@ TEXT ·gemmF64AVX512_8x2h(SB), NOSPLIT, $0-96
 
 gemmF64AVX512_8x2h_loop:
 	VMOVUPD      (R8), Z24
-	VMOVUPD      64(R8), Y25
+	VMOVUPD.Z    64(R8), K1, Y25
 	ADDQ         R13, R8
 	VBROADCASTSD (AX), Z27
 	VFMADD231PD  Z24, Z27, Z0
@@ -19677,11 +19682,6 @@ gemmF64AVX512_8x2h_reduce:
 	MOVQ         c+48(FP), DI
 	MOVQ         ldc+56(FP), R10
 	SHLQ         $0x03, R10
-	MOVQ         last+80(FP), CX
-	MOVQ         $0x00000001, R11
-	SHLQ         CL, R11
-	DECQ         R11
-	KMOVW        R11, K1
 	VBROADCASTSD alpha+64(FP), Z24
 	VBROADCASTSD beta+72(FP), Z25
 	MOVQ         mode+88(FP), R12
@@ -19922,6 +19922,11 @@ TEXT ·gemmF64AVX512_8x3h(SB), NOSPLIT, $0-96
 	PREFETCHT0 64(DI)
 	PREFETCHT0 128(DI)
 	PREFETCHT0 159(DI)
+	MOVQ       last+80(FP), CX
+	MOVQ       $0x00000001, R11
+	SHLQ       CL, R11
+	DECQ       R11
+	KMOVW      R11, K1
 	LEAQ       (BX)(BX*2), CX
 	LEAQ       (AX)(BX*4), DX
 	VPXORD     Z0, Z0, Z0
@@ -19954,7 +19959,7 @@ TEXT ·gemmF64AVX512_8x3h(SB), NOSPLIT, $0-96
 gemmF64AVX512_8x3h_loop:
 	VMOVUPD      (R8), Z24
 	VMOVUPD      64(R8), Z25
-	VMOVUPD      128(R8), Y26
+	VMOVUPD.Z    128(R8), K1, Y26
 	ADDQ         R13, R8
 	VBROADCASTSD (AX), Z27
 	VFMADD231PD  Z24, Z27, Z0
@@ -19997,11 +20002,6 @@ gemmF64AVX512_8x3h_reduce:
 	MOVQ         c+48(FP), DI
 	MOVQ         ldc+56(FP), R10
 	SHLQ         $0x03, R10
-	MOVQ         last+80(FP), CX
-	MOVQ         $0x00000001, R11
-	SHLQ         CL, R11
-	DECQ         R11
-	KMOVW        R11, K1
 	VBROADCASTSD alpha+64(FP), Z24
 	VBROADCASTSD beta+72(FP), Z25
 	MOVQ         mode+88(FP), R12

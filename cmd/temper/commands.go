@@ -2,17 +2,15 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
-	"time"
 
+	"github.com/temper-ppl/temper"
 	"github.com/temper-ppl/temper/compile"
 	"github.com/temper-ppl/temper/infer"
 	"github.com/temper-ppl/temper/infer/draws"
@@ -196,67 +194,52 @@ func defaultOut(path string) string {
 
 // sample runs the sampler, streaming draws to DIR/draws.csv, then writes the
 // summary and diagnostics. An interrupted or failed run still gets its files
-// for the draws it made.
+// for the draws it made. The output is the embedding API's (package temper),
+// so that temper run, the REPL's :save and Go programs write the same files.
 func sample(ctx context.Context, path string, m *compile.Model, s infer.Sampler, cfg config, stdout, stderr io.Writer, quiet bool) error {
 	if err := os.MkdirAll(cfg.out, 0o755); err != nil {
 		return err
 	}
-	file, err := os.Create(filepath.Join(cfg.out, "draws.csv"))
+	file, err := os.Create(filepath.Join(cfg.out, temper.DrawsFile))
 	if err != nil {
 		return err
 	}
 	defer file.Close()
-	columns := append([]string{"lp__"}, m.OutputNames()...)
-	if cfg.keepAll {
-		columns = append(columns, "replica__", "temperature__", "lr__")
-	}
-	w, err := draws.NewWriter(file, draws.Header{
-		Comments: []string{
-			"temper run " + path,
-			"sampler = " + describeSampler(s, cfg.options),
-			fmt.Sprintf("chains = %d, iters = %d, burn = %d, thin = %d, batch = %d, seed = %d", cfg.chains, cfg.iters, cfg.burn, cfg.thin, cfg.batch, cfg.seed),
-			"lp__ is minus the minibatch energy; parameters are on their constrained scale, matrices row-major",
-		},
-		Columns: columns,
-	})
-	if err != nil {
-		return err
+	settings := make(map[string]any, len(cfg.options))
+	for k, v := range cfg.options {
+		settings[k] = v
 	}
 	progress := newProgress(stderr, quiet)
-	opts := infer.Options{
+	opts := temper.Options{
+		Sampler: s.Name, Settings: settings,
 		Chains: cfg.chains, Iters: cfg.iters, Burn: cfg.burn, Thin: cfg.thin, Batch: cfg.batch, Seed: cfg.seed,
 		EnergyNoise: cfg.energyNoise, GradNoise: cfg.gradNoise,
 		KeepAll:  cfg.keepAll,
 		Progress: progress.update,
 	}
-	row := make([]float64, len(columns))
-	opts.OnDraw = func(d infer.Draw) error {
-		if !cfg.keepAll {
-			return w.Write(d.Chain+1, d.Iter+1, d.Values)
-		}
-		copy(row, d.Values)
-		row[len(row)-3], row[len(row)-2], row[len(row)-1] = float64(d.Level+1), d.Temperature, d.LR
-		return w.Write(d.Chain+1, d.Iter+1, row)
+	model := temper.NewModel(m)
+	w, err := model.NewDrawsWriter(file, opts, "temper run "+path)
+	if err != nil {
+		return err
 	}
-	start := time.Now()
-	res, runErr := infer.Run(ctx, m, s, opts)
+	opts.OnDraw = w.Write
+	res, runErr := model.Sample(ctx, opts)
 	progress.finish()
-	elapsed := time.Since(start)
 	if err := w.Flush(); err != nil && runErr == nil {
 		runErr = err
 	}
 	if res == nil { // the options were refused before any sampling
 		return badf("temper run: %v", runErr)
 	}
-	stats := summarize(res)
-	if err := writeOutputs(cfg, res, stats, elapsed, runErr); err != nil && runErr == nil {
+	res.Stopped = runErr
+	if err := res.SaveSummaries(cfg.out); err != nil && runErr == nil {
 		runErr = err
 	}
 	if !quiet {
+		elapsed := res.Elapsed
 		fmt.Fprintf(stdout, "%s: %s, %d chains × %d draws in %.1fs (%.0f iterations/s, all chains at once)\n\n",
 			path, s.Name, len(res.Draws), len(res.Draws[0]), elapsed.Seconds(), float64(res.Iterations)/elapsed.Seconds())
-		summary.Table(stdout, stats)
-		printExchange(stdout, res)
+		res.WriteTable(stdout)
 		fmt.Fprintf(stdout, "\ndraws, summary and diagnostics in %s\n", cfg.out)
 	}
 	if errors.Is(runErr, context.Canceled) {
@@ -265,127 +248,22 @@ func sample(ctx context.Context, path string, m *compile.Model, s infer.Sampler,
 	return runErr
 }
 
-func formatOptions(o map[string]string) string {
-	if len(o) == 0 {
-		return ""
-	}
-	var parts []string
-	for k, v := range o {
-		parts = append(parts, k+"="+v)
-	}
-	slices.Sort(parts)
-	return "(" + strings.Join(parts, ", ") + ")"
-}
-
-// describeSampler is the sampler with every setting that applies to it.
-func describeSampler(s infer.Sampler, overrides map[string]string) string {
-	all, err := infer.SamplerOptions(s.Name, overrides)
-	if err != nil {
-		return s.Name
-	}
-	if s.Replicas > 1 && s.Scheme.Kind == infer.DEO {
-		all["window"] = fmt.Sprint(s.Scheme.Window) // auto resolved
-	}
-	return s.Name + formatOptions(all)
-}
-
-func summarize(res *infer.Result) []summary.Stats {
-	var stats []summary.Stats
-	for col, name := range res.Columns {
-		stats = append(stats, summary.Summarize(name, res.Chains(col)))
-	}
-	return stats
-}
-
-// writeOutputs writes summary.csv and diagnostics.json beside draws.csv.
-func writeOutputs(cfg config, res *infer.Result, stats []summary.Stats, elapsed time.Duration, runErr error) error {
-	sf, err := os.Create(filepath.Join(cfg.out, "summary.csv"))
-	if err != nil {
-		return err
-	}
-	if err := summary.WriteCSV(sf, stats); err != nil {
-		sf.Close()
-		return err
-	}
-	if err := sf.Close(); err != nil {
-		return err
-	}
-	diag := map[string]any{
-		"sampler":            res.Sampler,
-		"replicas":           res.Replicas,
-		"options":            cfg.options,
-		"chains":             cfg.chains,
-		"iters":              cfg.iters,
-		"burn":               cfg.burn,
-		"thin":               cfg.thin,
-		"batch":              cfg.batch,
-		"seed":               cfg.seed,
-		"energy_noise":       cfg.energyNoise,
-		"grad_noise":         cfg.gradNoise,
-		"iterations_run":     res.Iterations,
-		"draws_per_chain":    len(res.Draws[0]),
-		"seconds":            elapsed.Seconds(),
-		"iterations_per_sec": float64(res.Iterations) / elapsed.Seconds(), // each iteration steps every chain
-		"max_rhat":           worst(stats, func(s summary.Stats) float64 { return s.Rhat }, true),
-		"min_ess_bulk":       worst(stats, func(s summary.Stats) float64 { return s.ESSBulk }, false),
-		"min_ess_tail":       worst(stats, func(s summary.Stats) float64 { return s.ESSTail }, false),
-		"completed":          runErr == nil,
-	}
-	if runErr != nil {
-		diag["stopped_by"] = runErr.Error()
-	}
-	if res.Exchange != nil {
-		exchangeDiagnostics(diag, res)
-	}
-	raw, err := json.MarshalIndent(jsonSafe(diag), "", "  ")
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(filepath.Join(cfg.out, "diagnostics.json"), append(raw, '\n'), 0o644)
-}
-
-// worst is the largest (or smallest) finite value of a statistic over the
-// parameters, lp__ excluded.
-func worst(stats []summary.Stats, f func(summary.Stats) float64, largest bool) any {
-	var best *float64
-	for _, s := range stats {
-		if s.Name == "lp__" {
-			continue
-		}
-		v := f(s)
-		if v != v || v > 1e300 || v < -1e300 {
-			continue
-		}
-		if best == nil || (largest && v > *best) || (!largest && v < *best) {
-			best = &v
-		}
-	}
-	if best == nil {
-		return nil
-	}
-	return *best
-}
-
-// jsonSafe replaces non-finite floats, which JSON cannot hold, by strings.
-func jsonSafe(m map[string]any) map[string]any {
-	for k, v := range m {
-		if f, ok := v.(float64); ok && (f != f || f > 1e308 || f < -1e308) {
-			m[k] = fmt.Sprint(f)
-		}
-	}
-	return m
-}
+func formatOptions(o map[string]string) string { return temper.FormatSettings(o) }
 
 func summaryCommand(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("summary", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	replica := fs.Int("replica", 1, "the ladder level to summarise in a file written with --keep all (1: the target)")
-	flags, pos := reorderFlags(args)
+	weightCycles := fs.Bool("weight-cycles", false, "weight the cycles of a cyclical run by their harmonic-mean mass (seed 002, appendix F)")
+	modes := fs.String("modes", "", "a CSV of mode centres whose header names two columns of the draws: report how many are covered (seed 002, Table 4)")
+	radius := fs.Float64("radius", 0.25, "with --modes: a draw within this distance of a centre counts for its mode")
+	minDraws := fs.Int("min-draws", 100, "with --modes: a mode is covered by more than this many draws")
+	flags, pos := reorderFlags(args, "weight-cycles")
 	if err := fs.Parse(flags); err != nil {
 		return badf("temper summary: %v", err)
 	}
 	if len(pos) != 1 {
-		return badf("usage: temper summary DRAWS.csv [--replica N]")
+		return badf("usage: temper summary DRAWS.csv [--replica N] [--weight-cycles] [--modes MODES.csv [--radius r] [--min-draws n]]")
 	}
 	t, err := draws.ReadFileLenient(pos[0])
 	if err != nil {
@@ -395,13 +273,41 @@ func summaryCommand(args []string, stdout, stderr io.Writer) error {
 	if len(t.Chain) == 0 {
 		return badf("temper summary: %s has no draws of replica %d", pos[0], *replica)
 	}
+	var weights [][]float64
+	if *weightCycles {
+		if weights, err = cycleWeights(t, pos[0]); err != nil {
+			return badf("temper summary: %v", err)
+		}
+		fmt.Fprintln(stdout, describeWeights(weights))
+	}
 	var stats []summary.Stats
 	for _, col := range t.Columns {
 		if col == "lp__" || !draws.IsDiagnostic(col) {
-			stats = append(stats, summary.Summarize(col, t.ByChain(col)))
+			if weights != nil {
+				stats = append(stats, summary.SummarizeWeighted(col, t.ByChain(col), weights))
+			} else {
+				stats = append(stats, summary.Summarize(col, t.ByChain(col)))
+			}
 		}
 	}
-	return summary.Table(stdout, stats)
+	if err := summary.Table(stdout, stats); err != nil || *modes == "" {
+		return err
+	}
+	// Mode coverage: the centres file's two columns name the coordinates.
+	m, err := draws.ReadFile(*modes)
+	if err != nil {
+		return badf("temper summary: %v", err)
+	}
+	if len(m.Columns) != 2 || t.Index(m.Columns[0]) < 0 || t.Index(m.Columns[1]) < 0 {
+		return badf("temper summary: %s must have two columns named after columns of %s (such as x.1,x.2), got %s", *modes, pos[0], strings.Join(m.Columns, ","))
+	}
+	centres := make([][2]float64, len(m.Chain))
+	for i := range centres {
+		centres[i] = [2]float64{m.Values[0][i], m.Values[1][i]}
+	}
+	cov := summary.ModeCoverage(t.Values[t.Index(m.Columns[0])], t.Values[t.Index(m.Columns[1])], centres, *radius, *minDraws)
+	_, err = fmt.Fprintf(stdout, "\nmode coverage: %d of %d modes have more than %d draws within %g of their centre (all chains)\n", cov.Covered, len(centres), *minDraws, *radius)
+	return err
 }
 
 func samplersCommand(stdout io.Writer) error {

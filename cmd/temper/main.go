@@ -6,6 +6,7 @@
 //	    [--out DIR] [--energy-noise s] [--grad-noise s]
 //	temper summary DRAWS.csv
 //	temper predict MODEL.ppl --draws DRAWS.csv [--data FILE]... [--out FILE]
+//	temper repl [MODEL.ppl] [--data FILE]...
 //
 // Exit codes: 0 ok, 1 the run failed (or was interrupted; the draws so far
 // are kept), 2 bad input (a diagnostic says where).
@@ -45,6 +46,7 @@ usage:
   temper predict MODEL.ppl --draws DRAWS.csv [--data FILE]... [--out FILE]
                                               posterior predictive: NLL, accuracy, means
   temper samplers                             list the samplers and their options
+  temper repl [MODEL.ppl] [--data FILE]...    an interactive session (:help inside lists its commands)
 `
 
 // run is the whole command, for tests: it returns the exit code.
@@ -66,6 +68,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = predictCommand(rest, stdout, stderr)
 	case "samplers":
 		err = samplersCommand(stdout)
+	case "repl":
+		err = replCommand(rest, stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return exitOK

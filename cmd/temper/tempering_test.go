@@ -142,7 +142,7 @@ func TestCosineDEOStar(t *testing.T) {
 // (no divergence) and, for replica exchange, report its swaps.
 func TestEveryPresetRuns(t *testing.T) {
 	if testing.Short() {
-		t.Skip("22 short runs; skipped with -short")
+		t.Skip("a short run of every preset on two examples; skipped with -short")
 	}
 	for _, example := range []string{"cosine2d", "logistic"} {
 		for _, name := range infer.SamplerNames() {

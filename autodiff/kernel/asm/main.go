@@ -1,27 +1,37 @@
-// Command asm generates the GEMM micro-kernels of package kernel with avo.
+// Command asm generates the GEMM micro-kernels of package kernel with avo
+// (github.com/mmcloughlin/avo, pinned in this directory's go.mod).
 //
-// Run it through go generate in the parent directory:
+// Run it through go generate in the parent directory, which runs
 //
 //	go run -C asm . -out ../gemm_amd64.s -stubs ../gemm_stubs_amd64.go -pkg kernel -tables ../gemm_tables_amd64.go
 //
-// It lives in its own module so that the temper module does not depend on avo.
+// It lives in its own module so that the temper module does not depend on
+// avo; the generated files are committed and need nothing but the Go
+// toolchain to build. The module pins golang.org/x/tools v0.30.0 because the
+// v0.16.1 that avo v0.6.0 asks for does not compile with Go 1.26.
 //
 // Every kernel computes one tile of C = alpha·op(A)·op(B) + beta·C from
 //
 //   - A read in place with two strides: element (i, p) of the tile's rows is
-//     at a + i·si + p·sk (si = lda, sk = 1 for A; si = 1, sk = lda for Aᵀ);
-//   - B as kc rows of nv whole vectors, row p at b + p·sb: B itself when it
-//     is not transposed and the tile's columns fill whole vectors, else a
-//     panel packed by the caller, zero padded to whole vectors;
-//   - C row-major with stride ldc, the last vector of each row written under a
-//     mask of `last` lanes.
+//     at a + i·si + p·sk (si = lda, sk = 1 for A; si = 1, sk = lda for Aᵀ),
+//     each element broadcast to a whole register;
+//   - B as kc rows of nv vectors, row p at b + p·sb: B itself when it is not
+//     transposed, else a panel packed by the caller, zero padded to whole
+//     vectors. AVX-512 kernels load the last vector under the column mask,
+//     so they read B in place whatever its width; AVX2 ones read whole
+//     vectors, so the caller packs panels of partial vectors;
+//   - C row-major with stride ldc, the last vector of each row read and
+//     written under a mask of `last` lanes.
 //
 // One kernel exists for each tile height mr ≤ MR and width nv ≤ NV vectors,
-// so edge tiles run the same code as full ones with fewer registers and
-// no wasted rows. The register tile (MR·NV accumulators) is the largest that
-// leaves room for the B vectors: AVX-512 has 32 vector registers, 8×3
-// accumulators + 3 B vectors + broadcast temporaries; AVX2 has 16, 6×2
-// accumulators + 2 B vectors + 2 broadcast temporaries.
+// so edge tiles run the same code as full ones with fewer registers and no
+// wasted rows; with AVX-512 a second family has a ymm last vector, for
+// edges of at most half a vector. The register tile (MR·NV accumulators) is
+// the largest that leaves room for the B vectors: AVX-512 has 32 vector
+// registers, 8×3 accumulators + 3 B vectors + 5 broadcast temporaries; AVX2
+// has 16, 6×2 accumulators + 2 B vectors + 2 broadcast temporaries. Per k,
+// a full AVX-512 tile issues 24 FMAs for 3 vector loads and 8 broadcasts,
+// well within two loads per cycle.
 package main
 
 import (
@@ -245,6 +255,14 @@ func kernel(e elem, s isa, mr, nv int, half bool) string {
 			ADDQ(R10, RDI)
 		}
 	}
+	if s.vbytes == 64 {
+		// K1 masks the last vector to `last` lanes, for B's loads and C's.
+		Load(Param("last"), RCX)
+		MOVQ(U32(1), R11)
+		SHLQ(CL, R11)
+		DECQ(R11)
+		KMOVW(R11L, K1)
+	}
 	if mr > 3 {
 		LEAQ(Mem{Base: RBX, Index: RBX, Scale: 2}, RCX)
 	}
@@ -268,7 +286,15 @@ func kernel(e elem, s isa, mr, nv int, half bool) string {
 	t := 0
 	step := func(set int) {
 		for v := 0; v < nv; v++ {
-			vload(e, Mem{Base: R8, Disp: v * s.vbytes}, w(bReg[v], v))
+			m, r := Mem{Base: R8, Disp: v * s.vbytes}, w(bReg[v], v)
+			switch {
+			case v < nv-1 || s.vbytes != 64:
+				vload(e, m, r)
+			case e.ps: // masked: B may be read in place, up to its last column
+				VMOVUPS_Z(m, K1, r)
+			default:
+				VMOVUPD_Z(m, K1, r)
+			}
 		}
 		ADDQ(R13, R8)
 		for i := 0; i < mr; i++ {
@@ -327,15 +353,10 @@ func kernel(e elem, s isa, mr, nv int, half bool) string {
 	Load(Param("c"), RDI)
 	Load(Param("ldc"), R10)
 	SHLQ(Imm(e.shift), R10)
-	Load(Param("last"), RCX)
 	alpha, beta := bReg[0], bReg[1]
 	var mask VecPhysical // AVX2 lane mask
-	if s.vbytes == 64 {
-		MOVQ(U32(1), R11)
-		SHLQ(CL, R11)
-		DECQ(R11)
-		KMOVW(R11L, K1)
-	} else {
+	if s.vbytes != 64 {
+		Load(Param("last"), RCX)
 		mask = tmp[0]
 		LEAQ(masks[e.name], R11)
 		MOVQ(U32(uint32(s.vbytes/e.size)), R12)

@@ -1,0 +1,44 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestREPLScript runs temper repl on a model and data given as arguments,
+// with commands from a file instead of a terminal (the REPL itself is
+// tested in package repl, on a pseudo-terminal too).
+func TestREPLScript(t *testing.T) {
+	dir := t.TempDir()
+	model := write(t, dir, "m.ppl", regression)
+	data := write(t, dir, "d.json", `{"x": [1, 2, 3, 4], "y": [1.1, 2.0, 2.9, 4.2]}`)
+	out := filepath.Join(dir, "out")
+	script := write(t, dir, "script", "sum(y)\n:run iters=100 lr=1e-3\n:save "+out+"\n:quit\nnot reached\n")
+	f, err := os.Open(script)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	replInput = f
+	defer func() { replInput = os.Stdin }()
+	code, stdout, stderr := runCLI(t, context.Background(), "repl", model, "--data", data, "--no-history")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, w := range []string{"loaded " + model, "compiled: 3 unconstrained parameters, 4 observations", "10.2", "sgld, 4 chains × 100 draws", "ess_bulk", "draws, summary and diagnostics in " + out} {
+		if !strings.Contains(stdout, w) {
+			t.Errorf("output lacks %q:\n%s", w, stdout)
+		}
+	}
+	if strings.Contains(stdout, "not reached") {
+		t.Error("the session went on after :quit")
+	}
+	for _, f := range []string{"draws.csv", "summary.csv", "diagnostics.json"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Error(err)
+		}
+	}
+}

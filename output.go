@@ -1,0 +1,442 @@
+package temper
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/temper-ppl/temper/infer"
+	"github.com/temper-ppl/temper/infer/draws"
+	"github.com/temper-ppl/temper/infer/summary"
+)
+
+// The output files of a run, as temper run --out DIR writes them.
+const (
+	DrawsFile       = "draws.csv"        // every kept draw, Stan's CSV conventions
+	SummaryFile     = "summary.csv"      // param,mean,sd,mcse,q5,q50,q95,ess_bulk,ess_tail,rhat
+	DiagnosticsFile = "diagnostics.json" // settings, speed, worst R-hat and ESS, replica exchange
+)
+
+// DrawsWriter writes a draws file (draws.csv) as a run makes its draws:
+// a few # comments that record the sampler and the run's settings, then
+// chain,iter,lp__ and the parameters on their constrained scale; with
+// KeepAll the columns replica__, temperature__ and lr__, and under a
+// cyclical schedule cycle__. Rows reach the underlying writer at least
+// every 100 rows or second (see draws.Writer), so an interrupted run loses
+// nothing that Flush is called for.
+type DrawsWriter struct {
+	w                 *draws.Writer
+	row               []float64
+	keepAll, cyclical bool
+}
+
+// NewDrawsWriter writes the header of a draws file for a run of m with opts
+// to w: the comments first (such as the command that ran), then the
+// sampler with all its settings and the run's sizes. Pass its Write as
+// opts.OnDraw (or call it from there), and Flush at the end.
+func (m *Model) NewDrawsWriter(w io.Writer, opts Options, comments ...string) (*DrawsWriter, error) {
+	opts = opts.withDefaults()
+	s, settings, err := opts.sampler()
+	if err != nil {
+		return nil, err
+	}
+	return newDrawsWriter(w, m, s, settings, opts, comments)
+}
+
+func newDrawsWriter(w io.Writer, m *Model, s infer.Sampler, settings map[string]string, opts Options, comments []string) (*DrawsWriter, error) {
+	columns := m.Columns()
+	if opts.KeepAll {
+		columns = append(columns, "replica__", "temperature__", "lr__")
+	}
+	_, cyclical := s.Schedule.(infer.Staged) // cyclical SG-MCMC: each draw's cycle, from 1
+	if cyclical {
+		columns = append(columns, "cycle__")
+	}
+	dw, err := draws.NewWriter(w, draws.Header{
+		Comments: append(slices.Clone(comments),
+			"sampler = "+describeSampler(s, settings),
+			fmt.Sprintf("chains = %d, iters = %d, burn = %d, thin = %d, batch = %d, seed = %d", opts.Chains, opts.Iters, opts.Burn, opts.Thin, opts.Batch, opts.Seed),
+			"lp__ is minus the minibatch energy; parameters are on their constrained scale, matrices row-major",
+		),
+		Columns: columns,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &DrawsWriter{w: dw, row: make([]float64, len(columns)), keepAll: opts.KeepAll, cyclical: cyclical}, nil
+}
+
+// Write adds a draw's row.
+func (w *DrawsWriter) Write(d Draw) error {
+	return w.write(infer.Draw{Chain: d.Chain, Iter: d.Iter, Level: d.Level, LR: d.LR, Temperature: d.Temperature, Cycle: d.Cycle, Values: d.Values})
+}
+
+func (w *DrawsWriter) write(d infer.Draw) error {
+	if !w.keepAll && !w.cyclical {
+		return w.w.Write(d.Chain+1, d.Iter+1, d.Values)
+	}
+	if len(d.Values) > len(w.row) {
+		return fmt.Errorf("temper: a draw of %d values for %d columns", len(d.Values), len(w.row))
+	}
+	copy(w.row, d.Values)
+	if w.cyclical {
+		w.row[len(w.row)-1] = float64(d.Cycle + 1)
+	}
+	if w.keepAll {
+		extra := w.row[len(d.Values):]
+		extra[0], extra[1], extra[2] = float64(d.Level+1), d.Temperature, d.LR
+	}
+	return w.w.Write(d.Chain+1, d.Iter+1, w.row)
+}
+
+// Flush passes every buffered row on to the underlying writer.
+func (w *DrawsWriter) Flush() error { return w.w.Flush() }
+
+// Save writes the three output files of the run into dir (created if
+// needed): draws.csv, with the comments first in its header, summary.csv
+// and diagnostics.json, the files temper run --out dir writes.
+func (r *Result) Save(dir string, comments ...string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	f, err := os.Create(filepath.Join(dir, DrawsFile))
+	if err != nil {
+		return err
+	}
+	dw, err := newDrawsWriter(f, r.model, r.sampler, r.settings, r.Options, comments)
+	if err == nil {
+		err = r.drawSequence(dw.write)
+	}
+	if err == nil {
+		err = dw.Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	return r.SaveSummaries(dir)
+}
+
+// SaveSummaries writes summary.csv and diagnostics.json into dir, beside a
+// draws.csv that a DrawsWriter wrote during the run.
+func (r *Result) SaveSummaries(dir string) error {
+	stats := r.Summary()
+	sf, err := os.Create(filepath.Join(dir, SummaryFile))
+	if err != nil {
+		return err
+	}
+	if err := summary.WriteCSV(sf, stats); err != nil {
+		sf.Close()
+		return err
+	}
+	if err := sf.Close(); err != nil {
+		return err
+	}
+	raw, err := json.MarshalIndent(jsonSafe(r.diagnosticsJSON(stats)), "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, DiagnosticsFile), append(raw, '\n'), 0o644)
+}
+
+// Summary is the posterior summary of every column (lp__ first): mean, sd,
+// Monte Carlo standard error, 5/50/95% quantiles, bulk and tail ESS and
+// split R-hat, over the chains' draws of the target level.
+func (r *Result) Summary() []summary.Stats {
+	var stats []summary.Stats
+	for col, name := range r.Columns {
+		stats = append(stats, summary.Summarize(name, r.Chains(col)))
+	}
+	return stats
+}
+
+// WriteTable prints the summary as temper run does, an aligned table, and
+// for a replica-exchange run an account of its ladders: swap rates by
+// pair, round trips, the final ladder and correction buffer.
+func (r *Result) WriteTable(w io.Writer) error {
+	if err := summary.Table(w, r.Summary()); err != nil {
+		return err
+	}
+	return r.writeExchange(w)
+}
+
+// Diagnostics are a run's convergence and replica-exchange diagnostics,
+// the figures of diagnostics.json.
+type Diagnostics struct {
+	Sampler       string // the preset's name
+	Replicas      int    // ladder size P (1 without replica exchange)
+	IterationsRun int    // burn-in included; fewer than planned if the run stopped early
+	DrawsPerChain int
+	Seconds       float64
+	// IterationsPerSecond counts iterations of all chains at once.
+	IterationsPerSecond float64
+	// MaxRhat, MinESSBulk and MinESSTail are the worst split R-hat and
+	// effective sample sizes over the parameters (lp__ excluded); NaN when
+	// none is defined (too few draws).
+	MaxRhat, MinESSBulk, MinESSTail float64
+	Completed                       bool
+	StoppedBy                       string // Result.Stopped's message, when set
+	// Exchange is nil without replica exchange.
+	Exchange *ExchangeDiagnostics
+}
+
+// ExchangeDiagnostics say what the ladders of a replica-exchange run did.
+type ExchangeDiagnostics struct {
+	Scheme string
+	Window int
+	// SwapAttempts and SwapAccepts count, per adjacent pair (p, p+1), the
+	// swaps tried and made, summed over the chains; SwapRates are their
+	// ratios, NaN for a pair never tried.
+	SwapAttempts, SwapAccepts []int
+	SwapRates                 []float64
+	// RoundTrips counts passages target → hottest → target of any replica,
+	// summed over the chains; RoundTripsPer1000 is per chain and 1,000
+	// iterations.
+	RoundTrips        int
+	RoundTripsPer1000 float64
+	// Ladder is chain 1's final ladder, CorrectionBuffer its final buffer C
+	// of a deterministic exchange (HasBuffer).
+	Ladder           []infer.Level
+	CorrectionBuffer float64
+	HasBuffer        bool
+	// Chains are the reports of every chain's ladder.
+	Chains []*infer.ExchangeReport
+}
+
+// Diagnostics computes the run's diagnostics.
+func (r *Result) Diagnostics() Diagnostics {
+	return r.diagnostics(r.Summary())
+}
+
+func (r *Result) diagnostics(stats []summary.Stats) Diagnostics {
+	d := Diagnostics{
+		Sampler:       r.Result.Sampler,
+		Replicas:      r.Replicas,
+		IterationsRun: r.Iterations,
+		DrawsPerChain: len(r.Draws[0]),
+		Seconds:       r.Elapsed.Seconds(),
+		// Each iteration steps every chain.
+		IterationsPerSecond: float64(r.Iterations) / r.Elapsed.Seconds(),
+		MaxRhat:             worst(stats, func(s summary.Stats) float64 { return s.Rhat }, true),
+		MinESSBulk:          worst(stats, func(s summary.Stats) float64 { return s.ESSBulk }, false),
+		MinESSTail:          worst(stats, func(s summary.Stats) float64 { return s.ESSTail }, false),
+		Completed:           r.Stopped == nil,
+	}
+	if r.Stopped != nil {
+		d.StoppedBy = r.Stopped.Error()
+	}
+	if r.Exchange == nil {
+		return d
+	}
+	pairs := r.Replicas - 1
+	x := &ExchangeDiagnostics{
+		Scheme: r.Exchange[0].Scheme, Window: r.Exchange[0].Window,
+		SwapAttempts: make([]int, pairs), SwapAccepts: make([]int, pairs), SwapRates: make([]float64, pairs),
+		RoundTripsPer1000: roundTripsPer1000(r.Result),
+		Ladder:            r.Exchange[0].Ladder,
+		CorrectionBuffer:  r.Exchange[0].Buffer, HasBuffer: r.Exchange[0].HasBuffer,
+		Chains: r.Exchange,
+	}
+	for _, e := range r.Exchange {
+		for p := range pairs {
+			x.SwapAttempts[p] += e.Attempts[p]
+			x.SwapAccepts[p] += e.Accepts[p]
+		}
+		x.RoundTrips += e.RoundTrips
+	}
+	for p := range pairs {
+		x.SwapRates[p] = math.NaN()
+		if x.SwapAttempts[p] > 0 {
+			x.SwapRates[p] = float64(x.SwapAccepts[p]) / float64(x.SwapAttempts[p])
+		}
+	}
+	d.Exchange = x
+	return d
+}
+
+// diagnosticsJSON is the content of diagnostics.json.
+func (r *Result) diagnosticsJSON(stats []summary.Stats) map[string]any {
+	d := r.diagnostics(stats)
+	o := r.Options
+	diag := map[string]any{
+		"sampler":            d.Sampler,
+		"replicas":           d.Replicas,
+		"options":            r.settings,
+		"chains":             o.Chains,
+		"iters":              o.Iters,
+		"burn":               o.Burn,
+		"thin":               o.Thin,
+		"batch":              o.Batch,
+		"seed":               o.Seed,
+		"energy_noise":       o.EnergyNoise,
+		"grad_noise":         o.GradNoise,
+		"iterations_run":     d.IterationsRun,
+		"draws_per_chain":    d.DrawsPerChain,
+		"seconds":            d.Seconds,
+		"iterations_per_sec": d.IterationsPerSecond,
+		"max_rhat":           finiteOrNil(d.MaxRhat),
+		"min_ess_bulk":       finiteOrNil(d.MinESSBulk),
+		"min_ess_tail":       finiteOrNil(d.MinESSTail),
+		"completed":          d.Completed,
+	}
+	if r.Stopped != nil {
+		diag["stopped_by"] = d.StoppedBy
+	}
+	if x := d.Exchange; x != nil {
+		exchangeJSON(diag, x, r.Result)
+	}
+	return diag
+}
+
+// exchangeJSON adds what the ladders did to diagnostics.json: swap
+// attempts, acceptances and rates per adjacent pair (summed over chains),
+// round trips, the window, and per chain the final ladder, the correction
+// buffer and the replica index process.
+func exchangeJSON(diag map[string]any, x *ExchangeDiagnostics, res *infer.Result) {
+	var chains []map[string]any
+	for _, r := range x.Chains {
+		ladder := make([]map[string]float64, len(r.Ladder))
+		for l, lv := range r.Ladder {
+			ladder[l] = map[string]float64{"lr": lv.LR, "temperature": lv.Temperature}
+		}
+		c := map[string]any{
+			"round_trips":          r.RoundTrips,
+			"mean_round_trip_time": finiteOrNil(r.MeanRoundTripTime * float64(max(1, res.Iterations/max(1, r.Rounds)))),
+			"ladder":               ladder,
+			"index_process":        map[string]any{"every_rounds": r.IndexEvery, "levels": r.Index},
+		}
+		if r.HasBuffer {
+			c["correction_buffer"] = r.Buffer
+		}
+		if r.Acceptance != nil {
+			c["acceptance"] = r.Acceptance
+		}
+		chains = append(chains, c)
+	}
+	rates := make([]any, len(x.SwapRates))
+	for p, v := range x.SwapRates {
+		rates[p] = finiteOrNil(v)
+	}
+	diag["scheme"] = x.Scheme
+	diag["window"] = x.Window
+	diag["swap_attempts"] = x.SwapAttempts
+	diag["swap_accepts"] = x.SwapAccepts
+	diag["swap_rate"] = rates
+	diag["round_trips"] = x.RoundTrips
+	diag["round_trips_per_1000"] = x.RoundTripsPer1000
+	diag["ladder"] = chains[0]["ladder"]
+	if x.HasBuffer {
+		diag["correction_buffer"] = x.CorrectionBuffer
+	}
+	diag["exchange_by_chain"] = chains
+}
+
+// roundTripsPer1000 is the round trips of one ladder per 1,000 iterations,
+// averaged over the chains (the figure seed 000 reports).
+func roundTripsPer1000(res *infer.Result) float64 {
+	if res.Iterations == 0 {
+		return 0
+	}
+	trips := 0
+	for _, r := range res.Exchange {
+		trips += r.RoundTrips
+	}
+	return 1000 * float64(trips) / float64(len(res.Exchange)) / float64(res.Iterations)
+}
+
+// writeExchange writes a short account of the ladders under the summary.
+func (r *Result) writeExchange(w io.Writer) error {
+	if r.Exchange == nil {
+		return nil
+	}
+	x := r.diagnostics(nil).Exchange
+	var rates []string
+	for _, v := range x.SwapRates {
+		if math.IsNaN(v) {
+			rates = append(rates, "-")
+		} else {
+			rates = append(rates, fmt.Sprintf("%.2f", v))
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "\nreplica exchange: %d replicas, scheme %s, %.1f round trips per 1,000 iterations per chain\n", r.Replicas, x.Scheme, x.RoundTripsPer1000)
+	fmt.Fprintf(&b, "swap rates by pair: %s\n", strings.Join(rates, " "))
+	var ladder []string
+	for _, lv := range x.Ladder {
+		ladder = append(ladder, fmt.Sprintf("(%.3g, %.3g)", lv.LR, lv.Temperature))
+	}
+	fmt.Fprintf(&b, "final ladder of chain 1 (lr, temperature): %s\n", strings.Join(ladder, " "))
+	if x.HasBuffer {
+		fmt.Fprintf(&b, "correction buffer of chain 1: %.4g\n", x.CorrectionBuffer)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// FormatSettings writes sampler settings as (key=value, ...) in key order.
+func FormatSettings(o map[string]string) string {
+	if len(o) == 0 {
+		return ""
+	}
+	var parts []string
+	for k, v := range o {
+		parts = append(parts, k+"="+v)
+	}
+	slices.Sort(parts)
+	return "(" + strings.Join(parts, ", ") + ")"
+}
+
+// describeSampler is the sampler with every setting that applies to it.
+func describeSampler(s infer.Sampler, overrides map[string]string) string {
+	all, err := infer.SamplerOptions(s.Name, overrides)
+	if err != nil {
+		return s.Name
+	}
+	if s.Replicas > 1 && s.Scheme.Kind == infer.DEO {
+		all["window"] = fmt.Sprint(s.Scheme.Window) // auto resolved
+	}
+	return s.Name + FormatSettings(all)
+}
+
+// worst is the largest (or smallest) finite value of a statistic over the
+// parameters, lp__ excluded; NaN if there is none.
+func worst(stats []summary.Stats, f func(summary.Stats) float64, largest bool) float64 {
+	best := math.NaN()
+	for _, s := range stats {
+		if s.Name == "lp__" {
+			continue
+		}
+		v := f(s)
+		if v != v || v > 1e300 || v < -1e300 {
+			continue
+		}
+		if best != best || (largest && v > best) || (!largest && v < best) {
+			best = v
+		}
+	}
+	return best
+}
+
+func finiteOrNil(x float64) any {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return nil
+	}
+	return x
+}
+
+// jsonSafe replaces non-finite floats, which JSON cannot hold, by strings.
+func jsonSafe(m map[string]any) map[string]any {
+	for k, v := range m {
+		if f, ok := v.(float64); ok && (f != f || f > 1e308 || f < -1e308) {
+			m[k] = fmt.Sprint(f)
+		}
+	}
+	return m
+}

@@ -1,0 +1,113 @@
+package repl
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/temper-ppl/temper/infer"
+	"github.com/temper-ppl/temper/lang"
+	"github.com/temper-ppl/temper/stdlib"
+)
+
+const intro = `Enter a program block by block, as a .ppl file has them; a '{' continues
+on the next lines until the braces balance. A block replaces the one of its
+kind. An expression is evaluated: at once if it uses only numbers and data,
+over the draws of the last run if it uses parameters.
+
+  data { N: int  y: real[N] }
+  param { mu: real  sigma: real<lower=0> }
+  model { mu ~ normal(0, 10)  for n in plate(N) { y[n] ~ normal(mu, sigma) } }
+  :data y.json
+  :run sghmc lr=1e-3 iters=4000
+  exp(mu)
+
+Commands (a unique prefix will do: :su for :summary):
+`
+
+// helpTopics are the topics besides the commands, samplers, settings,
+// functions and distributions.
+var helpTopics = []string{"samplers", "settings", "functions", "distributions", "keys"}
+
+func (s *Session) help(args []string) {
+	if len(args) == 0 {
+		s.printf("%s", intro)
+		for _, c := range commands {
+			s.printf("  %-32s %s\n", c.usage, c.doc)
+		}
+		s.printf("\n:help TOPIC for more: a command, %s, a sampler, a setting, a function or a distribution.\n", strings.Join(helpTopics, ", "))
+		s.printf("Tab completes; Ctrl-C clears the line or stops a run; Ctrl-D ends the session.\n")
+		return
+	}
+	topic := strings.TrimPrefix(args[0], ":")
+	for _, c := range commands {
+		if c.name == topic {
+			s.printf("%s\n  %s\n", c.usage, c.doc)
+			if c.help != "" {
+				s.printf("\n%s\n", c.help)
+			}
+			return
+		}
+	}
+	switch topic {
+	case "samplers":
+		for _, name := range infer.SamplerNames() {
+			s.printf("  %-18s %s\n", name, infer.SamplerDoc(name))
+		}
+		s.printf("\n:help NAME lists a sampler's settings; :run NAME key=value ... runs it.\n")
+		return
+	case "settings":
+		for _, name := range infer.SettingNames() {
+			s.printf("  %-20s %s\n", name, infer.SettingDoc(name))
+		}
+		return
+	case "keys":
+		s.printf("keys of :run, with temper run's names: %s; any other key is a sampler setting\n", strings.Join(runKeys, ", "))
+		return
+	case "functions":
+		s.printf("%s\n", strings.Join(sortedKeys(s.env.Functions), ", "))
+		return
+	case "distributions":
+		s.printf("%s\n", strings.Join(stdlib.Names(), ", "))
+		return
+	}
+	if slices.Contains(infer.SamplerNames(), topic) {
+		o, _ := infer.SamplerOptions(topic, nil)
+		s.printf("%s: %s\n", topic, infer.SamplerDoc(topic))
+		for _, k := range sortedKeys(o) {
+			s.printf("  %-20s %-10s %s\n", k, o[k], infer.SettingDoc(k))
+		}
+		return
+	}
+	if slices.Contains(infer.SettingNames(), topic) {
+		s.printf("%s: %s\n", topic, infer.SettingDoc(topic))
+		return
+	}
+	if sig, ok := s.env.Distributions[topic]; ok {
+		s.printf("%s ~ %s(%s)   (a distribution; %s is the variate)\n", sig.Params[0], topic, strings.Join(sig.Params[1:], ", "), sig.Params[0])
+		return
+	}
+	if sig, ok := s.env.Functions[topic]; ok {
+		s.printf("%s(%s)   (a function)\n", topic, strings.Join(sig.Params, ", "))
+		return
+	}
+	all := append(append(append([]string{}, helpTopics...), infer.SamplerNames()...), infer.SettingNames()...)
+	for _, c := range commands {
+		all = append(all, c.name)
+	}
+	all = append(append(all, sortedKeys(s.env.Functions)...), sortedKeys(s.env.Distributions)...)
+	msg := fmt.Sprintf("no help on %q", topic)
+	if near := lang.Suggest(topic, all); near != "" {
+		msg += fmt.Sprintf("; did you mean %s?", near)
+	}
+	s.printf("%s\n", msg)
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

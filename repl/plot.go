@@ -1,0 +1,114 @@
+package repl
+
+import (
+	"fmt"
+	"image/color"
+	"os"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgsvg"
+
+	"github.com/temper-ppl/temper/infer/summary"
+)
+
+// chainColors tell the chains apart in a trace (Okabe-Ito, readable with
+// any colour vision); the list repeats past eight chains.
+var chainColors = []color.RGBA{
+	{0, 114, 178, 255}, {213, 94, 0, 255}, {0, 158, 115, 255}, {204, 121, 167, 255},
+	{86, 180, 233, 255}, {230, 159, 0, 255}, {240, 228, 66, 255}, {0, 0, 0, 255},
+}
+
+// plot writes the trace of one column's draws (every chain) beside their
+// histogram (all chains pooled) to an SVG file.
+func (s *Session) plot(args []string) {
+	if !s.needResult() {
+		return
+	}
+	name := args[0]
+	cols, err := selectColumns(s.result.Columns, []string{name})
+	if err != nil {
+		s.printf("%v\n", err)
+		return
+	}
+	if len(cols) > 1 {
+		s.printf("%s has %d elements (%s, ...): plot one of them\n", name, len(cols), strings.Join(cols[:min(3, len(cols))], ", "))
+		return
+	}
+	path := name + ".svg"
+	if len(args) == 2 {
+		path = args[1]
+	}
+	chains := s.result.Column(cols[0])
+	if err := writeTracePlot(path, cols[0], s.result.Iters, chains); err != nil {
+		s.printError(err)
+		return
+	}
+	st := summary.Summarize(cols[0], chains)
+	s.printf("trace and histogram of %s (mean %.4g, sd %.4g, R-hat %.3f) in %s\n", cols[0], st.Mean, st.SD, st.Rhat, path)
+}
+
+func writeTracePlot(path, name string, iters []int, chains [][]float64) error {
+	img := vgsvg.New(10*vg.Inch, 3.5*vg.Inch)
+	if err := drawTracePlot(img, name, iters, chains); err != nil {
+		return err
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if _, err := img.WriteTo(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// drawTracePlot draws the trace (left) and the histogram (right) on c.
+func drawTracePlot(c vg.CanvasSizer, name string, iters []int, chains [][]float64) error {
+	trace := plot.New()
+	trace.Title.Text = "trace of " + name
+	trace.X.Label.Text = "iteration after burn-in"
+	trace.Y.Label.Text = name
+	var all plotter.Values
+	for c, draws := range chains {
+		xy := make(plotter.XYs, len(draws))
+		for i, v := range draws {
+			xy[i].X = float64(i + 1)
+			if i < len(iters) {
+				xy[i].X = float64(iters[i] + 1)
+			}
+			xy[i].Y = v
+		}
+		all = append(all, draws...)
+		line, err := plotter.NewLine(xy)
+		if err != nil {
+			return fmt.Errorf("plotting chain %d: %v", c+1, err)
+		}
+		line.Color = chainColors[c%len(chainColors)]
+		line.Width = vg.Points(0.6)
+		trace.Add(line)
+		trace.Legend.Add(fmt.Sprintf("chain %d", c+1), line)
+	}
+	trace.Legend.Top = true
+	hist := plot.New()
+	hist.Title.Text = "histogram of " + name
+	hist.X.Label.Text = name
+	hist.Y.Label.Text = "draws"
+	bins := max(10, min(60, len(all)/40))
+	h, err := plotter.NewHist(all, bins)
+	if err != nil {
+		return fmt.Errorf("plotting the histogram: %v", err)
+	}
+	h.FillColor = color.NRGBA{R: 0, G: 114, B: 178, A: 140}
+	hist.Add(h)
+	pad := 2 * vg.Millimeter
+	tiles := draw.Tiles{Rows: 1, Cols: 2, PadX: 2 * pad, PadY: pad, PadLeft: pad, PadRight: pad, PadTop: pad, PadBottom: pad}
+	canvases := plot.Align([][]*plot.Plot{{trace, hist}}, tiles, draw.New(c))
+	trace.Draw(canvases[0][0])
+	hist.Draw(canvases[0][1])
+	return nil
+}

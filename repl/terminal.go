@@ -1,0 +1,238 @@
+package repl
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/chzyer/readline"
+)
+
+// Prompts: the first line of an input, and the lines that continue it.
+const (
+	Prompt             = "temper> "
+	ContinuationPrompt = "   ...> "
+)
+
+// Config sets up Run. The zero value uses the process's standard streams
+// and the default history file.
+type Config struct {
+	Stdin          *os.File  // default os.Stdin
+	Stdout, Stderr io.Writer // default os.Stdout, os.Stderr
+	// HistoryFile keeps the lines entered, across sessions; empty means
+	// DefaultHistoryFile. NoHistory keeps none.
+	HistoryFile string
+	NoHistory   bool
+	// Inputs are evaluated first, as if typed (":load model.ppl").
+	Inputs []string
+}
+
+// DefaultHistoryFile is temper/repl_history in the user's configuration
+// folder (~/.config on Linux, $XDG_CONFIG_HOME if set), or .temper_history
+// in the home folder when there is none.
+func DefaultHistoryFile() string {
+	if dir, err := os.UserConfigDir(); err == nil {
+		return filepath.Join(dir, "temper", "repl_history")
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		return filepath.Join(home, ".temper_history")
+	}
+	return ""
+}
+
+// Run runs a session until :quit or the end of the input (Ctrl-D). When
+// standard input is a terminal it edits lines with readline: history,
+// tab completion, the continuation prompt while braces are open, Ctrl-C
+// clearing the line at the prompt and stopping a :run while one is going
+// on. Otherwise it reads inputs from the stream without prompts (a
+// script), and Ctrl-C stops a run or, between inputs, the session.
+func Run(cfg Config) error {
+	if cfg.Stdin == nil {
+		cfg.Stdin = os.Stdin
+	}
+	if cfg.Stdout == nil {
+		cfg.Stdout = os.Stdout
+	}
+	if cfg.Stderr == nil {
+		cfg.Stderr = os.Stderr
+	}
+	s := NewSession(cfg.Stdout)
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt)
+	defer signal.Stop(sigs)
+	for _, in := range cfg.Inputs {
+		if evalInterruptible(s, in, sigs) {
+			return nil
+		}
+	}
+	if !readline.IsTerminal(int(cfg.Stdin.Fd())) {
+		return runScript(s, cfg.Stdin, sigs)
+	}
+	return runTerminal(s, cfg, sigs)
+}
+
+// evalInterruptible evaluates one input under a context that an interrupt
+// cancels.
+func evalInterruptible(s *Session, input string, sigs <-chan os.Signal) (quit bool) {
+	drain(sigs)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-sigs:
+			cancel()
+		case <-done:
+		}
+	}()
+	quit = s.Eval(ctx, input)
+	close(done)
+	cancel()
+	return quit
+}
+
+// drain drops interrupts that arrived while no input was being evaluated.
+func drain(sigs <-chan os.Signal) {
+	for {
+		select {
+		case <-sigs:
+		default:
+			return
+		}
+	}
+}
+
+func runScript(s *Session, in io.Reader, sigs <-chan os.Signal) error {
+	lines := make(chan string)
+	errc := make(chan error, 1)
+	go func() {
+		sc := bufio.NewScanner(in)
+		sc.Buffer(make([]byte, 64*1024), 16<<20)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		errc <- sc.Err()
+		close(lines)
+	}()
+	var pending strings.Builder
+	for {
+		select {
+		case <-sigs:
+			return nil
+		case line, ok := <-lines:
+			if !ok {
+				if pending.Len() > 0 {
+					s.Eval(context.Background(), pending.String())
+				}
+				return <-errc
+			}
+			pending.WriteString(line + "\n")
+			if NeedsMore(pending.String()) {
+				continue
+			}
+			input := pending.String()
+			pending.Reset()
+			if evalInterruptible(s, input, sigs) {
+				return nil
+			}
+		}
+	}
+}
+
+// completer adapts Session.Complete to readline.
+type completer struct{ s *Session }
+
+func (c completer) Do(line []rune, pos int) ([][]rune, int) {
+	cands, n := c.s.Complete(string(line[:pos]))
+	wordRunes := len([]rune(string(line[:pos])[len(string(line[:pos]))-n:]))
+	out := make([][]rune, len(cands))
+	for i, cand := range cands {
+		out[i] = []rune(cand[n:])
+	}
+	return out, wordRunes
+}
+
+func runTerminal(s *Session, cfg Config, sigs <-chan os.Signal) error {
+	history := cfg.HistoryFile
+	if history == "" {
+		history = DefaultHistoryFile()
+	}
+	if cfg.NoHistory {
+		history = ""
+	}
+	if history != "" {
+		if err := os.MkdirAll(filepath.Dir(history), 0o755); err != nil {
+			history = "" // a session without history rather than none
+		}
+	}
+	rl, err := readline.NewEx(&readline.Config{
+		Prompt:            Prompt,
+		HistoryFile:       history,
+		HistorySearchFold: true,
+		AutoComplete:      completer{s},
+		InterruptPrompt:   "^C",
+		Stdin:             cfg.Stdin,
+		Stdout:            cfg.Stdout,
+		Stderr:            cfg.Stderr,
+	})
+	if err != nil {
+		return err
+	}
+	defer rl.Close()
+	fmt.Fprintln(cfg.Stdout, "temper repl: enter blocks, expressions or commands; :help lists them, Ctrl-D ends")
+	s.Progress = newProgressLine(cfg.Stderr)
+	var pending strings.Builder
+	for {
+		if pending.Len() == 0 {
+			rl.SetPrompt(Prompt)
+		} else {
+			rl.SetPrompt(ContinuationPrompt)
+		}
+		line, err := rl.Readline()
+		switch {
+		case errors.Is(err, readline.ErrInterrupt):
+			pending.Reset() // Ctrl-C at the prompt drops the line and any open block
+			continue
+		case errors.Is(err, io.EOF):
+			fmt.Fprintln(cfg.Stdout)
+			return nil
+		case err != nil:
+			return err
+		}
+		pending.WriteString(line + "\n")
+		if NeedsMore(pending.String()) {
+			continue
+		}
+		input := pending.String()
+		pending.Reset()
+		if evalInterruptible(s, input, sigs) {
+			return nil
+		}
+	}
+}
+
+// newProgressLine shows a run's progress on one line of the terminal,
+// redrawn at most ten times a second and erased at the end.
+func newProgressLine(w io.Writer) func(done, total int) {
+	var mu sync.Mutex
+	var last time.Time
+	return func(done, total int) {
+		mu.Lock()
+		defer mu.Unlock()
+		if done == total {
+			fmt.Fprint(w, "\r\033[K")
+			return
+		}
+		if now := time.Now(); now.Sub(last) >= 100*time.Millisecond {
+			last = now
+			fmt.Fprintf(w, "\rsampling: %d of %d iterations", done, total)
+		}
+	}
+}

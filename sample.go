@@ -1,0 +1,160 @@
+package temper
+
+import (
+	"context"
+	"errors"
+	"iter"
+	"slices"
+	"time"
+
+	"github.com/temper-ppl/temper/infer"
+)
+
+// Result is a run's draws, kept in memory, with what the summaries and the
+// output files need to know of the run. The embedded infer.Result holds
+// the draws: Columns, Draws[chain][i][column] of the target level, Cycle
+// under a cyclical schedule, All and AllLevels with KeepAll, the
+// Iterations run, and the replica-exchange reports.
+type Result struct {
+	*infer.Result
+	// Iters[i] is the iteration of every chain's i-th draw, counted from 0
+	// at the end of burn-in.
+	Iters []int
+	// Elapsed is the wall time of the run.
+	Elapsed time.Duration
+	// Stopped is why the run ended early (the context's error, a
+	// divergence, an error from OnDraw); nil when it ran to the end.
+	Stopped error
+	// Options are the run's, defaults filled in.
+	Options Options
+
+	model    *Model
+	sampler  infer.Sampler
+	settings map[string]string
+}
+
+// Sample runs the sampler that opts choose on m. It returns when the run
+// ends, or soon after ctx is cancelled, a chain diverges or opts.OnDraw
+// fails; the Result then holds the draws made so far, and the error says
+// why (ctx's error for a cancellation). Options that cannot run (an
+// unknown sampler, a bad setting, zero chains) give a nil Result.
+func (m *Model) Sample(ctx context.Context, opts Options) (*Result, error) {
+	opts = opts.withDefaults()
+	s, settings, err := opts.sampler()
+	if err != nil {
+		return nil, err
+	}
+	r := &Result{Options: opts, model: m, sampler: s, settings: settings}
+	run := opts.runOptions()
+	run.OnDraw = func(d infer.Draw) error {
+		if d.Chain == 0 && d.Level == 0 {
+			r.Iters = append(r.Iters, d.Iter)
+		}
+		if opts.OnDraw == nil {
+			return nil
+		}
+		return opts.OnDraw(Draw{Chain: d.Chain, Iter: d.Iter, Level: d.Level, LR: d.LR, Temperature: d.Temperature,
+			Cycle: d.Cycle, Values: slices.Clone(d.Values)})
+	}
+	start := time.Now()
+	res, err := infer.Run(ctx, target{m}, s, run)
+	r.Elapsed = time.Since(start)
+	if res == nil {
+		return nil, err
+	}
+	r.Result, r.Stopped = res, err
+	return r, err
+}
+
+// errStopIteration ends a run whose draws' consumer stopped ranging.
+var errStopIteration = errors.New("temper: the consumer of the draws stopped")
+
+// Draws runs the sampler like Sample and yields every kept draw as it is
+// made, with a nil error. If the run fails or is cancelled, the draws made
+// are followed by one pair with a zero Draw and the error. Breaking out of
+// the loop stops the run.
+//
+//	for d, err := range m.Draws(ctx, opts) {
+//		if err != nil {
+//			return err
+//		}
+//		use(d)
+//	}
+func (m *Model) Draws(ctx context.Context, opts Options) iter.Seq2[Draw, error] {
+	return func(yield func(Draw, error) bool) {
+		next := opts.OnDraw
+		stopped := false
+		opts.OnDraw = func(d Draw) error {
+			if next != nil {
+				if err := next(d); err != nil {
+					return err
+				}
+			}
+			if !yield(d, nil) {
+				stopped = true
+				return errStopIteration
+			}
+			return nil
+		}
+		_, err := m.Sample(ctx, opts)
+		if err != nil && !stopped {
+			yield(Draw{}, err)
+		}
+	}
+}
+
+// Column returns the draws of the named column (lp__ or a flattened
+// parameter such as beta.2) per chain, or nil if there is no such column.
+func (r *Result) Column(name string) [][]float64 {
+	i := slices.Index(r.Columns, name)
+	if i < 0 {
+		return nil
+	}
+	return r.Chains(i)
+}
+
+// SamplerDescription is the sampler with every setting that applies to
+// it, as the draws file records it: sgld(dynamics=langevin, lr=1e-4, ...).
+func (r *Result) SamplerDescription() string { return describeSampler(r.sampler, r.settings) }
+
+// drawSequence calls f with the kept draws in the order a run makes them:
+// by iteration, then chain, then level (every level with KeepAll).
+func (r *Result) drawSequence(f func(infer.Draw) error) error {
+	n := 0
+	for _, c := range r.Draws {
+		n = max(n, len(c))
+	}
+	for i := range n {
+		for c := range r.Draws {
+			if i >= len(r.Draws[c]) {
+				continue
+			}
+			levels := 1
+			if r.All != nil {
+				levels = len(r.All[c])
+			}
+			for l := range levels {
+				d := infer.Draw{Chain: c, Level: l}
+				if i < len(r.Iters) {
+					d.Iter = r.Iters[i]
+				}
+				if r.Cycle != nil {
+					d.Cycle = r.Cycle[c][i]
+				}
+				d.Values = r.Draws[c][i]
+				if r.All != nil {
+					if i >= len(r.All[c][l]) {
+						continue
+					}
+					d.Values = r.All[c][l][i]
+					lv := r.AllLevels[c][l][i]
+					d.LR, d.Temperature = lv.LR, lv.Temperature
+				}
+				if err := f(d); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}

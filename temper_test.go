@@ -1,0 +1,338 @@
+package temper_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/temper-ppl/temper"
+	"github.com/temper-ppl/temper/infer/draws"
+	"github.com/temper-ppl/temper/lang"
+)
+
+var regressionData = map[string]any{
+	"x": []float64{1, 2, 3, 4},
+	"y": []float64{1.1, 2.0, 2.9, 4.2},
+}
+
+func compileRegression(t *testing.T) *temper.Model {
+	t.Helper()
+	m, err := temper.Compile("regression.ppl", regression, regressionData)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+const cosine = `param { beta: real[2] }
+model { target += -0.2 * sum(beta ^ 2) + 2 * sum(cos(2 * pi() * beta)) }
+`
+
+// TestErrors: source and data problems are *Error with positions and
+// carets; option problems are plain errors that name the setting.
+func TestErrors(t *testing.T) {
+	cases := []struct {
+		name, src string
+		data      map[string]any
+		want      []string
+	}{
+		{"syntax", "param { a: real }\nmodel {\n  a ~ normal(0, 1\n}\n", nil, []string{"m.ppl:4:1", "^"}},
+		{"missing data", regression, map[string]any{"x": []float64{1, 2}}, []string{"m.ppl:5:3", "missing data for y"}},
+		{"wrong shape", regression, map[string]any{"N": 3, "x": []float64{1, 2}, "y": []float64{1, 2, 3}}, []string{"shape [2]"}},
+		{"no parameters", "data { N: int }\nmodel { }\n", map[string]any{"N": 1}, []string{"no parameters"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := temper.Compile("m.ppl", c.src, c.data)
+			var serr *temper.Error
+			var list lang.ErrorList
+			if !errors.As(err, &serr) || !errors.As(err, &list) {
+				t.Fatalf("error %v (%T), want a *temper.Error wrapping a lang.ErrorList", err, err)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("%q lacks %q", err, w)
+				}
+			}
+		})
+	}
+	for _, c := range []struct {
+		data map[string]any
+		want string
+	}{
+		{map[string]any{"x": [][]float64{{1}, {2, 3}}}, "ragged"},
+		{map[string]any{"x": "one"}, "unsupported type string"},
+		{map[string]any{"x": []float64{}}, "empty array"},
+		{map[string]any{"x": nil}, "nil value"},
+	} {
+		if _, err := temper.Compile("m.ppl", regression, c.data); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("data %v: error %v, want %q", c.data, err, c.want)
+		}
+	}
+
+	m := compileRegression(t)
+	for _, c := range []struct {
+		opts temper.Options
+		want string
+	}{
+		{temper.Options{Sampler: "nuts"}, `unknown sampler "nuts"`},
+		{temper.Options{Sampler: "sghmc", Settings: map[string]any{"frction": 0.1}}, `sampler sghmc has no setting "frction"; did you mean friction?`},
+		{temper.Options{Settings: map[string]any{"lr": -1}}, "lr: must be positive"},
+		{temper.Options{Settings: map[string]any{"lr": []int{1}}}, "neither a number nor a name"},
+		{temper.Options{Chains: -1}, "chains must be at least 1"},
+	} {
+		res, err := m.Sample(context.Background(), c.opts)
+		if err == nil || res != nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: result %v, error %v; want %q", c.opts, res, err, c.want)
+		}
+	}
+}
+
+// TestGoValues binds data from every supported kind of Go value and
+// checks the model sees the same data: the log densities agree.
+func TestGoValues(t *testing.T) {
+	src := `data { N: int  X: real[N, 2]  k: int[N]  v: real[2] }
+param { w: real[2] }
+model { w ~ normal(v, 1)  for n in plate(N) { k[n] ~ poisson(exp(dot(X[n], w))) } }`
+	want := map[string]any{"X": [][]float64{{1, 2}, {3, 4}, {5, 6}}, "k": []int{0, 1, 2}, "v": []float64{0.5, -0.5}}
+	variants := []map[string]any{
+		{"X": mat.NewDense(3, 2, []float64{1, 2, 3, 4, 5, 6}), "k": []int64{0, 1, 2}, "v": mat.NewVecDense(2, []float64{0.5, -0.5}), "N": 3},
+		{"X": [3][2]float32{{1, 2}, {3, 4}, {5, 6}}, "k": []uint8{0, 1, 2}, "v": []any{0.5, -0.5}},
+		{"X": []*mat.VecDense{mat.NewVecDense(2, []float64{1, 2}), mat.NewVecDense(2, []float64{3, 4}), mat.NewVecDense(2, []float64{5, 6})}, "k": []float64{0, 1, 2}, "v": [2]float64{0.5, -0.5}},
+	}
+	ref, err := temper.Compile("m.ppl", src, want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	theta := []float64{0.1, -0.2}
+	lp, err := ref.LogDensity(theta, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, data := range variants {
+		m, err := temper.Compile("m.ppl", src, data)
+		if err != nil {
+			t.Fatalf("variant %d: %v", i, err)
+		}
+		if got, _ := m.LogDensity(theta, nil); got != lp {
+			t.Errorf("variant %d: log density %v, want %v", i, got, lp)
+		}
+	}
+}
+
+// TestSaveMatchesStream: the draws file a DrawsWriter streams during a run
+// and the one Save writes afterwards from memory are the same bytes, for a
+// plain run, a ladder with every level kept, and a cyclical schedule.
+func TestSaveMatchesStream(t *testing.T) {
+	reg := compileRegression(t)
+	cos, err := temper.Compile("cosine.ppl", cosine, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name string
+		m    *temper.Model
+		opts temper.Options
+		cols string
+	}{
+		{"sgld", reg, temper.Options{Settings: map[string]any{"lr": 1e-3}, Chains: 2, Iters: 100, Thin: 3, Batch: 2, Seed: 5}, "lp__,a,b,sigma"},
+		{"deo_sgd keep all", cos, temper.Options{Sampler: "deo_sgd", Replicas: 4, KeepAll: true, Chains: 2, Iters: 90, Thin: 3, EnergyNoise: 1, GradNoise: 1}, "lp__,beta.1,beta.2,replica__,temperature__,lr__"},
+		{"cyclical", reg, temper.Options{Sampler: "cyclical_sgld", Settings: map[string]any{"lr": 1e-3, "cycles": 3}, Iters: 120, Burn: 30}, "lp__,a,b,sigma,cycle__"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var streamed bytes.Buffer
+			w, err := c.m.NewDrawsWriter(&streamed, c.opts, "a test")
+			if err != nil {
+				t.Fatal(err)
+			}
+			opts := c.opts
+			opts.OnDraw = w.Write
+			res, err := c.m.Sample(context.Background(), opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := w.Flush(); err != nil {
+				t.Fatal(err)
+			}
+			dir := t.TempDir()
+			if err := res.Save(dir, "a test"); err != nil {
+				t.Fatal(err)
+			}
+			saved, err := os.ReadFile(filepath.Join(dir, temper.DrawsFile))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(saved, streamed.Bytes()) {
+				t.Fatalf("saved and streamed draws differ:\n%.600s\n---\n%.600s", saved, streamed.Bytes())
+			}
+			tab, err := draws.Read(bytes.NewReader(saved))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Join(tab.Columns, ","); got != c.cols {
+				t.Errorf("columns %s, want %s", got, c.cols)
+			}
+			for _, f := range []string{temper.SummaryFile, temper.DiagnosticsFile} {
+				if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
+}
+
+// TestConcurrentUse samples one model from several goroutines at once, and
+// another model beside it, while evaluating log densities: under -race this
+// proves the runs share no mutable state, and each run's draws are those
+// of the same run made alone (a seed fixes the draws).
+func TestConcurrentUse(t *testing.T) {
+	reg := compileRegression(t)
+	other, err := temper.Compile("regression.ppl", regression, map[string]any{
+		"x": []float64{-1, 0, 1}, "y": []float64{3, 1, -1},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := func(seed uint64) temper.Options {
+		return temper.Options{Sampler: "sghmc", Settings: map[string]any{"lr": 1e-3}, Chains: 2, Iters: 150, Batch: 2, Seed: seed}
+	}
+	alone := map[uint64][][][]float64{}
+	for seed := range uint64(3) {
+		res, err := reg.Sample(context.Background(), opts(seed))
+		if err != nil {
+			t.Fatal(err)
+		}
+		alone[seed] = res.Draws
+	}
+	otherAlone, err := other.Sample(context.Background(), opts(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lpAlone, _ := reg.LogDensity([]float64{0.1, 0.9, 0}, nil)
+
+	var wg sync.WaitGroup
+	errs := make(chan error, 16)
+	for seed := range uint64(3) {
+		wg.Go(func() {
+			res, err := reg.Sample(context.Background(), opts(seed))
+			if err != nil {
+				errs <- err
+			} else if !reflect.DeepEqual(res.Draws, alone[seed]) {
+				errs <- errors.New("draws of a concurrent run differ from the same run alone")
+			}
+		})
+	}
+	wg.Go(func() {
+		res, err := other.Sample(context.Background(), opts(0))
+		if err != nil {
+			errs <- err
+		} else if !reflect.DeepEqual(res.Draws, otherAlone.Draws) {
+			errs <- errors.New("the other model's draws changed")
+		}
+	})
+	for range 2 {
+		wg.Go(func() {
+			grad := make([]float64, 3)
+			for range 200 {
+				lp, err := reg.LogDensity([]float64{0.1, 0.9, 0}, grad)
+				if err != nil || lp != lpAlone {
+					errs <- errors.New("a concurrent LogDensity differs")
+					return
+				}
+				if _, err := reg.Constrain([]float64{0, 0, 0}); err != nil {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+}
+
+// TestDrawsStopAndFail: breaking out of Draws stops the run; a failure is
+// the last pair.
+func TestDrawsStopAndFail(t *testing.T) {
+	m := compileRegression(t)
+	calls := 0
+	opts := temper.Options{Chains: 1, Iters: 1_000_000, OnDraw: func(temper.Draw) error { calls++; return nil }}
+	for range m.Draws(context.Background(), opts) {
+		if calls == 10 {
+			break
+		}
+	}
+	if calls != 10 {
+		t.Errorf("OnDraw saw %d draws after a break at 10", calls)
+	}
+	var last error
+	n := 0
+	for _, err := range m.Draws(context.Background(), temper.Options{Settings: map[string]any{"lr": 10}}) {
+		n++
+		last = err
+	}
+	if last == nil || !strings.Contains(last.Error(), "diverged") {
+		t.Errorf("a diverging run ended with %v after %d pairs", last, n)
+	}
+}
+
+// TestCompileFileAndInferOptions reads a model whose infer block names a
+// data file and the run's settings.
+func TestCompileFileAndInferOptions(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	write("d.json", `{"x": [1, 2, 3, 4]}`)
+	path := write("m.ppl", regression+`infer {
+  data = "d.json"
+  sampler = sghmc(lr = 2e-4)
+  friction = 0.2
+  chains = 2
+  iters = 300
+  keep = all
+  seed = 9
+  out = "elsewhere"
+}
+`)
+	m, err := temper.CompileFile(path, map[string]any{"y": []float64{1, 2, 3, 4}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := m.InferOptions()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := temper.Options{Sampler: "sghmc", Settings: map[string]any{"lr": "0.0002", "friction": "0.2"}, Chains: 2, Iters: 300, KeepAll: true, Seed: 9}
+	if !reflect.DeepEqual(o, want) {
+		t.Errorf("infer options %+v, want %+v", o, want)
+	}
+	if _, err := temper.CompileFile(path, map[string]any{"x": []float64{1}}); err == nil || !strings.Contains(err.Error(), "given twice") {
+		t.Errorf("a field in the file and in Go: %v", err)
+	}
+
+	bad := write("bad.ppl", "param { a: real }\nmodel { a ~ normal(0, 1) }\ninfer {\n  sampler = resgld(t_max = 0.5)\n  iter = 3\n}\n")
+	m, err = temper.CompileFile(bad, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = m.InferOptions()
+	if err == nil || !strings.Contains(err.Error(), "5:3") || !strings.Contains(err.Error(), "did you mean iters?") {
+		t.Errorf("a misspelt setting: %v", err)
+	}
+}
