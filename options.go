@@ -77,20 +77,14 @@ type Draw struct {
 	Values []float64
 }
 
-// withDefaults fills the zero fields that have defaults.
+// withDefaults fills the zero fields that have defaults: the sampler here,
+// the run's counts as the driver fills them.
 func (o Options) withDefaults() Options {
 	if o.Sampler == "" {
 		o.Sampler = "sgld"
 	}
-	if o.Chains == 0 {
-		o.Chains = 4
-	}
-	if o.Iters == 0 {
-		o.Iters = 2000
-	}
-	if o.Thin == 0 {
-		o.Thin = 1
-	}
+	r := infer.Options{Chains: o.Chains, Iters: o.Iters, Thin: o.Thin}.WithDefaults()
+	o.Chains, o.Iters, o.Thin = r.Chains, r.Iters, r.Thin
 	return o
 }
 
@@ -141,11 +135,63 @@ func (o Options) sampler() (infer.Sampler, map[string]string, error) {
 	var se *infer.SettingError
 	if errors.As(err, &se) && strings.HasPrefix(se.Msg, "no such setting") {
 		if near := lang.Suggest(se.Key, infer.SettingNames()); near != "" {
-			return s, nil, fmt.Errorf("sampler %s has no setting %q; did you mean %s?", o.Sampler, se.Key, near)
+			return s, nil, suggestion{fmt.Sprintf("sampler %s has no setting %q; did you mean %s?", o.Sampler, se.Key, near), se}
 		}
 	}
 	return s, settings, err
 }
+
+// suggestion is a SettingError told with a likely correction.
+type suggestion struct {
+	msg string
+	err *infer.SettingError
+}
+
+func (e suggestion) Error() string { return e.msg }
+func (e suggestion) Unwrap() error { return e.err }
+
+// Check reports what building o's sampler refuses: an unknown sampler, or
+// a setting that is unknown, does not apply or has an impossible value (an
+// *infer.SettingError, which LocateSettingError can place in a file).
+func (o Options) Check() error {
+	_, _, err := o.sampler()
+	return err
+}
+
+// LocateSettingError turns a sampler setting error into a diagnostic at the
+// place in the file where the setting was written (positions maps setting
+// names to places), and returns any other error, or one whose setting was
+// not written in the file, unchanged.
+func LocateSettingError(err error, sampler string, positions map[string]lang.Pos) error {
+	var se *infer.SettingError
+	if !errors.As(err, &se) {
+		return err
+	}
+	at, ok := positions[se.Key]
+	for k, p := range positions { // a message about two settings: t_min = 1 must be below t_max = 0.5
+		if !ok && strings.Contains(se.Msg, k+" = ") {
+			at, ok = p, true
+		}
+	}
+	if !ok {
+		return err
+	}
+	var errs lang.ErrorList
+	if strings.HasPrefix(se.Msg, "no such setting") {
+		msg := fmt.Sprintf("%q is neither a run setting (%s) nor a setting of sampler %s", se.Key, strings.Join(runSettings, ", "), sampler)
+		if near := lang.Suggest(se.Key, append(slices.Clone(runSettings), infer.SettingNames()...)); near != "" {
+			msg += fmt.Sprintf("; did you mean %s?", near)
+		}
+		errs.Add(at, "%s", msg)
+	} else {
+		errs.Add(at, "%v", se)
+	}
+	return errs
+}
+
+// IsRunSetting reports whether an infer-block key configures the run (or
+// names files) rather than the sampler.
+func IsRunSetting(key string) bool { return slices.Contains(runSettings, key) }
 
 // runOptions are the driver's options for o (with defaults filled).
 func (o Options) runOptions() infer.Options {
@@ -249,27 +295,10 @@ func (o *Options) ReadInferBlock(f *lang.File) error {
 	if len(errs) > 0 {
 		return errs
 	}
-	if _, _, err := o.sampler(); err != nil {
-		var se *infer.SettingError
-		if errors.As(err, &se) {
-			at, ok := pos[se.Key]
-			for k, p := range pos { // a message about two settings: t_min = 1 must be below t_max = 0.5
-				if !ok && strings.Contains(se.Msg, k+" = ") {
-					at, ok = p, true
-				}
-			}
-			if ok {
-				if strings.HasPrefix(se.Msg, "no such setting") {
-					msg := fmt.Sprintf("%q is neither a run setting (%s) nor a setting of sampler %s", se.Key, strings.Join(runSettings, ", "), o.withDefaults().Sampler)
-					if near := lang.Suggest(se.Key, append(slices.Clone(runSettings), infer.SettingNames()...)); near != "" {
-						msg += fmt.Sprintf("; did you mean %s?", near)
-					}
-					errs.Add(at, "%s", msg)
-				} else {
-					errs.Add(at, "%v", se)
-				}
-				return errs
-			}
+	if err := o.Check(); err != nil {
+		var list lang.ErrorList
+		if located := LocateSettingError(err, o.withDefaults().Sampler, pos); errors.As(located, &list) {
+			return located
 		}
 		if s, ok := unknownSamplerPos(f); ok && strings.Contains(err.Error(), "unknown sampler") {
 			errs.Add(s, "%v", err)

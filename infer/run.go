@@ -59,7 +59,9 @@ type Draw struct {
 	Values []float64
 }
 
-func (o Options) withDefaults() Options {
+// WithDefaults fills the zero fields that have defaults (4 chains, 2,000
+// iterations, thin 1, init radius 2).
+func (o Options) WithDefaults() Options {
 	if o.Chains == 0 {
 		o.Chains = 4
 	}
@@ -149,7 +151,7 @@ var ErrDiverged = errors.New("diverged")
 // error), when a chain diverges (an error wrapping ErrDiverged) or when
 // OnDraw fails; the Result is valid in every case.
 func Run(ctx context.Context, target Target, s Sampler, o Options) (*Result, error) {
-	o = o.withDefaults()
+	o = o.WithDefaults()
 	d := target.Dim()
 	if err := o.validate(d); err != nil {
 		return nil, err

@@ -294,7 +294,7 @@ func TestThermostatPresets(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := infer.Run(context.Background(), nhGaussian{h: []float64{1, 4}}, s, infer.Options{Chains: 4, Iters: 100000, Burn: 5000, Seed: 2, GradNoise: 2})
+		res, err := infer.Run(context.Background(), gaussian{h: []float64{1, 4}}, s, infer.Options{Chains: 4, Iters: 100000, Burn: 5000, Seed: 2, GradNoise: 2})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -315,26 +315,4 @@ func TestThermostatPresets(t *testing.T) {
 			}
 		}
 	}
-}
-
-// nhGaussian is U(θ) = Σ h_i θ_i²/2 as an exact Target.
-type nhGaussian struct{ h []float64 }
-
-func (g nhGaussian) Dim() int                                    { return len(g.h) }
-func (g nhGaussian) NumData() int                                { return 0 }
-func (g nhGaussian) OutputNames() []string                       { return []string{"x.1", "x.2"}[:len(g.h)] }
-func (g nhGaussian) Constrain(dst, theta []float64)              { copy(dst, theta) }
-func (g nhGaussian) Evaluator(int, int) (infer.Evaluator, error) { return g, nil }
-func (g nhGaussian) BatchSize() int                              { return 0 }
-func (g nhGaussian) Evaluate(theta []float64, _ []int, energy, grad, variance []float64) error {
-	d := len(g.h)
-	for r := range energy {
-		energy[r], variance[r] = 0, 0
-		for i, h := range g.h {
-			x := theta[r*d+i]
-			energy[r] += h * x * x / 2
-			grad[r*d+i] = h * x
-		}
-	}
-	return nil
 }

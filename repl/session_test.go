@@ -288,13 +288,15 @@ func TestKeywords(t *testing.T) {
 }
 
 // TestDefaultHistoryFile: the history lives in the user's configuration
-// folder.
+// folder (on Linux the one XDG_CONFIG_HOME names).
 func TestDefaultHistoryFile(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("XDG_CONFIG_HOME is the configuration folder on Linux")
+	if runtime.GOOS == "linux" {
+		t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	}
-	dir := t.TempDir()
-	t.Setenv("XDG_CONFIG_HOME", dir)
+	dir, err := os.UserConfigDir()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if got, want := DefaultHistoryFile(), filepath.Join(dir, "temper", "repl_history"); got != want {
 		t.Errorf("DefaultHistoryFile() = %s, want %s", got, want)
 	}

@@ -126,23 +126,23 @@ func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		}
 	}
 	if *replicas >= 0 {
-		cfg.options["replicas"] = fmt.Sprint(*replicas)
+		cfg.opts.Replicas = *replicas
 		delete(cfg.optionPos, "replicas")
 	}
 	switch *keep {
 	case "":
 	case "all", "target":
-		cfg.keepAll = *keep == "all"
+		cfg.opts.KeepAll = *keep == "all"
 	default:
 		return badf("temper run: --keep must be target or all, got %q", *keep)
 	}
-	for name, v := range map[string]int{"chains": *chains, "iters": *iters, "burn": *burn, "thin": *thin, "batch": *batch} {
+	for p, v := range map[*int]int{&cfg.opts.Chains: *chains, &cfg.opts.Iters: *iters, &cfg.opts.Burn: *burn, &cfg.opts.Thin: *thin, &cfg.opts.Batch: *batch} {
 		if v >= 0 {
-			cfg.setInt(name, v)
+			*p = v
 		}
 	}
 	if *seed >= 0 {
-		cfg.seed = uint64(*seed)
+		cfg.opts.Seed = uint64(*seed)
 	}
 	if *out != "" {
 		cfg.out = *out
@@ -151,28 +151,22 @@ func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		cfg.out = defaultOut(path)
 	}
 	if *energyNoise >= 0 {
-		cfg.energyNoise = *energyNoise
+		cfg.opts.EnergyNoise = *energyNoise
 	}
 	if *gradNoise >= 0 {
-		cfg.gradNoise = *gradNoise
+		cfg.opts.GradNoise = *gradNoise
 	}
 
-	for name, v := range map[string]int{"chains": cfg.chains, "iters": cfg.iters, "thin": cfg.thin} {
+	for name, v := range map[string]int{"chains": cfg.opts.Chains, "iters": cfg.opts.Iters, "thin": cfg.opts.Thin} {
 		if v < 1 {
 			return badf("temper run: %s must be at least 1, got %d", name, v)
 		}
 	}
-	s, err := cfg.newSampler()
+	err = cfg.check()
 	var list lang.ErrorList
-	var se *infer.SettingError
 	switch {
 	case errors.As(err, &list):
 		return badInput{lang.Format(err, src)}
-	case errors.As(err, &se) && strings.HasPrefix(se.Msg, "no such setting"):
-		if near := lang.Suggest(se.Key, infer.SettingNames()); near != "" {
-			return badf("temper run: sampler %s has no setting %q; did you mean %s?", cfg.sampler, se.Key, near)
-		}
-		return badf("temper run: %v", err)
 	case err != nil:
 		return badf("temper run: %v", err)
 	}
@@ -180,7 +174,7 @@ func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	return sample(ctx, path, m, s, cfg, stdout, stderr, *quiet)
+	return sample(ctx, path, m, cfg, stdout, stderr, *quiet)
 }
 
 // defaultOut is out/NAME for NAME.ppl, or out/DIR for DIR/model.ppl.
@@ -196,7 +190,7 @@ func defaultOut(path string) string {
 // summary and diagnostics. An interrupted or failed run still gets its files
 // for the draws it made. The output is the embedding API's (package temper),
 // so that temper run, the REPL's :save and Go programs write the same files.
-func sample(ctx context.Context, path string, m *compile.Model, s infer.Sampler, cfg config, stdout, stderr io.Writer, quiet bool) error {
+func sample(ctx context.Context, path string, m *compile.Model, cfg config, stdout, stderr io.Writer, quiet bool) error {
 	if err := os.MkdirAll(cfg.out, 0o755); err != nil {
 		return err
 	}
@@ -205,18 +199,9 @@ func sample(ctx context.Context, path string, m *compile.Model, s infer.Sampler,
 		return err
 	}
 	defer file.Close()
-	settings := make(map[string]any, len(cfg.options))
-	for k, v := range cfg.options {
-		settings[k] = v
-	}
 	progress := newProgress(stderr, quiet)
-	opts := temper.Options{
-		Sampler: s.Name, Settings: settings,
-		Chains: cfg.chains, Iters: cfg.iters, Burn: cfg.burn, Thin: cfg.thin, Batch: cfg.batch, Seed: cfg.seed,
-		EnergyNoise: cfg.energyNoise, GradNoise: cfg.gradNoise,
-		KeepAll:  cfg.keepAll,
-		Progress: progress.update,
-	}
+	opts := cfg.opts
+	opts.Progress = progress.update
 	model := temper.NewModel(m)
 	w, err := model.NewDrawsWriter(file, opts, "temper run "+path)
 	if err != nil {
@@ -238,7 +223,7 @@ func sample(ctx context.Context, path string, m *compile.Model, s infer.Sampler,
 	if !quiet {
 		elapsed := res.Elapsed
 		fmt.Fprintf(stdout, "%s: %s, %d chains × %d draws in %.1fs (%.0f iterations/s, all chains at once)\n\n",
-			path, s.Name, len(res.Draws), len(res.Draws[0]), elapsed.Seconds(), float64(res.Iterations)/elapsed.Seconds())
+			path, opts.Sampler, len(res.Draws), len(res.Draws[0]), elapsed.Seconds(), float64(res.Iterations)/elapsed.Seconds())
 		res.WriteTable(stdout)
 		fmt.Fprintf(stdout, "\ndraws, summary and diagnostics in %s\n", cfg.out)
 	}
