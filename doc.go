@@ -39,8 +39,8 @@
 // at step size 1e-4, 4 chains of 2,000 iterations, seed 0. Sampler names a
 // preset (sgd, msgd, sgld, sghmc, sgnht, adaptive_langevin, cyclical_sgld,
 // cyclical_sghmc, snapshot, reld, resgld, m_resgld, f_resgld, deo_sgd,
-// deo_msgd, deo_psgd: infer.SamplerNames lists them and infer.SamplerDoc
-// describes them) and Settings overrides any of its settings, the parts
+// deo_msgd, deo_psgd, renhd, renhd_reld: infer.SamplerNames lists them and
+// infer.SamplerDoc describes them) and Settings overrides any of its settings, the parts
 // included, so that any composition of dynamics, exchange test, swap scheme
 // and ladder can be built: {"dynamics": "hamiltonian", "exchange":
 // "deterministic", "ladder": "adaptive_lr", "replicas": 8}. The infer block

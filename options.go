@@ -20,7 +20,8 @@ import (
 type Options struct {
 	// Sampler is a preset: sgd, msgd, sgld, sghmc, sgnht,
 	// adaptive_langevin, cyclical_sgld, cyclical_sghmc, snapshot, reld,
-	// resgld, m_resgld, f_resgld, deo_sgd, deo_msgd or deo_psgd
+	// resgld, m_resgld, f_resgld, deo_sgd, deo_msgd, deo_psgd, renhd or
+	// renhd_reld
 	// (infer.SamplerNames, infer.SamplerDoc). Empty means sgld.
 	Sampler string
 	// Settings override the preset's settings (infer.SettingNames and

@@ -206,6 +206,9 @@ type ExchangeDiagnostics struct {
 	Ladder           []infer.Level
 	CorrectionBuffer float64
 	HasBuffer        bool
+	// EvaluationsPerRound is the mean number of chunks the Barker test's
+	// exchange minibatch grew to per round (0 for other tests).
+	EvaluationsPerRound float64
 	// Chains are the reports of every chain's ladder.
 	Chains []*infer.ExchangeReport
 }
@@ -243,6 +246,9 @@ func (r *Result) diagnostics(stats []summary.Stats) Diagnostics {
 		Ladder:            r.Exchange[0].Ladder,
 		CorrectionBuffer:  r.Exchange[0].Buffer, HasBuffer: r.Exchange[0].HasBuffer,
 		Chains: r.Exchange,
+	}
+	if e := r.Exchange[0]; e.Rounds > 0 {
+		x.EvaluationsPerRound = float64(e.ExchangeEvaluations) / float64(e.Rounds)
 	}
 	for _, e := range r.Exchange {
 		for p := range pairs {
@@ -335,6 +341,9 @@ func exchangeJSON(diag map[string]any, x *ExchangeDiagnostics, res *infer.Result
 	if x.HasBuffer {
 		diag["correction_buffer"] = x.CorrectionBuffer
 	}
+	if x.EvaluationsPerRound > 0 {
+		diag["exchange_evaluations_per_round"] = x.EvaluationsPerRound
+	}
 	diag["exchange_by_chain"] = chains
 }
 
@@ -375,6 +384,9 @@ func (r *Result) writeExchange(w io.Writer) error {
 	fmt.Fprintf(&b, "final ladder of chain 1 (lr, temperature): %s\n", strings.Join(ladder, " "))
 	if x.HasBuffer {
 		fmt.Fprintf(&b, "correction buffer of chain 1: %.4g\n", x.CorrectionBuffer)
+	}
+	if x.EvaluationsPerRound > 0 {
+		fmt.Fprintf(&b, "Barker exchange minibatch: %.2f evaluations per round\n", x.EvaluationsPerRound)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

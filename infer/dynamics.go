@@ -203,4 +203,9 @@ type Sampler struct {
 	Exchange Exchange
 	Scheme   Scheme
 	Every    int // iterations between exchange rounds (default 1)
+	// Restart starts every trajectory between exchange rounds afresh: the
+	// dynamics' momenta and thermostats are redrawn after each round
+	// (RENHD, Algorithm 2 of seed 001, line 3). It needs dynamics with a
+	// Restart method (NoseHoover).
+	Restart bool
 }

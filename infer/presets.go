@@ -52,6 +52,14 @@ var presets = map[string]preset{
 		map[string]string{"dynamics": "hamiltonian", "exchange": "deterministic", "ladder": "adaptive_lr", "window": "auto", "replicas": "8"}},
 	"deo_psgd": {"DEO*-SGD with preconditioned SGD exploration kernels (seed 000, Algorithm 1)",
 		map[string]string{"dynamics": "preconditioned", "exchange": "deterministic", "ladder": "adaptive_lr", "window": "auto", "replicas": "8"}},
+	// RENHD (seed 001): Nosé-Hoover replicas on the geometric ladder of
+	// Eq. 21, trajectories of N = every steps started afresh (Algorithm 2),
+	// then the noise-aware Barker swaps of Algorithm 1 between random
+	// adjacent pairs (SEO: the even or the odd pairs, by a coin).
+	"renhd": {"replica-exchange Nosé-Hoover dynamics with the noise-aware Barker swap (seed 001, Algorithms 1-2)",
+		map[string]string{"dynamics": "nose_hoover", "lr": "1e-4", "exchange": "barker", "ladder": "temperature", "tau": "1.5", "replicas": "7", "scheme": "seo", "every": "10", "restart": "true"}},
+	"renhd_reld": {"RELD, seed 001's baseline: RENHD with the thermostat frozen at 0.999 + c/T (Section 4.2)",
+		map[string]string{"dynamics": "nose_hoover", "lr": "1e-4", "exchange": "barker", "ladder": "temperature", "tau": "1.5", "replicas": "7", "scheme": "seo", "every": "10", "restart": "true", "freeze": "0.999"}},
 }
 
 // setting is one named option: its default, what it means, and whether it
@@ -75,12 +83,18 @@ func adapting(s map[string]string) bool {
 	return exchanging(s) && (strings.HasPrefix(s["ladder"], "adaptive") || s["buffer"] == "auto" && s["exchange"] == "deterministic" || s["correction"] == "running" && s["exchange"] != "deterministic")
 }
 
+func thermostat(s map[string]string) bool {
+	return s["dynamics"] == "nose_hoover" || s["dynamics"] == "adaptive_langevin"
+}
+
 func cyclicalSchedule(s map[string]string) bool   { return !lrLadder(s) && s["schedule"] == "cyclical" }
 func polynomialSchedule(s map[string]string) bool { return !lrLadder(s) && s["schedule"] != "cyclical" }
 
 var settings = map[string]setting{
 	"dynamics":            {"langevin", "langevin, hamiltonian, preconditioned, fast_langevin, nose_hoover or adaptive_langevin", always},
-	"c":                   {"0.1", "background noise c = CΔt of the thermostat (seed 001, Eq. 20)", is("dynamics", "nose_hoover", "adaptive_langevin")},
+	"c":                   {"0.1", "background noise c = CΔt of the thermostat (seed 001, Eq. 20)", thermostat},
+	"freeze":              {"none", "hold the thermostat at this offset + c/T instead of adapting it (seed 001's RELD: 0.999), or none", thermostat},
+	"restart":             {"false", "start every trajectory between exchange rounds afresh: redraw the momenta, reset the thermostats (seed 001, Algorithm 2)", func(s map[string]string) bool { return exchanging(s) && thermostat(s) }},
 	"lr":                  {"1e-4", "step size η (of every level on a temperature ladder; η0 of a cyclical schedule)", func(s map[string]string) bool { return !lrLadder(s) }},
 	"b":                   {"1", "offset b of the decaying step size lr·(b + k)^-gamma", polynomialSchedule},
 	"gamma":               {"0", "decay exponent of the step size (0: constant)", polynomialSchedule},
@@ -94,7 +108,11 @@ var settings = map[string]setting{
 	"rho":                 {"0.99", "decay of the squared-gradient average (preconditioned SGD)", is("dynamics", "preconditioned")},
 	"eps":                 {"1e-5", "damping λ of the preconditioner 1/(λ + √V)", is("dynamics", "preconditioned")},
 	"grad_var":            {"auto", "gradient-noise variance s² per coordinate, or auto for a running estimate", is("dynamics", "fast_langevin")},
-	"exchange":            {"none", "none, metropolis, multi_variance or deterministic", always},
+	"exchange":            {"none", "none, metropolis, multi_variance, deterministic or barker", always},
+	"sigma_star2":         {"0.2", "variance threshold σ*² of the Barker test: the exchange minibatch grows until var[ΔẼ] is below it (seed 001, Eq. 17)", is("exchange", "barker")},
+	"lambda":              {"10", "bandwidth λ of the compensation distribution's kernel (seed 001, Eq. 14)", is("exchange", "barker")},
+	"terms":               {"3", "series terms of the compensation distribution (seed 001, Eq. 9)", is("exchange", "barker")},
+	"exchange_batch":      {"auto", "rows per chunk of the Barker test's exchange minibatch |S|_ex (auto: the run's batch)", is("exchange", "barker")},
 	"replicas":            {"1", "ladder size P (the CLI's --replicas)", always},
 	"correction":          {"model", "variance correction of the swap: none, model, running, or a fixed σ²", is("exchange", "metropolis", "multi_variance")},
 	"intensity":           {"auto", "swap intensity a: swap with probability a·η·S (auto: a = 1/η, probability S)", is("exchange", "metropolis", "multi_variance")},
@@ -107,7 +125,8 @@ var settings = map[string]setting{
 	"swap_rate":           {"0.4", "target swap rate S (for window=auto, adaptive ladders and buffers)", func(s map[string]string) bool { return adapting(s) || exchanging(s) && s["window"] == "auto" }},
 	"ladder":              {"temperature", "temperature, lr, adaptive_temperature or adaptive_lr", exchanging},
 	"t_min":               {"1", "temperature of the target level τ^(1)", temperatureLadder},
-	"t_max":               {"10", "temperature of the hottest level τ^(P)", temperatureLadder},
+	"t_max":               {"10", "temperature of the hottest level τ^(P)", func(s map[string]string) bool { return temperatureLadder(s) && s["tau"] == "none" }},
+	"tau":                 {"none", "ratio τ > 1 of a geometric temperature ladder T_j = t_min·τ^j (seed 001, Eq. 21), or none to end it at t_max", temperatureLadder},
 	"lr_min":              {"1e-4", "step size of the target level η^(1)", lrLadder},
 	"lr_max":              {"1e-2", "step size of the most exploring level η^(P)", lrLadder},
 	"explore_temperature": {"0", "temperature of the levels above the target on a step-size ladder (0: SGD)", lrLadder},
@@ -273,7 +292,7 @@ func (b *builder) oneOf(key string, values ...string) string {
 func (b *builder) build() Sampler {
 	var s Sampler
 	s.Replicas = b.integer("replicas", 1)
-	exchange := b.oneOf("exchange", "none", "metropolis", "multi_variance", "deterministic")
+	exchange := b.oneOf("exchange", "none", "metropolis", "multi_variance", "deterministic", "barker")
 	ladder := b.o["ladder"]
 	if exchange != "none" {
 		ladder = b.oneOf("ladder", "temperature", "lr", "adaptive_temperature", "adaptive_lr")
@@ -319,6 +338,9 @@ func (b *builder) build() Sampler {
 	s.Every = b.integer("every", 1)
 	s.Ladder = b.ladder(ladder, swapRate, adapt)
 	s.Exchange = b.exchange(exchange, swapRate, adapt)
+	if _, ok := b.o["restart"]; ok {
+		s.Restart = b.oneOf("restart", "true", "false") == "true"
+	}
 	s.Scheme = b.scheme(s.Replicas, swapRate)
 	if b.err == nil && exchange != "deterministic" && s.Ladder.Kind == StepSizeLadder && (s.Ladder.Exploit == 0 || s.Ladder.Explore == 0) {
 		b.fail("exchange", "the %s test needs positive temperatures on every level; a step-size ladder with SGD levels (temperature 0) needs exchange=deterministic", exchange)
@@ -342,7 +364,11 @@ func (b *builder) cyclical() Schedule {
 func (b *builder) dynamics() Dynamics {
 	switch b.oneOf("dynamics", "langevin", "hamiltonian", "preconditioned", "fast_langevin", "nose_hoover", "adaptive_langevin") {
 	case "nose_hoover", "adaptive_langevin":
-		return &NoseHoover{C: b.nonNegative("c"), AdaptiveLangevin: b.o["dynamics"] == "adaptive_langevin"}
+		nh := &NoseHoover{C: b.nonNegative("c"), AdaptiveLangevin: b.o["dynamics"] == "adaptive_langevin"}
+		if b.o["freeze"] != "none" {
+			nh.Frozen, nh.Offset = true, b.nonNegative("freeze")
+		}
+		return nh
 	case "hamiltonian":
 		f := b.num("friction")
 		if b.err == nil && !(f > 0 && f <= 1) {
@@ -372,6 +398,17 @@ func (b *builder) ladder(kind string, swapRate float64, adapt Schedule) *Ladder 
 		l.Exploit = b.nonNegative("temperature")
 		l.Explore = b.nonNegative("explore_temperature")
 	}
+	if tau, ok := b.o["tau"]; ok && tau != "none" {
+		// Eq. 21 of seed 001 numbers the rungs j = 1, ..., M; we count from
+		// j = 0 so that the target level is at t_min.
+		t := b.num("tau")
+		if b.err == nil && !(t > 1) {
+			b.fail("tau", "the ladder ratio τ must exceed 1, got %g", t)
+		}
+		l.Min = b.positive(lo)
+		l.Max = l.Min * math.Pow(t, float64(max(1, b.integer("replicas", 1)-1)))
+		return l
+	}
 	l.Min, l.Max = b.positive(lo), b.positive(hi)
 	if b.err == nil && l.Min >= l.Max {
 		b.fail(lo, "%s = %g must be below %s = %g", lo, l.Min, hi, l.Max)
@@ -380,6 +417,24 @@ func (b *builder) ladder(kind string, swapRate float64, adapt Schedule) *Ladder 
 }
 
 func (b *builder) exchange(kind string, swapRate float64, adapt Schedule) Exchange {
+	if kind == "barker" {
+		s2, lambda, terms := b.num("sigma_star2"), b.num("lambda"), b.integer("terms", 1)
+		comp, err := NewCompensation(s2, lambda, terms)
+		if err != nil && b.err == nil {
+			key := "sigma_star2"
+			if !(lambda > 0) || math.IsInf(lambda, 0) {
+				key = "lambda"
+			} else if terms > CompensationMaxTerms {
+				key = "terms"
+			}
+			b.fail(key, "%s", strings.TrimPrefix(err.Error(), "compensation: "))
+		}
+		x := &Barker{Compensation: comp}
+		if b.o["exchange_batch"] != "auto" {
+			x.Batch = b.integer("exchange_batch", 1)
+		}
+		return x
+	}
 	if kind == "deterministic" {
 		if b.o["buffer"] == "auto" {
 			return &Deterministic{Adaptive: true, SwapRate: swapRate, Adapt: adapt}

@@ -60,6 +60,9 @@ type ExchangeReport struct {
 	MeanRoundTripTime float64
 	// Ladder is the final step size and temperature of each level.
 	Ladder []Level
+	// ExchangeEvaluations counts the chunks of the Barker test's exchange
+	// minibatch over every round (Rounds of them at the least).
+	ExchangeEvaluations int
 	// Buffer is the final correction buffer C of a deterministic test.
 	Buffer    float64
 	HasBuffer bool
@@ -90,13 +93,12 @@ type exchanger struct {
 	adaptive bool // every pair's probability is needed each round
 	res      *Result
 
-	// The second energy estimator of m-reSGLD.
-	eval2              Evaluator
-	batches2           *minibatcher
-	energy2, variance2 []float64
-	grad2              []float64
-	rngs2              []*rand.Rand
-	es                 float64
+	// second is the second energy estimator of m-reSGLD; exchangeBatch the
+	// growing exchange minibatch of the Barker test (barker.go).
+	second        *sideEstimator
+	exchangeBatch *sideEstimator
+	sigmaStar2    float64
+	restart       restarter // the dynamics, when each trajectory starts afresh
 }
 
 // ladderRun is one chain's ladder.
@@ -137,28 +139,35 @@ func newExchanger(target Target, s Sampler, o Options, levels, batch int, res *R
 		ex.chains = append(ex.chains, lr)
 		res.Exchange = append(res.Exchange, lr.report)
 	}
+	rows := o.Chains * levels
+	var err error
 	if two, b2 := twoEstimators(s.Exchange); two {
-		n := target.NumData()
-		if b2 == 0 || n == 0 || b2 >= n {
+		if b2 == 0 {
 			b2 = batch
 		}
-		if n == 0 {
-			b2 = 0
-		}
-		rows := o.Chains * levels
-		eval2, err := target.Evaluator(rows, b2)
-		if err != nil {
+		if ex.second, err = newSideEstimator(target, o, rows, b2, 1<<41); err != nil {
 			return nil, err
 		}
-		ex.eval2, ex.es = eval2, o.EnergyNoise
-		ex.energy2, ex.variance2, ex.grad2 = make([]float64, rows), make([]float64, rows), make([]float64, rows*target.Dim())
-		ex.rngs2 = make([]*rand.Rand, rows)
-		for r := range ex.rngs2 {
-			ex.rngs2[r] = rand.New(rand.NewPCG(o.Seed, 1<<41+uint64(r)))
+	}
+	if b, ok := s.Exchange.(*Barker); ok {
+		if b.Compensation == nil {
+			return nil, fmt.Errorf("sampler %q: the Barker exchange test has no compensation distribution", s.Name)
 		}
-		if b2 > 0 {
-			ex.batches2 = newMinibatcher(n, b2, ex.rngs2)
+		eb := b.Batch
+		if eb == 0 {
+			eb = batch
 		}
+		if ex.exchangeBatch, err = newSideEstimator(target, o, rows, eb, 1<<42); err != nil {
+			return nil, err
+		}
+		ex.sigmaStar2 = b.Compensation.SigmaStar2()
+	}
+	if s.Restart {
+		r, ok := s.Dynamics.(restarter)
+		if !ok {
+			return nil, fmt.Errorf("sampler %q: dynamics %s has no trajectories to restart", s.Name, s.Dynamics.Name())
+		}
+		ex.restart = r
 	}
 	return ex, nil
 }
@@ -168,25 +177,28 @@ var errNoSecond = errors.New("the second energy estimator failed")
 // round is one exchange round after iteration k, for every chain.
 func (ex *exchanger) round(st *state, k int) error {
 	r := k / ex.every
-	if ex.eval2 != nil {
-		var rows []int
-		if ex.batches2 != nil {
-			rows = ex.batches2.next()
+	for _, run := range ex.chains {
+		clear(run.attempted)
+		for _, p := range run.scheme.attempt(r, run.rng) {
+			run.attempted[p] = true
 		}
-		if err := ex.eval2.Evaluate(st.theta, rows, ex.energy2, ex.grad2, ex.variance2); err != nil {
+	}
+	if ex.second != nil {
+		ex.second.start()
+		if err := ex.second.grow(st.theta); err != nil {
 			return fmt.Errorf("%w: %w", errNoSecond, err)
 		}
-		addNoise(ex.energy2, nil, ex.variance2, ex.es, 0, ex.rngs2, 0)
+	}
+	energy, variance := st.energy, st.variance
+	if ex.exchangeBatch != nil {
+		if err := ex.growExchangeBatch(st.theta, k); err != nil {
+			return err
+		}
+		energy, variance = ex.exchangeBatch.Energy, ex.exchangeBatch.Variance
 	}
 	var x Pair
 	x.Round = r
 	for c, run := range ex.chains {
-		for p := range run.attempted {
-			run.attempted[p] = false
-		}
-		for _, p := range run.scheme.attempt(r, run.rng) {
-			run.attempted[p] = true
-		}
 		base := c * ex.levels
 		for p := range ex.levels - 1 {
 			if !run.attempted[p] && !ex.adaptive {
@@ -194,12 +206,12 @@ func (ex *exchanger) round(st *state, k int) error {
 			}
 			a, b := base+p, base+p+1
 			x.Index = p
-			x.Levels = [2]Level{run.ladder.level(p, k, ex.s.Schedule), run.ladder.level(p+1, k, ex.s.Schedule)}
-			x.Energy = [2]float64{st.energy[a], st.energy[b]}
-			x.Variance = [2]float64{st.variance[a], st.variance[b]}
-			if ex.eval2 != nil {
-				x.Energy2 = [2]float64{ex.energy2[a], ex.energy2[b]}
-				x.Variance2 = [2]float64{ex.variance2[a], ex.variance2[b]}
+			x.Levels = ex.pairLevels(run, p, k)
+			x.Energy = [2]float64{energy[a], energy[b]}
+			x.Variance = [2]float64{variance[a], variance[b]}
+			if ex.second != nil {
+				x.Energy2 = [2]float64{ex.second.Energy[a], ex.second.Energy[b]}
+				x.Variance2 = [2]float64{ex.second.Variance[a], ex.second.Variance[b]}
 			}
 			swap, prob := run.test.Decide(&x, run.rng)
 			run.probs[p] = prob
@@ -210,9 +222,10 @@ func (ex *exchanger) round(st *state, k int) error {
 			if swap {
 				run.report.Accepts[p]++
 				st.swapRows(a, b)
-				if ex.eval2 != nil {
-					ex.energy2[a], ex.energy2[b] = ex.energy2[b], ex.energy2[a]
-					ex.variance2[a], ex.variance2[b] = ex.variance2[b], ex.variance2[a]
+				for _, se := range []*sideEstimator{ex.second, ex.exchangeBatch} {
+					if se != nil {
+						se.swap(a, b)
+					}
 				}
 				run.scheme.swapped(p)
 				run.trips.swap(p)
@@ -240,8 +253,62 @@ func (ex *exchanger) round(st *state, k int) error {
 			run.report.Index = append(run.report.Index, append([]int(nil), run.trips.at...))
 		}
 	}
+	if ex.restart != nil { // Algorithm 2 of seed 001, line 3: every trajectory starts afresh
+		for row := range st.energy {
+			ex.restart.Restart(row)
+		}
+	}
 	return nil
 }
+
+func (ex *exchanger) pairLevels(run *ladderRun, p, k int) [2]Level {
+	return [2]Level{run.ladder.level(p, k, ex.s.Schedule), run.ladder.level(p+1, k, ex.s.Schedule)}
+}
+
+// growExchangeBatch evaluates the exchange minibatch of the Barker test,
+// adding chunks until every pair the round decides has var[ΔẼ] < σ*²
+// (Algorithm 1 of seed 001, lines 2-4), and counts the chunks.
+func (ex *exchanger) growExchangeBatch(theta []float64, k int) error {
+	se := ex.exchangeBatch
+	se.start()
+	for {
+		if err := se.grow(theta); err != nil {
+			return fmt.Errorf("the exchange minibatch: %w", err)
+		}
+		if ex.exchangeVarianceBelow(se.Variance, k) {
+			break
+		}
+		if se.chunks >= se.maxChunks() {
+			return growError(se, ex.sigmaStar2)
+		}
+	}
+	for _, run := range ex.chains {
+		run.report.ExchangeEvaluations += se.chunks
+	}
+	return nil
+}
+
+// exchangeVarianceBelow reports whether every pair the round decides has
+// var[ΔẼ] = δ²(var Ũ_p + var Ũ_{p+1}) below σ*².
+func (ex *exchanger) exchangeVarianceBelow(variance []float64, k int) bool {
+	for c, run := range ex.chains {
+		for p := range ex.levels - 1 {
+			if !run.attempted[p] && !ex.adaptive {
+				continue
+			}
+			lv := ex.pairLevels(run, p, k)
+			delta := 1/lv[0].Temperature - 1/lv[1].Temperature
+			a := c*ex.levels + p
+			if delta*delta*(variance[a]+variance[a+1]) >= ex.sigmaStar2 {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// restarter is dynamics whose trajectories can start afresh (NoseHoover).
+type restarter interface{ Restart(replica int) }
 
 // report fills in what the reports keep of the final state.
 func (ex *exchanger) report() {

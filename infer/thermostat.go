@@ -55,12 +55,34 @@ import (
 // percent at finite step and dimension (-5 % at T = 2, d = 10, ε = 0.01,
 // c = 0.01, σ_g = 2; -0.5 % at d = 40), outside Theorem 1's limit.
 //
-// A replica's first Step (and its first after Restart) draws v ~ N(0, Tε)
-// and sets s to Offset + s̄(T), where s̄(T) = c/T for Eq. 19 and 0 for Eq. 3
-// is the noise-free equilibrium: Algorithm 2, line 3. At T = 0, where Eq. 19
-// has no equilibrium (its noise never stops while the thermostat targets
-// zero kinetic energy, so s grows without bound), s̄ is taken as 1, which
-// damps the momentum fully.
+// A replica's first Step draws v ~ N(0, Tε) and sets s to Offset + s̄(T),
+// where s̄(T) = c/T for Eq. 19 and 0 for Eq. 3 is the noise-free
+// equilibrium: Algorithm 2, line 3. At T = 0, where Eq. 19 has no
+// equilibrium (its noise never stops while the thermostat targets zero
+// kinetic energy, so s grows without bound), s̄ is taken as 1, which damps
+// the momentum fully.
+//
+// Two details depart from Algorithm 2, each because the algorithm as
+// written samples the wrong temperature (measured on a 2-D Gaussian, c =
+// 0.01, ε = 0.01, εk = 0.04):
+//
+//   - In θ ← θ + v the momentum v lives at half steps, as in leapfrog, so a
+//     freshly drawn v (the momentum at a whole step) gets half a step first:
+//     kick ε/2, friction s/2, noise N(0, cε). With the full step, a momentum
+//     drawn every step makes the replica a Langevin sampler at T/2 (within-
+//     mode variance 0.64 of the truth on examples/mog5 at N = 1).
+//   - Restart (line 3 before each trajectory of N steps) draws v ~ N(0, Tε)
+//     and s ~ N(s̄(T), Tε/d), their stationary laws (ξ's is N(ξ̄, T/d) for
+//     dξ = (pᵀp/d - T) dt), instead of setting s to the point s̄(T): both
+//     are then exact Gibbs steps when the gradient noise B is small against
+//     c (seed 001 asks C > 10B). Resetting s to a point cools the replica
+//     (variance 0.86 of the truth at N = 10, 0.95 at N = 5; 0.99-1.00 with
+//     the draw); keeping s, also exact, lets the thermostat of a hot replica
+//     in few dimensions wander far below 0 and the run diverge.
+//
+// A hot replica in few dimensions has a restless thermostat (at T = 11.4,
+// ε = 0.02, d = 2 the spread √(Tε/d) of s is 0.34): once s passes 2 the
+// factor 1 - s amplifies v and the run diverges, which a smaller ε cures.
 type NoseHoover struct {
 	// C is c = CΔt of Eq. 20 (c = χΔt for Eq. 3), ≥ 0: the background noise
 	// N(0, 2cε) per step of Eq. 19, or the friction c with noise N(0, 2cTε)
@@ -85,7 +107,8 @@ type NoseHoover struct {
 
 	momenta     []float64 // v, P × D
 	thermostats []float64 // s, one per replica
-	started     []bool
+	started     []bool    // the thermostat has been set
+	redraw      []bool    // the momentum is to be drawn afresh
 	d           int
 }
 
@@ -101,7 +124,7 @@ func (nh *NoseHoover) Name() string {
 }
 
 func (nh *NoseHoover) Init(p, d int) {
-	nh.momenta, nh.thermostats, nh.started, nh.d = make([]float64, p*d), make([]float64, p), make([]bool, p), d
+	nh.momenta, nh.thermostats, nh.started, nh.redraw, nh.d = make([]float64, p*d), make([]float64, p), make([]bool, p), make([]bool, p), d
 }
 
 // nhEquilibrium is s̄(T), the thermostat's stationary value without gradient
@@ -123,22 +146,31 @@ func (nh *NoseHoover) Step(p int, theta, grad []float64, lr, temperature float64
 	v := nh.momenta[p*nh.d : (p+1)*nh.d]
 	if !nh.started[p] || nh.Frozen {
 		nh.thermostats[p] = nh.Offset + nh.nhEquilibrium(temperature)
+	} else if nh.redraw[p] && nh.d > 0 {
+		nh.thermostats[p] = nh.Offset + nh.nhEquilibrium(temperature) + math.Sqrt(temperature*lr/float64(nh.d))*rng.NormFloat64()
 	}
-	if !nh.started[p] {
-		nh.started[p] = true
+	kick := lr // Δt² = ε: a full step's kick
+	if !nh.started[p] || nh.redraw[p] {
+		nh.started[p], nh.redraw[p] = true, false
 		// Algorithm 2, line 3: v ~ N(0, Tε), the stationary law of v = pΔt.
 		scale := math.Sqrt(temperature * lr)
 		for i := range v {
 			v[i] = scale * rng.NormFloat64()
 		}
+		kick = lr / 2 // leapfrog's first half kick (see NoseHoover)
 	}
-	decay, noise := 1-nh.thermostats[p], math.Sqrt(2*nh.C*lr)
+	friction := nh.thermostats[p]
 	if nh.AdaptiveLangevin {
-		decay, noise = 1-nh.thermostats[p]-nh.C, math.Sqrt(2*nh.C*temperature*lr)
+		friction += nh.C
 	}
+	noise := math.Sqrt(2 * nh.C * kick)
+	if nh.AdaptiveLangevin {
+		noise = math.Sqrt(2 * nh.C * temperature * kick)
+	}
+	decay := 1 - friction*kick/lr
 	kinetic := 0.0
 	for i, g := range grad {
-		v[i] = decay*v[i] - lr*g
+		v[i] = decay*v[i] - kick*g
 		if noise > 0 {
 			v[i] += noise * rng.NormFloat64()
 		}
@@ -150,10 +182,10 @@ func (nh *NoseHoover) Step(p int, theta, grad []float64, lr, temperature float64
 	}
 }
 
-// Restart makes replica p's next Step start afresh, drawing v ~ N(0, Tε)
-// and resetting the thermostat, as Algorithm 2 does at the start of every
-// trajectory of N steps (line 3).
-func (nh *NoseHoover) Restart(p int) { nh.started[p] = false }
+// Restart makes replica p's next Step draw its momentum v ~ N(0, Tε) and
+// its thermostat afresh, as Algorithm 2 does at the start of every
+// trajectory of N steps (line 3; see NoseHoover for the thermostat's law).
+func (nh *NoseHoover) Restart(p int) { nh.redraw[p] = true }
 
 // Thermostat returns replica p's thermostat s = ξΔt (Eq. 20), 0 before its
 // first Step (for diagnostics: it settles at the value in NoseHoover's doc).

@@ -150,9 +150,12 @@ func nhFormat(xs []float64) string {
 }
 
 // One Step is Algorithm 2 of seed 001: line 3 on a replica's first step
-// (v ~ N(0, Tε), s = c/T), then lines 7-8; the other replica's state is
-// untouched; Restart runs line 3 again. The expected values repeat the
-// algorithm with an identically seeded generator, so they agree to rounding.
+// (v ~ N(0, Tε), s = c/T), then lines 7-8 with the first kick after a
+// fresh momentum halved (leapfrog's half step: friction s/2, kick ε/2, noise N(0, cε));
+// the other replica's state is untouched; Restart draws the momentum again
+// and the thermostat from its stationary law (NoseHoover's doc says why).
+// The expected values repeat the algorithm with an identically seeded
+// generator, so they agree to rounding.
 func TestNoseHooverStepAlgorithm2(t *testing.T) {
 	const c, lr, temperature, d = 0.1, 0.01, 2.0, 3
 	nh := &infer.NoseHoover{C: c}
@@ -167,16 +170,23 @@ func TestNoseHooverStepAlgorithm2(t *testing.T) {
 			nh.Restart(0)
 		}
 		s := nh.Thermostat(0)
-		v := append([]float64(nil), nh.Momentum(0)...)
-		if step != 1 {
+		switch step {
+		case 0:
 			s = c / temperature // line 3
+		case 2:
+			s = c/temperature + math.Sqrt(temperature*lr/d)*ref.NormFloat64()
+		}
+		v := append([]float64(nil), nh.Momentum(0)...)
+		kick := lr
+		if step != 1 {
+			kick = lr / 2
 			for i := range v {
 				v[i] = math.Sqrt(temperature*lr) * ref.NormFloat64()
 			}
 		}
 		kinetic := 0.0
 		for i := range v { // line 7
-			v[i] = v[i] - lr*grad[i] - s*v[i] + math.Sqrt(2*c*lr)*ref.NormFloat64()
+			v[i] = v[i] - kick*grad[i] - s*kick/lr*v[i] + math.Sqrt(2*c*kick)*ref.NormFloat64()
 			want[i] += v[i] // line 8
 			kinetic += v[i] * v[i]
 		}

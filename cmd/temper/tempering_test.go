@@ -43,7 +43,9 @@ type exchangeDiag struct {
 	SwapRate          []float64 `json:"swap_rate"`
 	SwapAttempts      []int     `json:"swap_attempts"`
 	CorrectionBuffer  float64   `json:"correction_buffer"`
-	Ladder            []struct {
+	// EvaluationsPerRound is written by the Barker test only.
+	EvaluationsPerRound float64 `json:"exchange_evaluations_per_round"`
+	Ladder              []struct {
 		LR          float64 `json:"lr"`
 		Temperature float64 `json:"temperature"`
 	} `json:"ladder"`
@@ -165,6 +167,11 @@ func TestEveryPresetRuns(t *testing.T) {
 				s, _ := infer.NewSampler(name, nil)
 				if s.Replicas > 1 && (d.Replicas < 2 || len(d.SwapAttempts) != d.Replicas-1 || d.SwapAttempts[0] == 0) {
 					t.Errorf("swap attempts %v for %d replicas", d.SwapAttempts, d.Replicas)
+				}
+				// The Barker test on cosine2d's N(0, 2²) energy noise must
+				// grow its exchange minibatch: (1 - 1/1.5)²·8 = 0.89 > σ*².
+				if barker := s.Exchange != nil && s.Exchange.Name() == "barker"; barker != (d.EvaluationsPerRound > 0) || barker && example == "cosine2d" && d.EvaluationsPerRound < 2 {
+					t.Errorf("exchange evaluations per round %g with exchange %v", d.EvaluationsPerRound, s.Exchange)
 				}
 			})
 		}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/temper-ppl/temper/compile"
+	"github.com/temper-ppl/temper/examples/internal/readme"
 	"github.com/temper-ppl/temper/infer"
 	"github.com/temper-ppl/temper/infer/summary"
 	"github.com/temper-ppl/temper/lang"
@@ -82,7 +83,9 @@ func TestTable4(t *testing.T) {
 		t.Errorf("parallel cSGLD covers %.1f modes on average, want at least 22 of 25", parallel)
 	}
 	if *update && n == seeds {
-		writeTable(t, table.String())
+		if err := readme.Replace("README.md", "table4", table.String()); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 
@@ -151,23 +154,5 @@ func TestDensity(t *testing.T) {
 		if want := math.Log(p); math.Abs(-energy[0]-want) > 1e-9*math.Max(1, math.Abs(want)) {
 			t.Errorf("log p(%v) = %.12g, the mixture gives %.12g", x, -energy[0], want)
 		}
-	}
-}
-
-// writeTable replaces the table between the markers in README.md.
-func writeTable(t *testing.T, table string) {
-	const begin, end = "<!-- table4 -->\n", "<!-- /table4 -->\n"
-	raw, err := os.ReadFile("README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := string(raw)
-	i, j := strings.Index(s, begin), strings.Index(s, end)
-	if i < 0 || j < i {
-		t.Fatal("README.md lacks the table4 markers")
-	}
-	s = s[:i+len(begin)] + table + s[j:]
-	if err := os.WriteFile("README.md", []byte(s), 0o644); err != nil {
-		t.Fatal(err)
 	}
 }

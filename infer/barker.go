@@ -1,0 +1,189 @@
+package infer
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+)
+
+// Barker is the noise-aware logistic exchange test of RENHD (seed 001,
+// Algorithm 1 and Eq. 17). Levels j = p and k = p+1 swap when
+//
+//	z_C + z_N + ΔẼ > 0,   ΔẼ = [Ũ(θ_j) - Ũ(θ_k)] [1/T_j - 1/T_k]   (Eq. 7),
+//
+// with z_C drawn from the compensation distribution q̂_C (compensation.go)
+// and z_N ~ N(0, σ*² - var[ΔẼ]), which in expectation over the minibatch
+// noise is Barker's test: swap with probability 1/(1 + e^{-ΔE}).
+//
+// The energies are not the dynamics' minibatch energies: each exchange
+// round the driver evaluates every replica on an exchange minibatch of
+// Batch rows, and adds further chunks of Batch fresh rows (sampled
+// without replacement, so the estimate becomes exact once all rows are
+// used) until every pair it will test has var[ΔẼ] = δ²(var Ũ_j + var Ũ_k)
+// < σ*² (Algorithm 1, lines 2-4). The variances are the target's own
+// minibatch estimates with the finite-population correction of the grown
+// batch, plus the variance of any injected energy noise averaged over the
+// chunks. Each replica gets its own rows, so the two estimates of a pair are
+// independent and var[ΔẼ] is the sum above; sharing the rows would lower
+// the variance of the difference but needs per-row energies that a Target
+// does not report.
+type Barker struct {
+	Compensation *Compensation
+	// Batch is |S|_ex, the rows of one chunk of the exchange minibatch
+	// (0: the run's minibatch; ignored without data).
+	Batch int
+}
+
+// maxExchangeChunks bounds the growth of the exchange minibatch of a target
+// without data, where each chunk is one more evaluation of the exact energy
+// with fresh injected noise: past it the round fails with a clear error.
+const maxExchangeChunks = 4096
+
+func (b *Barker) Name() string { return "barker" }
+
+func (b *Barker) Start(int) ExchangeTest { return barkerTest{b.Compensation} }
+
+type barkerTest struct{ comp *Compensation }
+
+// pairDelta is δ = 1/T_p - 1/T_{p+1}, the inverse-temperature gap of a pair.
+func pairDelta(x *Pair) float64 { return 1/x.Levels[0].Temperature - 1/x.Levels[1].Temperature }
+
+// Decide reports Barker's probability g(ΔẼ) as the pair's probability, the
+// acceptance the test has in expectation.
+func (t barkerTest) Decide(x *Pair, rng *rand.Rand) (bool, float64) {
+	delta := pairDelta(x)
+	dE := delta * (x.Energy[0] - x.Energy[1])
+	v := delta * delta * (x.Variance[0] + x.Variance[1])
+	prob := 1 / (1 + math.Exp(-dE))
+	// The driver grew the batch until v < σ*²; an error is left only for a
+	// NaN energy, which checkFinite has ruled out.
+	swap, err := t.comp.Accept(dE, v, rng)
+	return swap && err == nil, prob
+}
+
+func (barkerTest) Adapt([]float64, float64) {}
+
+// sideEstimator evaluates every replica's energy on minibatches of its own,
+// apart from the dynamics' ones: the second estimator of m-reSGLD (one
+// chunk a round) and the growing exchange minibatch of the Barker test.
+type sideEstimator struct {
+	eval     Evaluator
+	n, batch int     // data rows N, rows per chunk (0: the exact energy)
+	noise    float64 // sd of the injected energy noise
+	rngs     []*rand.Rand
+	perms    [][]int // per replica: a partial shuffle restarted each round
+	rows     []int
+	e, v, g  []float64 // one chunk's evaluation
+	sumE     []float64
+	sumV     []float64
+	chunks   int
+	// Energy and Variance are the current estimates: the mean over the
+	// round's chunks and its variance.
+	Energy, Variance []float64
+}
+
+func newSideEstimator(target Target, o Options, replicas, batch int, stream uint64) (*sideEstimator, error) {
+	n := target.NumData()
+	if n == 0 || batch <= 0 || batch >= n {
+		batch = 0
+	}
+	eval, err := target.Evaluator(replicas, batch)
+	if err != nil {
+		return nil, err
+	}
+	se := &sideEstimator{eval: eval, n: n, batch: batch, noise: o.EnergyNoise,
+		e: make([]float64, replicas), v: make([]float64, replicas), g: make([]float64, replicas*target.Dim()),
+		sumE: make([]float64, replicas), sumV: make([]float64, replicas),
+		Energy: make([]float64, replicas), Variance: make([]float64, replicas)}
+	se.rngs = make([]*rand.Rand, replicas)
+	for r := range se.rngs {
+		se.rngs[r] = rand.New(rand.NewPCG(o.Seed, stream+uint64(r)))
+	}
+	if batch > 0 {
+		se.rows = make([]int, replicas*batch)
+		se.perms = make([][]int, replicas)
+		for r := range se.perms {
+			se.perms[r] = make([]int, n)
+			for i := range se.perms[r] {
+				se.perms[r][i] = i
+			}
+		}
+	}
+	return se, nil
+}
+
+// maxChunks is how many chunks a round may use: every row once, or
+// maxExchangeChunks evaluations of an exact energy.
+func (se *sideEstimator) maxChunks() int {
+	if se.batch > 0 {
+		return se.n / se.batch
+	}
+	if se.noise == 0 {
+		return 1
+	}
+	return maxExchangeChunks
+}
+
+// start begins a round: the next chunks are drawn afresh.
+func (se *sideEstimator) start() {
+	clear(se.sumE)
+	clear(se.sumV)
+	se.chunks = 0
+}
+
+// grow evaluates one more chunk at theta and updates Energy and Variance. A
+// round's chunks are disjoint, drawn by continuing a partial Fisher-Yates
+// shuffle, so m chunks are a uniform sample of mB rows without replacement;
+// its scaled energy has variance N²(1 - mB/N)S²/(mB), which is the mean of
+// the chunks' own estimates divided by m and rescaled by (1 - mB/N)/(1 -
+// B/N). Injected energy noise adds σ_e²/m.
+func (se *sideEstimator) grow(theta []float64) error {
+	m := se.chunks
+	if se.batch > 0 {
+		for r, perm := range se.perms {
+			rng := se.rngs[r]
+			for i := m * se.batch; i < (m+1)*se.batch; i++ {
+				j := i + rng.IntN(se.n-i)
+				perm[i], perm[j] = perm[j], perm[i]
+			}
+			copy(se.rows[r*se.batch:(r+1)*se.batch], perm[m*se.batch:(m+1)*se.batch])
+		}
+	}
+	if err := se.eval.Evaluate(theta, se.rows, se.e, se.g, se.v); err != nil {
+		return err
+	}
+	m++
+	se.chunks = m
+	fpc := 1.0
+	if se.batch > 0 {
+		b, n := float64(se.batch), float64(se.n)
+		fpc = (1 - float64(m)*b/n) / (1 - b/n)
+	}
+	for r := range se.e {
+		e := se.e[r]
+		if se.noise > 0 {
+			e += se.noise * se.rngs[r].NormFloat64()
+		}
+		se.sumE[r] += e
+		se.sumV[r] += se.v[r]
+		fm := float64(m)
+		se.Energy[r] = se.sumE[r] / fm
+		se.Variance[r] = max(0, se.sumV[r]/fm/fm*fpc) + se.noise*se.noise/fm
+	}
+	return nil
+}
+
+// swap exchanges two replicas' estimates, following a swap of their states.
+func (se *sideEstimator) swap(a, b int) {
+	se.Energy[a], se.Energy[b] = se.Energy[b], se.Energy[a]
+	se.Variance[a], se.Variance[b] = se.Variance[b], se.Variance[a]
+}
+
+// growError explains an exchange minibatch that could not be grown enough.
+func growError(se *sideEstimator, sigmaStar2 float64) error {
+	what := fmt.Sprintf("%d evaluations of the energy", se.chunks)
+	if se.batch > 0 {
+		what = fmt.Sprintf("%d chunks of %d rows", se.chunks, se.batch)
+	}
+	return fmt.Errorf("the Barker exchange test needs var[ΔẼ] < sigma_star2 = %g, still above it after %s; raise sigma_star2, add replicas to narrow the temperature gaps, or lower the energy noise", sigmaStar2, what)
+}
