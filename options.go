@@ -194,6 +194,51 @@ func LocateSettingError(err error, sampler string, positions map[string]lang.Pos
 // names files) rather than the sampler.
 func IsRunSetting(key string) bool { return slices.Contains(runSettings, key) }
 
+// SetRunSetting sets the run setting key (chains, iters, burn, thin,
+// batch, seed, keep, energy_noise or grad_noise) from its text, as an
+// infer block or the REPL's :run writes it.
+func (o *Options) SetRunSetting(key, value string) error {
+	switch key {
+	case "chains", "iters", "burn", "thin", "batch", "seed":
+		x, err := strconv.ParseFloat(value, 64)
+		if err != nil || x != math.Trunc(x) || x < 0 || x > 1<<53 {
+			return fmt.Errorf("%s must be a whole number ≥ 0, got %q", key, value)
+		}
+		switch n := int(x); key {
+		case "chains":
+			o.Chains = n
+		case "iters":
+			o.Iters = n
+		case "burn":
+			o.Burn = n
+		case "thin":
+			o.Thin = n
+		case "batch":
+			o.Batch = n
+		case "seed":
+			o.Seed = uint64(n)
+		}
+	case "keep":
+		if value != "all" && value != "target" {
+			return fmt.Errorf("keep must be target or all, got %q", value)
+		}
+		o.KeepAll = value == "all"
+	case "energy_noise", "grad_noise":
+		x, err := strconv.ParseFloat(value, 64)
+		if err != nil || !(x >= 0) || math.IsInf(x, 0) {
+			return fmt.Errorf("%s must be a number ≥ 0, got %q", key, value)
+		}
+		if key == "energy_noise" {
+			o.EnergyNoise = x
+		} else {
+			o.GradNoise = x
+		}
+	default:
+		return fmt.Errorf("%s is not a run setting (chains, iters, burn, thin, batch, seed, keep, energy_noise, grad_noise)", key)
+	}
+	return nil
+}
+
 // runOptions are the driver's options for o (with defaults filled).
 func (o Options) runOptions() infer.Options {
 	return infer.Options{
@@ -246,43 +291,14 @@ func (o *Options) ReadInferBlock(f *lang.File) error {
 				errs.Add(s.Pos, "sampler must be a name, as in sampler = sgld, or sgld(lr = 0.01)")
 			}
 		case "data", "out":
-		case "chains", "iters", "burn", "thin", "batch", "seed":
-			x, ok := numberValue(s.Value)
-			if !ok || x != math.Trunc(x) || x < 0 || x > 1<<53 {
-				errs.Add(s.Pos, "%s must be a whole number ≥ 0", s.Key)
-				continue
-			}
-			switch n := int(x); s.Key {
-			case "chains":
-				o.Chains = n
-			case "iters":
-				o.Iters = n
-			case "burn":
-				o.Burn = n
-			case "thin":
-				o.Thin = n
-			case "batch":
-				o.Batch = n
-			case "seed":
-				o.Seed = uint64(n)
-			}
-		case "keep":
+		case "chains", "iters", "burn", "thin", "batch", "seed", "keep", "energy_noise", "grad_noise":
 			v, ok := settingValue(s.Value)
-			if !ok || v != "all" && v != "target" {
-				errs.Add(s.Pos, "keep must be target or all")
-				continue
+			err := fmt.Errorf("%s must be a number or a name", s.Key)
+			if ok {
+				err = o.SetRunSetting(s.Key, v)
 			}
-			o.KeepAll = v == "all"
-		case "energy_noise", "grad_noise":
-			x, ok := numberValue(s.Value)
-			if !ok || x < 0 {
-				errs.Add(s.Pos, "%s must be a number ≥ 0", s.Key)
-				continue
-			}
-			if s.Key == "energy_noise" {
-				o.EnergyNoise = x
-			} else {
-				o.GradNoise = x
+			if err != nil {
+				errs.Add(s.Pos, "%v", err)
 			}
 		default:
 			x, ok := settingValue(s.Value)

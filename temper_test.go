@@ -336,3 +336,28 @@ func TestCompileFileAndInferOptions(t *testing.T) {
 		t.Errorf("a misspelt setting: %v", err)
 	}
 }
+
+// TestSetRunSetting: the one reader of run settings written as text (the
+// infer block's values and the REPL's :run key=value).
+func TestSetRunSetting(t *testing.T) {
+	var o temper.Options
+	for k, v := range map[string]string{"chains": "3", "iters": "1e3", "seed": "7", "keep": "all", "energy_noise": "0.5"} {
+		if err := o.SetRunSetting(k, v); err != nil {
+			t.Fatalf("%s=%s: %v", k, v, err)
+		}
+	}
+	if o.Chains != 3 || o.Iters != 1000 || o.Seed != 7 || !o.KeepAll || o.EnergyNoise != 0.5 {
+		t.Errorf("options %+v", o)
+	}
+	for _, c := range [][3]string{
+		{"chains", "2.5", "chains must be a whole number ≥ 0"},
+		{"burn", "-1", "burn must be a whole number ≥ 0"},
+		{"keep", "some", "keep must be target or all"},
+		{"grad_noise", "NaN", "grad_noise must be a number ≥ 0"},
+		{"lr", "0.1", "lr is not a run setting"},
+	} {
+		if err := o.SetRunSetting(c[0], c[1]); err == nil || !strings.Contains(err.Error(), c[2]) {
+			t.Errorf("%s=%s: %v, want %q", c[0], c[1], err, c[2])
+		}
+	}
+}

@@ -171,51 +171,21 @@ func (s *Session) runOptions(args []string) (temper.Options, error) {
 			return opts, fmt.Errorf("%q: want key=value", a)
 		}
 		switch key {
-		case "chains", "iters", "burn", "thin", "batch", "replicas":
-			n, err := strconv.Atoi(val)
-			if err != nil || n < 0 {
-				return opts, fmt.Errorf("%s must be a whole number ≥ 0, got %q", key, val)
+		case "replicas":
+			if n, err := strconv.Atoi(val); err != nil || n < 0 {
+				return opts, fmt.Errorf("replicas must be a whole number ≥ 0, got %q", val)
 			}
-			switch key {
-			case "chains":
-				opts.Chains = n
-			case "iters":
-				opts.Iters = n
-			case "burn":
-				opts.Burn = n
-			case "thin":
-				opts.Thin = n
-			case "batch":
-				opts.Batch = n
-			case "replicas":
-				if opts.Settings == nil {
-					opts.Settings = map[string]any{}
-				}
-				opts.Settings["replicas"] = val
+			if opts.Settings == nil {
+				opts.Settings = map[string]any{}
 			}
-			if n == 0 && (key == "chains" || key == "iters" || key == "thin") {
+			opts.Settings["replicas"] = val
+		case "chains", "iters", "burn", "thin", "batch", "seed", "keep", "energy_noise", "grad_noise":
+			if err := opts.SetRunSetting(key, val); err != nil {
+				return opts, err
+			}
+			// 0 would mean the default in Options; here it is a mistake.
+			if key == "chains" && opts.Chains == 0 || key == "iters" && opts.Iters == 0 || key == "thin" && opts.Thin == 0 {
 				return opts, fmt.Errorf("%s must be at least 1, got 0", key)
-			}
-		case "seed":
-			n, err := strconv.ParseUint(val, 10, 64)
-			if err != nil {
-				return opts, fmt.Errorf("seed must be a whole number ≥ 0, got %q", val)
-			}
-			opts.Seed = n
-		case "keep":
-			if val != "all" && val != "target" {
-				return opts, fmt.Errorf("keep must be target or all, got %q", val)
-			}
-			opts.KeepAll = val == "all"
-		case "energy_noise", "grad_noise":
-			x, err := strconv.ParseFloat(val, 64)
-			if err != nil || x < 0 {
-				return opts, fmt.Errorf("%s must be a number ≥ 0, got %q", key, val)
-			}
-			if key == "energy_noise" {
-				opts.EnergyNoise = x
-			} else {
-				opts.GradNoise = x
 			}
 		default:
 			if !slices.Contains(infer.SettingNames(), key) {
