@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/temper-ppl/temper/compile"
 	"github.com/temper-ppl/temper/infer"
 	"github.com/temper-ppl/temper/lang"
 )
@@ -49,6 +50,15 @@ type Options struct {
 	// every gradient coordinate: the synthetic noise of the replica-
 	// exchange papers' experiments on targets without data.
 	EnergyNoise, GradNoise float64
+	// Precision is the floating-point type the model is evaluated in:
+	// "float64" (the default) or "float32", which halves memory traffic
+	// and doubles the vector width of the matrix products of neural-network
+	// models; reductions such as the energy still accumulate in float64 and
+	// the sampler's state stays float64.
+	Precision string
+	// Threads is the number of goroutines that evaluate the replicas (and
+	// split large matrix products); 0 means GOMAXPROCS.
+	Threads int
 	// Init, if set, is each chain's unconstrained starting point (Chains ×
 	// Dim); by default every coordinate starts uniform in [-2, 2].
 	Init [][]float64
@@ -155,8 +165,10 @@ func (e suggestion) Unwrap() error { return e.err }
 // a setting that is unknown, does not apply or has an impossible value (an
 // *infer.SettingError, which LocateSettingError can place in a file).
 func (o Options) Check() error {
-	_, _, err := o.sampler()
-	return err
+	if _, _, err := o.sampler(); err != nil {
+		return err
+	}
+	return o.checkRun()
 }
 
 // LocateSettingError turns a sampler setting error into a diagnostic at the
@@ -195,11 +207,12 @@ func LocateSettingError(err error, sampler string, positions map[string]lang.Pos
 func IsRunSetting(key string) bool { return slices.Contains(runSettings, key) }
 
 // SetRunSetting sets the run setting key (chains, iters, burn, thin,
-// batch, seed, keep, energy_noise or grad_noise) from its text, as an
+// batch, seed, threads, precision, keep, energy_noise or grad_noise) from
+// its text, as an
 // infer block or the REPL's :run writes it.
 func (o *Options) SetRunSetting(key, value string) error {
 	switch key {
-	case "chains", "iters", "burn", "thin", "batch", "seed":
+	case "chains", "iters", "burn", "thin", "batch", "seed", "threads":
 		x, err := strconv.ParseFloat(value, 64)
 		if err != nil || x != math.Trunc(x) || x < 0 || x > 1<<53 {
 			return fmt.Errorf("%s must be a whole number ≥ 0, got %q", key, value)
@@ -217,7 +230,14 @@ func (o *Options) SetRunSetting(key, value string) error {
 			o.Batch = n
 		case "seed":
 			o.Seed = uint64(n)
+		case "threads":
+			o.Threads = n
 		}
+	case "precision":
+		if value != "float64" && value != "float32" {
+			return fmt.Errorf("precision must be float64 or float32, got %q", value)
+		}
+		o.Precision = value
 	case "keep":
 		if value != "all" && value != "target" {
 			return fmt.Errorf("keep must be target or all, got %q", value)
@@ -234,9 +254,25 @@ func (o *Options) SetRunSetting(key, value string) error {
 			o.GradNoise = x
 		}
 	default:
-		return fmt.Errorf("%s is not a run setting (chains, iters, burn, thin, batch, seed, keep, energy_noise, grad_noise)", key)
+		return fmt.Errorf("%s is not a run setting (chains, iters, burn, thin, batch, seed, threads, precision, keep, energy_noise, grad_noise)", key)
 	}
 	return nil
+}
+
+// checkRun reports run options the driver does not check itself.
+func (o Options) checkRun() error {
+	switch {
+	case o.Precision != "" && o.Precision != "float64" && o.Precision != "float32":
+		return fmt.Errorf("precision must be float64 or float32, got %q", o.Precision)
+	case o.Threads < 0:
+		return fmt.Errorf("threads must be ≥ 0 (0: GOMAXPROCS), got %d", o.Threads)
+	}
+	return nil
+}
+
+// evalOptions are the model evaluator's options for o.
+func (o Options) evalOptions() compile.EvalOptions {
+	return compile.EvalOptions{Float32: o.Precision == "float32", Threads: o.Threads}
 }
 
 // runOptions are the driver's options for o (with defaults filled).
@@ -250,7 +286,7 @@ func (o Options) runOptions() infer.Options {
 
 // runSettings are the keys of an infer block that configure the run rather
 // than the sampler; every other key is a sampler setting.
-var runSettings = []string{"sampler", "chains", "iters", "burn", "thin", "batch", "seed", "data", "out", "keep", "energy_noise", "grad_noise"}
+var runSettings = []string{"sampler", "chains", "iters", "burn", "thin", "batch", "seed", "threads", "precision", "data", "out", "keep", "energy_noise", "grad_noise"}
 
 // ReadInferBlock sets the fields of o that the infer block of f gives:
 // the sampler and its settings (sampler = sghmc(lr = 1e-3), or any other
@@ -291,7 +327,7 @@ func (o *Options) ReadInferBlock(f *lang.File) error {
 				errs.Add(s.Pos, "sampler must be a name, as in sampler = sgld, or sgld(lr = 0.01)")
 			}
 		case "data", "out":
-		case "chains", "iters", "burn", "thin", "batch", "seed", "keep", "energy_noise", "grad_noise":
+		case "chains", "iters", "burn", "thin", "batch", "seed", "threads", "precision", "keep", "energy_noise", "grad_noise":
 			v, ok := settingValue(s.Value)
 			err := fmt.Errorf("%s must be a number or a name", s.Key)
 			if ok {

@@ -44,6 +44,9 @@ func (m *Model) Sample(ctx context.Context, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := opts.checkRun(); err != nil {
+		return nil, err
+	}
 	r := &Result{Options: opts, model: m, sampler: s, settings: settings}
 	run := opts.runOptions()
 	run.OnDraw = func(d infer.Draw) error {
@@ -57,7 +60,7 @@ func (m *Model) Sample(ctx context.Context, opts Options) (*Result, error) {
 			Cycle: d.Cycle, Values: slices.Clone(d.Values)})
 	}
 	start := time.Now()
-	res, err := infer.Run(ctx, target{m}, s, run)
+	res, err := infer.Run(ctx, target{m, opts.evalOptions()}, s, run)
 	r.Elapsed = time.Since(start)
 	if res == nil {
 		return nil, err

@@ -232,10 +232,15 @@ func (m *Model) InferOptions() (Options, error) {
 
 // target is the model as infer sees it, with Constrain made safe for
 // concurrent runs.
-type target struct{ m *Model }
+type target struct {
+	m    *Model
+	eval compile.EvalOptions
+}
 
-func (t target) Dim() int                                        { return t.m.cm.Dim() }
-func (t target) NumData() int                                    { return t.m.cm.NumData() }
-func (t target) Evaluator(p, batch int) (infer.Evaluator, error) { return t.m.cm.Evaluator(p, batch) }
-func (t target) OutputNames() []string                           { return t.m.cm.OutputNames() }
-func (t target) Constrain(dst, theta []float64)                  { t.m.constrain(dst, theta) }
+func (t target) Dim() int     { return t.m.cm.Dim() }
+func (t target) NumData() int { return t.m.cm.NumData() }
+func (t target) Evaluator(p, batch int) (infer.Evaluator, error) {
+	return t.m.cm.EvaluatorWith(p, batch, t.eval)
+}
+func (t target) OutputNames() []string          { return t.m.cm.OutputNames() }
+func (t target) Constrain(dst, theta []float64) { t.m.constrain(dst, theta) }

@@ -36,6 +36,19 @@
 // differences by the shared harness in package adtest. New ops implement Op
 // and join a graph with Graph.Apply; stdlib's densities do.
 //
-// float32 has room to come: the graph and ops hold only shapes, and buffers
-// live in the Program, so a float32 Program needs kernels, not a new graph.
+// # Precision and goroutines
+//
+// The graph and its ops hold only shapes; buffers live in the program. So
+// one graph compiles to a float64 Program (Compile) or a float32 Program32
+// (Compile32): the ops of this package write each kernel once, generic in
+// the element type (ArgsOf[T]), and implement Op and Op32 with it. float32
+// halves memory traffic and doubles the vector width of the matrix
+// products, which run on package kernel's assembly GEMM; full reductions,
+// log-sum-exp and the scalar functions still compute in float64. An op
+// without float32 kernels makes Compile32 fail (ErrNoFloat32Kernel).
+//
+// SetThreads spreads a pass over goroutines: whole replicas per goroutine
+// when there are enough replicas, else one replica at a time with its
+// matrix products split. Each replica's values depend only on its own
+// inputs, so the results do not depend on the number of goroutines.
 package autodiff

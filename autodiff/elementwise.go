@@ -60,36 +60,49 @@ type elementwiseOp struct {
 
 func (op *elementwiseOp) Name() string { return op.f.Name }
 
-func (op *elementwiseOp) Forward(a *Args) {
+func (op *elementwiseOp) Forward(a *Args)      { elementwiseForward(op, a) }
+func (op *elementwiseOp) Forward32(a *Args32)  { elementwiseForward(op, a) }
+func (op *elementwiseOp) Backward(a *Args)     { elementwiseBackward(op, a) }
+func (op *elementwiseOp) Backward32(a *Args32) { elementwiseBackward(op, a) }
+
+// The kernels are written once for both element types: arguments are
+// passed to the ScalarFunc in float64 and the result stored as T.
+func elementwiseForward[T Float](op *elementwiseOp, a *ArgsOf[T]) {
+	if arithForward(op, a) {
+		return
+	}
 	x := a.scratch(op.f.Arity)
 	p := op.plan
 	p.rows(func(offs [maxOperands]int, start int) {
 		for t := range p.inner {
 			for i := range x {
-				x[i] = a.In[i][offs[i]+t*p.innerStride[i]]
+				x[i] = float64(a.In[i][offs[i]+t*p.innerStride[i]])
 			}
-			a.Out[start+t] = op.f.Value(x)
+			a.Out[start+t] = T(op.f.Value(x))
 		}
 	})
 }
 
-func (op *elementwiseOp) Backward(a *Args) {
+func elementwiseBackward[T Float](op *elementwiseOp, a *ArgsOf[T]) {
+	if arithBackward(op, a) {
+		return
+	}
 	x := a.scratch(op.f.Arity)
 	dx := a.scratch2(op.f.Arity)
 	p := op.plan
 	p.rows(func(offs [maxOperands]int, start int) {
 		for t := range p.inner {
-			g := a.GradOut[start+t]
+			g := float64(a.GradOut[start+t])
 			if g == 0 {
 				continue // no contribution; also keeps 0·∞ from poisoning unused elements
 			}
 			for i := range x {
-				x[i] = a.In[i][offs[i]+t*p.innerStride[i]]
+				x[i] = float64(a.In[i][offs[i]+t*p.innerStride[i]])
 			}
-			op.f.Grad(dx, x, a.Out[start+t])
+			op.f.Grad(dx, x, float64(a.Out[start+t]))
 			for i, gi := range a.GradIn {
 				if gi != nil {
-					gi[offs[i]+t*p.innerStride[i]] += g * dx[i]
+					gi[offs[i]+t*p.innerStride[i]] += T(g * dx[i])
 				}
 			}
 		}
@@ -122,28 +135,113 @@ type unaryOp struct{ f *UnaryFunc }
 
 func (op unaryOp) Name() string { return op.f.Name }
 
-func (op unaryOp) Forward(a *Args) {
+func (op unaryOp) Forward(a *Args)      { unaryForward(op, a) }
+func (op unaryOp) Forward32(a *Args32)  { unaryForward(op, a) }
+func (op unaryOp) Backward(a *Args)     { unaryBackward(op, a) }
+func (op unaryOp) Backward32(a *Args32) { unaryBackward(op, a) }
+
+func unaryForward[T Float](op unaryOp, a *ArgsOf[T]) {
 	in, out := a.In[0], a.Out
+	if op.f == reluFunc { // the activation of most networks: inline, no call per element
+		for i, v := range in[:len(out)] {
+			out[i] = max(v, 0)
+		}
+		return
+	}
 	for i := range out {
-		out[i] = op.f.Value(in[i])
+		out[i] = T(op.f.Value(float64(in[i])))
 	}
 }
 
-func (op unaryOp) Backward(a *Args) {
+func unaryBackward[T Float](op unaryOp, a *ArgsOf[T]) {
 	gin := a.GradIn[0]
 	if gin == nil {
 		return
 	}
 	in, out, gout := a.In[0], a.Out, a.GradOut
+	if op.f == reluFunc {
+		for i, g := range gout {
+			if in[i] > 0 {
+				gin[i] += g
+			}
+		}
+		return
+	}
 	for i, g := range gout {
 		if g != 0 {
-			gin[i] += g * op.f.Deriv(in[i], out[i])
+			gin[i] += T(float64(g) * op.f.Deriv(float64(in[i]), float64(out[i])))
 		}
 	}
 }
 
-// scratch and scratch2 lend an op two small per-program buffers (maxOperands
-// long) for argument vectors, so that kernels calling a func value allocate
-// nothing.
-func (a *Args) scratch(n int) []float64  { return a.prog.xs[:n] }
-func (a *Args) scratch2(n int) []float64 { return a.prog.dxs[:n] }
+// arithForward and arithBackward run add, sub and mul as typed loops over
+// the broadcast plan's rows, without a call per element: the bias of every
+// dense layer is one. They report false for other functions.
+func arithForward[T Float](op *elementwiseOp, a *ArgsOf[T]) bool {
+	f := op.f
+	if f != addFunc && f != subFunc && f != mulFunc {
+		return false
+	}
+	p := op.plan
+	x, y, out := a.In[0], a.In[1], a.Out
+	sx, sy := p.innerStride[0], p.innerStride[1]
+	p.rows(func(offs [maxOperands]int, start int) {
+		o := out[start : start+p.inner]
+		ox, oy := offs[0], offs[1]
+		switch f {
+		case addFunc:
+			for t := range o {
+				o[t] = x[ox+t*sx] + y[oy+t*sy]
+			}
+		case subFunc:
+			for t := range o {
+				o[t] = x[ox+t*sx] - y[oy+t*sy]
+			}
+		default:
+			for t := range o {
+				o[t] = x[ox+t*sx] * y[oy+t*sy]
+			}
+		}
+	})
+	return true
+}
+
+func arithBackward[T Float](op *elementwiseOp, a *ArgsOf[T]) bool {
+	f := op.f
+	if f != addFunc && f != subFunc && f != mulFunc {
+		return false
+	}
+	p := op.plan
+	x, y, gx, gy := a.In[0], a.In[1], a.GradIn[0], a.GradIn[1]
+	sx, sy := p.innerStride[0], p.innerStride[1]
+	p.rows(func(offs [maxOperands]int, start int) {
+		g := a.GradOut[start : start+p.inner]
+		ox, oy := offs[0], offs[1]
+		if gx != nil {
+			for t, v := range g {
+				if f == mulFunc {
+					if v == 0 {
+						continue // as the general kernel: 0·∞ must not poison unused elements
+					}
+					v *= y[oy+t*sy]
+				}
+				gx[ox+t*sx] += v
+			}
+		}
+		if gy != nil {
+			for t, v := range g {
+				switch f {
+				case subFunc:
+					v = -v
+				case mulFunc:
+					if v == 0 {
+						continue
+					}
+					v *= x[ox+t*sx]
+				}
+				gy[oy+t*sy] += v
+			}
+		}
+	})
+	return true
+}

@@ -3,6 +3,7 @@ package autodiff
 import (
 	"errors"
 	"fmt"
+	"sync"
 )
 
 // Graph is a symbolic computation over P replicas. It is built once, by the
@@ -18,6 +19,7 @@ type Graph struct {
 	nodes    []*Node
 	indices  []*Indices
 	err      error
+	mu       sync.Mutex // guards the nodes' float32 constants
 }
 
 // NewGraph starts a graph that evaluates the given number of replicas in one
@@ -77,6 +79,7 @@ type Node struct {
 	replicated bool
 	param      bool      // an input that gets a gradient
 	constant   []float64 // the value of a constant, or nil
+	constant32 []float32 // constant as float32, made by the first float32 program (under g.mu)
 	failed     bool      // a placeholder for an op that could not be built
 }
 

@@ -151,9 +151,42 @@ func TestBackwardIsRepeatable(t *testing.T) {
 
 // TestSteadyStateAllocatesNothing is the allocation guarantee of Program on
 // an MLP likelihood: a gather, two dense layers and a categorical log
-// likelihood; the benchmarks report the same.
+// likelihood, in float64 and float32, on one goroutine and on two (the
+// replicas split between them); the benchmarks report the same.
 func TestSteadyStateAllocatesNothing(t *testing.T) {
-	g := ad.NewGraph(4)
+	for _, threads := range []int{1, 2} {
+		g, loss, inputs := mlpGraph(4)
+		p, err := g.Compile(loss)
+		must(t, err)
+		p.SetThreads(threads)
+		fillInputs(inputs, p)
+		expectNoAllocs(t, "float64", threads, func() error {
+			p.Forward()
+			return p.Backward(loss)
+		})
+		p32, err := g.Compile32(loss)
+		must(t, err)
+		p32.SetThreads(threads)
+		fillInputs(inputs, p32)
+		expectNoAllocs(t, "float32", threads, func() error { return p32.ForwardBackward(loss) })
+	}
+}
+
+func expectNoAllocs(t *testing.T, what string, threads int, f func() error) {
+	t.Helper()
+	allocs := testing.AllocsPerRun(20, func() {
+		if err := f(); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("%s on %d goroutines: Forward+Backward allocates %v times per run, want 0", what, threads, allocs)
+	}
+}
+
+// mlpGraph is a small MLP likelihood over P replicas.
+func mlpGraph(p int) (*ad.Graph, *ad.Node, []*ad.Node) {
+	g := ad.NewGraph(p)
 	x := g.Input("x", ad.Data, 50, 8)
 	labels := g.Input("labels", ad.Data, 50, 3)
 	rows := g.Indices("rows", true, 16)
@@ -162,24 +195,17 @@ func TestSteadyStateAllocatesNothing(t *testing.T) {
 	w2 := g.Input("w2", ad.Param, 5, 3)
 	h := ad.Tanh(ad.Add(ad.Matmul(ad.Gather(x, rows), w1), b1))
 	logp := ad.LogSoftmax(ad.Matmul(h, w2), -1)
-	loss := ad.Neg(ad.SumAll(ad.Mul(logp, ad.Gather(labels, rows))))
-	p, err := g.Compile(loss)
-	must(t, err)
+	return g, ad.Neg(ad.SumAll(ad.Mul(logp, ad.Gather(labels, rows)))), []*ad.Node{x, labels, w1, b1, w2}
+}
+
+// fillInputs sets every input of the program to standard normal draws.
+func fillInputs[T ad.Float](inputs []*ad.Node, p *ad.ProgramOf[T]) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	for _, n := range []*ad.Node{x, labels, w1, b1, w2} {
+	for _, n := range inputs {
 		v := p.Value(n)
 		for i := range v {
-			v[i] = rng.NormFloat64()
+			v[i] = T(rng.NormFloat64())
 		}
-	}
-	allocs := testing.AllocsPerRun(20, func() {
-		p.Forward()
-		if err := p.Backward(loss); err != nil {
-			t.Fatal(err)
-		}
-	})
-	if allocs != 0 {
-		t.Fatalf("Forward+Backward allocates %v times per run, want 0", allocs)
 	}
 }
 

@@ -1,9 +1,6 @@
 package autodiff
 
-import (
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/gonum"
-)
+import "github.com/temper-ppl/temper/autodiff/kernel"
 
 // matmulOp multiplies a, viewed as [m, k], by b, viewed as [k, n]: one GEMM
 // per replica, so replicas sharing a data matrix stay independent products.
@@ -39,62 +36,33 @@ func Matmul(a, b *Node) *Node {
 	return g.Apply(&matmulOp{m: a.shape.Size() / k, k: k, n: n}, out, a, b)
 }
 
-func (op *matmulOp) Forward(a *Args) {
-	gemm(false, false, op.m, op.n, op.k, a.In[0], op.k, a.In[1], op.n, 0, a.Out, op.n)
+func (op *matmulOp) Forward(a *Args)     { matmulForward(op, a) }
+func (op *matmulOp) Forward32(a *Args32) { matmulForward(op, a) }
+
+func matmulForward[T Float](op *matmulOp, a *ArgsOf[T]) {
+	gemm(a.Threads(), false, false, op.m, op.n, op.k, a.In[0], op.k, a.In[1], op.n, 0, a.Out, op.n)
 }
 
 // Backward: ∂a += ∂c·bᵀ and ∂b += aᵀ·∂c.
-func (op *matmulOp) Backward(a *Args) {
+func (op *matmulOp) Backward(a *Args)     { matmulBackward(op, a) }
+func (op *matmulOp) Backward32(a *Args32) { matmulBackward(op, a) }
+
+func matmulBackward[T Float](op *matmulOp, a *ArgsOf[T]) {
 	if ga := a.GradIn[0]; ga != nil {
-		gemm(false, true, op.m, op.k, op.n, a.GradOut, op.n, a.In[1], op.n, 1, ga, op.k)
+		gemm(a.Threads(), false, true, op.m, op.k, op.n, a.GradOut, op.n, a.In[1], op.n, 1, ga, op.k)
 	}
 	if gb := a.GradIn[1]; gb != nil {
-		gemm(true, false, op.k, op.n, op.m, a.In[0], op.k, a.GradOut, op.n, 1, gb, op.n)
+		gemm(a.Threads(), true, false, op.k, op.n, op.m, a.In[0], op.k, a.GradOut, op.n, 1, gb, op.n)
 	}
 }
 
 // gemm sets c = op(a)·op(b) + beta·c for the m × n result, where op
-// transposes when asked. It calls gonum's GEMM on tiles of at most
-// gemmTileM × gemmTileN: gonum runs a problem that small on the calling
-// goroutine, while larger ones start goroutines and allocate. Tiling the
-// output leaves each element's sum over k in the same order, so a product
-// gives the same bits whatever the shape of its neighbours.
-func gemm(transA, transB bool, m, n, k int, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
-	tA, tB := blas.NoTrans, blas.NoTrans
-	if transA {
-		tA = blas.Trans
-	}
-	if transB {
-		tB = blas.Trans
-	}
-	var impl gonum.Implementation
-	for i0 := 0; i0 < m; i0 += gemmTileM {
-		mb := min(gemmTileM, m-i0)
-		var aSub []float64
-		if transA {
-			aSub = a[i0:]
-		} else {
-			aSub = a[i0*lda:]
-		}
-		for j0 := 0; j0 < n; j0 += gemmTileN {
-			nb := min(gemmTileN, n-j0)
-			var bSub []float64
-			if transB {
-				bSub = b[j0*ldb:]
-			} else {
-				bSub = b[j0:]
-			}
-			impl.Dgemm(tA, tB, mb, nb, k, 1, aSub, lda, bSub, ldb, beta, c[i0*ldc+j0:], ldc)
-		}
-	}
+// transposes when asked, with the kernels of package kernel on up to
+// threads goroutines. Every element's sum over k is grouped the same way
+// whatever the number of goroutines, so a product gives the same bits.
+func gemm[T Float](threads int, transA, transB bool, m, n, k int, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
+	kernel.Gemm(threads, transA, transB, m, n, k, 1, a, lda, b, ldb, beta, c, ldc)
 }
-
-// gonum's Dgemm stays serial below four 64 × 64 blocks of output
-// (blas/gonum/dgemm.go, minParBlock); 64 × 192 is three.
-const (
-	gemmTileM = 64
-	gemmTileN = 192
-)
 
 // dotOp contracts the last axis of two operands whose leading axes broadcast.
 type dotOp struct {
@@ -130,22 +98,28 @@ func Dot(a, b *Node) *Node {
 	return g.Apply(&dotOp{k: a.shape[len(a.shape)-1], plan: plan}, out, a, b)
 }
 
-func (op *dotOp) Forward(a *Args) {
+func (op *dotOp) Forward(a *Args)     { dotForward(op, a) }
+func (op *dotOp) Forward32(a *Args32) { dotForward(op, a) }
+
+func dotForward[T Float](op *dotOp, a *ArgsOf[T]) {
 	x, y, out, k, p := a.In[0], a.In[1], a.Out, op.k, op.plan
 	p.rows(func(offs [maxOperands]int, start int) {
 		for t := range p.inner {
 			xr := x[(offs[0]+t*p.innerStride[0])*k:][:k]
 			yr := y[(offs[1]+t*p.innerStride[1])*k:][:k]
-			s := 0.0
+			s := 0.0 // accumulated in float64 for float32 programs too
 			for i, v := range xr {
-				s += v * yr[i]
+				s += float64(v) * float64(yr[i])
 			}
-			out[start+t] = s
+			out[start+t] = T(s)
 		}
 	})
 }
 
-func (op *dotOp) Backward(a *Args) {
+func (op *dotOp) Backward(a *Args)     { dotBackward(op, a) }
+func (op *dotOp) Backward32(a *Args32) { dotBackward(op, a) }
+
+func dotBackward[T Float](op *dotOp, a *ArgsOf[T]) {
 	x, y, k, p := a.In[0], a.In[1], op.k, op.plan
 	gx, gy := a.GradIn[0], a.GradIn[1]
 	p.rows(func(offs [maxOperands]int, start int) {

@@ -7,7 +7,7 @@ package autodiff
 // P single-replica passes.
 //
 // New ops (convolutions, recurrent cells) implement Op and join a graph with
-// Graph.Apply.
+// Graph.Apply; those that also implement Op32 run in float32 programs.
 type Op interface {
 	// Name is used in errors and when printing a graph.
 	Name() string
@@ -19,24 +19,55 @@ type Op interface {
 	Backward(a *Args)
 }
 
-// Args carries one replica's buffers to an op's kernels. The Program reuses a
-// single Args, so kernels must not keep it.
-type Args struct {
-	// Replica is the index of the replica being computed (0 for shared nodes).
-	Replica int
-	In      [][]float64
-	Out     []float64
-	GradOut []float64
-	GradIn  [][]float64
-
-	prog *Program
+// Op32 is an Op with float32 kernels, which a program compiled by
+// Graph.Compile32 needs for every op it runs. The ops of this package write
+// each kernel once, generic in the element type (ArgsOf), and implement
+// both interfaces with it.
+type Op32 interface {
+	Forward32(a *Args32)
+	Backward32(a *Args32)
 }
 
+// Float is the element type of a program: float64, or float32 for models
+// (neural networks) whose products gain from twice the vector width.
+type Float interface{ float32 | float64 }
+
+// ArgsOf carries one replica's buffers to an op's kernels. The Program
+// reuses one per goroutine, so kernels must not keep it.
+type ArgsOf[T Float] struct {
+	// Replica is the index of the replica being computed (0 for shared nodes).
+	Replica int
+	In      [][]T
+	Out     []T
+	GradOut []T
+	GradIn  [][]T
+
+	idx     [][]int   // the program's indices, per Indices id
+	xs, dxs []float64 // scratch argument vectors (maxOperands long)
+	threads int       // goroutines the op may use for one large product
+}
+
+// Args are the buffers of a float64 program; Args32 of a float32 one.
+type (
+	Args   = ArgsOf[float64]
+	Args32 = ArgsOf[float32]
+)
+
 // Indices returns this replica's values of ix.
-func (a *Args) Indices(ix *Indices) []int {
-	v := a.prog.idx[ix.id]
+func (a *ArgsOf[T]) Indices(ix *Indices) []int {
+	v := a.idx[ix.id]
 	if !ix.replicated {
 		return v
 	}
 	return v[a.Replica*ix.n : (a.Replica+1)*ix.n]
 }
+
+// Threads is the number of goroutines the op may split one large product
+// over (1 when the program runs replicas on separate goroutines).
+func (a *ArgsOf[T]) Threads() int { return max(1, a.threads) }
+
+// scratch and scratch2 lend an op two small float64 buffers (maxOperands
+// long) for argument vectors, so that kernels calling a func value allocate
+// nothing.
+func (a *ArgsOf[T]) scratch(n int) []float64  { return a.xs[:n] }
+func (a *ArgsOf[T]) scratch2(n int) []float64 { return a.dxs[:n] }

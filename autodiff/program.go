@@ -1,34 +1,62 @@
 package autodiff
 
 import (
+	"errors"
 	"fmt"
 	"math"
+	"runtime"
+
+	"github.com/temper-ppl/temper/autodiff/kernel"
 )
 
-// Program is a compiled graph: the ops needed for its outputs in topological
-// order, with every value and gradient buffer allocated once. Forward and
-// Backward replay it and allocate nothing.
+// ProgramOf is a compiled graph: the ops needed for its outputs in
+// topological order, with every value and gradient buffer, of element type
+// T, allocated once. Forward and Backward replay it and allocate nothing.
+// Program computes in float64, Program32 in float32 (Graph.Compile32).
 //
-// A Program is not safe for concurrent use; compile one per goroutine (they
-// share the read-only graph and ops).
-type Program struct {
+// A program evaluates its replicas on up to Threads goroutines (SetThreads):
+// each replica's values depend only on its own inputs and the shared ones,
+// so the results do not depend on the number of goroutines. A Program is
+// not safe for concurrent use by its callers; compile one per goroutine
+// (they share the read-only graph and ops).
+type ProgramOf[T Float] struct {
 	g       *Graph
-	order   []*Node     // nodes to evaluate, inputs first, in topological order
-	vals    [][]float64 // per node id: P*size values if replicated, else size
-	grads   [][]float64 // per node id: P*size, or nil when no gradient flows
-	idx     [][]int     // per Indices id
+	order   []*Node // nodes to evaluate, inputs first, in topological order
+	shared  []*Node // the ops of order computed once for all replicas
+	repl    []*Node // the ops of order computed per replica
+	vals    [][]T   // per node id: P*size values if replicated, else size
+	grads   [][]T   // per node id: P*size, or nil when no gradient flows
+	idx     [][]int // per Indices id
 	outputs []*Node
 	reverse [][]*Node // per output: its ancestors that carry gradients, reverse topological order
 	params  []*Node
 
-	args             Args
-	inBuf, gradInBuf [][]float64 // backing arrays of args.In and args.GradIn
-	xs, dxs          []float64   // scratch argument vectors for elementwise kernels
+	arity   int         // the most operands of an op
+	threads int         // goroutines (SetThreads)
+	args    []ArgsOf[T] // one per goroutine
+	pass    pass        // what RunPart does
 }
 
-// Compile checks the graph and allocates a Program that computes outputs. A
-// scalar output can be differentiated by Backward.
+// Program is a float64 program; Program32 a float32 one.
+type (
+	Program   = ProgramOf[float64]
+	Program32 = ProgramOf[float32]
+)
+
+// Compile checks the graph and allocates a float64 Program that computes
+// outputs. A scalar output can be differentiated by Backward.
 func (g *Graph) Compile(outputs ...*Node) (*Program, error) {
+	return compileProgram[float64](g, outputs)
+}
+
+// Compile32 is Compile for a float32 program: values and gradients are
+// float32, every op must implement Op32, and constants (data) are converted
+// once per graph. Reductions accumulate in float64.
+func (g *Graph) Compile32(outputs ...*Node) (*Program32, error) {
+	return compileProgram[float32](g, outputs)
+}
+
+func compileProgram[T Float](g *Graph, outputs []*Node) (*ProgramOf[T], error) {
 	if g.err != nil {
 		return nil, g.err
 	}
@@ -46,7 +74,8 @@ func (g *Graph) Compile(outputs ...*Node) (*Program, error) {
 		markAncestors(o, live)
 	}
 	needGrad := make([]bool, len(g.nodes))
-	p := &Program{g: g, outputs: append([]*Node(nil), outputs...)}
+	p := &ProgramOf[T]{g: g, outputs: append([]*Node(nil), outputs...), threads: 1}
+	_, is32 := any(T(0)).(float32)
 	maxArity := 0
 	valSize, gradSize := 0, 0
 	for _, n := range g.nodes {
@@ -54,9 +83,19 @@ func (g *Graph) Compile(outputs ...*Node) (*Program, error) {
 		if !live[n.id] && !isInput {
 			continue
 		}
+		if n.op != nil && is32 {
+			if _, ok := n.op.(Op32); !ok {
+				return nil, fmt.Errorf("autodiff: %s: %w; compute this model in float64", n.op.Name(), ErrNoFloat32Kernel)
+			}
+		}
 		p.order = append(p.order, n)
 		if n.constant == nil { // constants are read in place
 			valSize += p.reps(n) * n.shape.Size()
+		}
+		if n.op != nil && n.replicated {
+			p.repl = append(p.repl, n)
+		} else if n.op != nil {
+			p.shared = append(p.shared, n)
 		}
 		needGrad[n.id] = n.param
 		for _, in := range n.ins {
@@ -71,14 +110,14 @@ func (g *Graph) Compile(outputs ...*Node) (*Program, error) {
 		maxArity = max(maxArity, len(n.ins))
 	}
 
-	valArena := make([]float64, valSize)
-	gradArena := make([]float64, gradSize)
-	p.vals = make([][]float64, len(g.nodes))
-	p.grads = make([][]float64, len(g.nodes))
+	valArena := make([]T, valSize)
+	gradArena := make([]T, gradSize)
+	p.vals = make([][]T, len(g.nodes))
+	p.grads = make([][]T, len(g.nodes))
 	for _, n := range p.order {
 		size := p.reps(n) * n.shape.Size()
 		if n.constant != nil {
-			p.vals[n.id] = n.constant[:size:size]
+			p.vals[n.id] = constantOf[T](n)[:size:size]
 		} else {
 			p.vals[n.id], valArena = valArena[:size:size], valArena[size:]
 		}
@@ -87,6 +126,8 @@ func (g *Graph) Compile(outputs ...*Node) (*Program, error) {
 		}
 	}
 
+	// Only replicated nodes carry gradients: a shared node depends on no
+	// parameter.
 	p.reverse = make([][]*Node, len(outputs))
 	for i, o := range outputs {
 		anc := make([]bool, len(g.nodes))
@@ -107,12 +148,68 @@ func (g *Graph) Compile(outputs ...*Node) (*Program, error) {
 		}
 		p.idx[ix.id] = make([]int, size) // all zeros: valid for any gathered tensor
 	}
-	p.inBuf = make([][]float64, maxArity)
-	p.gradInBuf = make([][]float64, maxArity)
-	p.xs, p.dxs = make([]float64, maxOperands), make([]float64, maxOperands)
-	p.args = Args{prog: p}
+	p.arity = maxArity
+	p.SetThreads(1)
 	return p, nil
 }
+
+// ErrNoFloat32Kernel is wrapped by the error of Compile32 for a graph with
+// an op that implements only Op.
+var ErrNoFloat32Kernel = errors.New("no float32 kernel")
+
+// call runs an op's forward or backward kernel on a: the Op methods in a
+// float64 program, the Op32 ones (checked at Compile) in a float32 one.
+func call[T Float](op Op, a *ArgsOf[T], fwd bool) {
+	if a64, ok := any(a).(*Args); ok {
+		if fwd {
+			op.Forward(a64)
+		} else {
+			op.Backward(a64)
+		}
+		return
+	}
+	a32 := any(a).(*Args32)
+	if fwd {
+		op.(Op32).Forward32(a32)
+	} else {
+		op.(Op32).Backward32(a32)
+	}
+}
+
+// constantOf is a constant's values as T: its own slice for float64, a
+// conversion made once per node for float32.
+func constantOf[T Float](n *Node) []T {
+	if c, ok := any(n.constant).([]T); ok {
+		return c
+	}
+	n.g.mu.Lock()
+	defer n.g.mu.Unlock()
+	if n.constant32 == nil {
+		n.constant32 = make([]float32, len(n.constant))
+		for i, v := range n.constant {
+			n.constant32[i] = float32(v)
+		}
+	}
+	return any(n.constant32).([]T)
+}
+
+// SetThreads sets the number of goroutines that evaluate the program: with
+// P ≥ n replicas each goroutine runs whole replicas; with fewer replicas
+// they share each large matrix product. n ≤ 0 means GOMAXPROCS.
+func (p *ProgramOf[T]) SetThreads(n int) {
+	if n <= 0 {
+		n = runtime.GOMAXPROCS(0)
+	}
+	p.threads = n
+	p.args = make([]ArgsOf[T], min(n, p.g.replicas))
+	for i := range p.args {
+		p.args[i] = ArgsOf[T]{idx: p.idx, xs: make([]float64, maxOperands), dxs: make([]float64, maxOperands),
+			In: make([][]T, p.arity), GradIn: make([][]T, p.arity)}
+	}
+}
+
+// Threads is the number of goroutines set by SetThreads.
+func (p *ProgramOf[T]) Threads() int { return p.threads }
 
 func markAncestors(n *Node, seen []bool) {
 	if seen[n.id] {
@@ -125,7 +222,7 @@ func markAncestors(n *Node, seen []bool) {
 }
 
 // reps is the number of copies of a node's value: P or 1.
-func (p *Program) reps(n *Node) int {
+func (p *ProgramOf[T]) reps(n *Node) int {
 	if n.replicated {
 		return p.g.replicas
 	}
@@ -133,14 +230,14 @@ func (p *Program) reps(n *Node) int {
 }
 
 // Replicas is the number of replicas P.
-func (p *Program) Replicas() int { return p.g.replicas }
+func (p *ProgramOf[T]) Replicas() int { return p.g.replicas }
 
 // Value returns the buffer of n: P consecutive row-major tensors when n is
 // replicated, one when it is shared. Inputs are filled by writing into it;
 // other values are read after Forward; a constant's buffer is its own
 // values, not to be written. It is nil for nodes that the program
 // does not compute (nodes added to the graph after Compile among them).
-func (p *Program) Value(n *Node) []float64 {
+func (p *ProgramOf[T]) Value(n *Node) []T {
 	if !p.has(n) {
 		return nil
 	}
@@ -149,7 +246,7 @@ func (p *Program) Value(n *Node) []float64 {
 
 // Grad returns the gradient buffer of n after Backward, laid out as Value, or
 // nil when no gradient flows to n.
-func (p *Program) Grad(n *Node) []float64 {
+func (p *ProgramOf[T]) Grad(n *Node) []T {
 	if !p.has(n) {
 		return nil
 	}
@@ -158,14 +255,15 @@ func (p *Program) Grad(n *Node) []float64 {
 
 // has reports whether n is a node of the program's graph that existed at
 // Compile.
-func (p *Program) has(n *Node) bool {
+func (p *ProgramOf[T]) has(n *Node) bool {
 	return n != nil && n.g == p.g && n.id >= 0 && n.id < len(p.vals)
 }
 
-// Set copies data into the input n. data holds one tensor per replica for a
-// replicated input (P × size values), or one tensor for a shared one. NaN is
-// rejected so that a bad value is reported where it enters.
-func (p *Program) Set(n *Node, data []float64) error {
+// Set copies data into the input n, converted to T. data holds one tensor
+// per replica for a replicated input (P × size values), or one tensor for a
+// shared one. NaN is rejected so that a bad value is reported where it
+// enters.
+func (p *ProgramOf[T]) Set(n *Node, data []float64) error {
 	if !p.has(n) || n.op != nil || n.constant != nil {
 		return fmt.Errorf("autodiff: Set: %v is not an input of this program", n)
 	}
@@ -179,13 +277,15 @@ func (p *Program) Set(n *Node, data []float64) error {
 			return fmt.Errorf("autodiff: input %q: value %d is NaN", n.name, i)
 		}
 	}
-	copy(dst, data)
+	for i, v := range data {
+		dst[i] = T(v)
+	}
 	return nil
 }
 
 // SetIndices sets the rows ix selects: ix.Len() values, times P when ix is
 // replicated. Each must index a row of every tensor gathered with ix.
-func (p *Program) SetIndices(ix *Indices, rows []int) error {
+func (p *ProgramOf[T]) SetIndices(ix *Indices, rows []int) error {
 	if ix == nil || ix.g != p.g || ix.id >= len(p.idx) {
 		return fmt.Errorf("autodiff: SetIndices: %v do not belong to this program", ix)
 	}
@@ -204,77 +304,141 @@ func (p *Program) SetIndices(ix *Indices, rows []int) error {
 
 // Forward evaluates every op. Shared nodes are computed once, replicated nodes
 // once per replica.
-func (p *Program) Forward() {
-	a := &p.args
-	for _, n := range p.order {
-		if n.op == nil {
-			continue
-		}
-		size := n.shape.Size()
-		a.In = p.inBuf[:len(n.ins)]
-		for r := range p.reps(n) {
-			a.Replica = r
-			a.Out = p.vals[n.id][r*size : (r+1)*size]
-			for i, in := range n.ins {
-				a.In[i] = p.slice(p.vals[in.id], in, r)
-			}
-			n.op.Forward(a)
-		}
-	}
-	a.clear()
+func (p *ProgramOf[T]) Forward() {
+	p.runShared()
+	p.runReplicas(pass{forward: true, out: -1})
 }
 
 // Backward computes the gradient of loss, a scalar output, with respect to
 // every Param input, for all replicas at once: replica r's gradient is that of
 // replica r's loss. It must follow Forward.
-func (p *Program) Backward(loss *Node) error {
-	out := -1
-	for i, o := range p.outputs {
-		if o == loss {
-			out = i
-		}
+func (p *ProgramOf[T]) Backward(loss *Node) error {
+	out, err := p.lossIndex(loss)
+	if err != nil {
+		return err
 	}
-	if out < 0 {
-		return fmt.Errorf("autodiff: Backward: %v is not an output of the program", loss)
-	}
-	if loss.shape.Size() != 1 {
-		return fmt.Errorf("autodiff: Backward: loss must be a scalar per replica, has shape %v", loss.shape)
-	}
-	for _, n := range p.params {
-		clear(p.grads[n.id])
-	}
-	for _, n := range p.reverse[out] {
-		clear(p.grads[n.id])
-	}
-	seed := p.grads[loss.id]
-	if seed == nil {
-		return nil // the loss does not depend on any parameter
-	}
-	for i := range seed {
-		seed[i] = 1
-	}
-
-	a := &p.args
-	for _, n := range p.reverse[out] {
-		size := n.shape.Size()
-		a.In, a.GradIn = p.inBuf[:len(n.ins)], p.gradInBuf[:len(n.ins)]
-		for r := range p.reps(n) {
-			a.Replica = r
-			a.Out = p.vals[n.id][r*size : (r+1)*size]
-			a.GradOut = p.grads[n.id][r*size : (r+1)*size]
-			for i, in := range n.ins {
-				a.In[i] = p.slice(p.vals[in.id], in, r)
-				a.GradIn[i] = p.slice(p.grads[in.id], in, r)
-			}
-			n.op.Backward(a)
-		}
-	}
-	a.clear()
+	p.runReplicas(pass{backward: true, out: out})
 	return nil
 }
 
+// ForwardBackward is Forward then Backward(loss) in one pass over the
+// replicas: each goroutine takes a replica through both while its values
+// are in cache.
+func (p *ProgramOf[T]) ForwardBackward(loss *Node) error {
+	out, err := p.lossIndex(loss)
+	if err != nil {
+		return err
+	}
+	p.runShared()
+	p.runReplicas(pass{forward: true, backward: true, out: out})
+	return nil
+}
+
+func (p *ProgramOf[T]) lossIndex(loss *Node) (int, error) {
+	for i, o := range p.outputs {
+		if o == loss {
+			if loss.shape.Size() != 1 {
+				return 0, fmt.Errorf("autodiff: Backward: loss must be a scalar per replica, has shape %v", loss.shape)
+			}
+			return i, nil
+		}
+	}
+	return 0, fmt.Errorf("autodiff: Backward: %v is not an output of the program", loss)
+}
+
+// pass is what one run over the replicas does.
+type pass struct {
+	forward, backward bool
+	out               int // the output differentiated by backward
+}
+
+// runShared computes the shared nodes, on the caller, with every thread
+// available to each op.
+func (p *ProgramOf[T]) runShared() {
+	a := &p.args[0]
+	a.threads = p.threads
+	for _, n := range p.shared {
+		a.Replica = 0
+		p.runNode(a, n, 0, true)
+	}
+	a.clear()
+}
+
+// runReplicas runs pass over every replica: whole replicas per goroutine
+// when there are enough of them, else one after another with each op free
+// to split its products over the threads.
+func (p *ProgramOf[T]) runReplicas(ps pass) {
+	p.pass = ps
+	if len(p.args) > 1 {
+		kernel.ParallelFor(len(p.args), len(p.args), p)
+		return
+	}
+	p.args[0].threads = p.threads
+	for r := range p.g.replicas {
+		p.replica(&p.args[0], r)
+	}
+	p.args[0].clear()
+}
+
+// RunPart runs the current pass, for kernel.ParallelFor, on the replicas
+// w, w + W, w + 2W, ... of the W goroutines' part w, with Args of its own.
+func (p *ProgramOf[T]) RunPart(w int) {
+	a := &p.args[w]
+	a.threads = 1
+	for r := w; r < p.g.replicas; r += len(p.args) {
+		p.replica(a, r)
+	}
+	a.clear()
+}
+
+// replica runs the current pass on replica r with a.
+func (p *ProgramOf[T]) replica(a *ArgsOf[T], r int) {
+	a.Replica = r
+	if p.pass.forward {
+		for _, n := range p.repl {
+			p.runNode(a, n, r, true)
+		}
+	}
+	if !p.pass.backward {
+		return
+	}
+	rev := p.reverse[p.pass.out]
+	for _, n := range p.params {
+		clear(p.slice(p.grads[n.id], n, r))
+	}
+	for _, n := range rev {
+		clear(p.slice(p.grads[n.id], n, r))
+	}
+	loss := p.outputs[p.pass.out]
+	seed := p.slice(p.grads[loss.id], loss, r)
+	if seed == nil {
+		return // the loss does not depend on any parameter
+	}
+	seed[0] = 1
+	for _, n := range rev {
+		p.runNode(a, n, r, false)
+	}
+}
+
+// runNode runs node n's op for replica r (0 for a shared node).
+func (p *ProgramOf[T]) runNode(a *ArgsOf[T], n *Node, r int, fwd bool) {
+	a.In = a.In[:len(n.ins)]
+	a.Out = p.slice(p.vals[n.id], n, r)
+	for i, in := range n.ins {
+		a.In[i] = p.slice(p.vals[in.id], in, r)
+	}
+	if !fwd {
+		a.GradIn = a.GradIn[:len(n.ins)]
+		a.GradOut = p.slice(p.grads[n.id], n, r)
+		for i, in := range n.ins {
+			a.GradIn[i] = p.slice(p.grads[in.id], in, r)
+		}
+	}
+	call(n.op, a, fwd)
+}
+
 // slice is replica r's part of a buffer of node n: all of it when n is shared.
-func (p *Program) slice(buf []float64, n *Node, r int) []float64 {
+func (p *ProgramOf[T]) slice(buf []T, n *Node, r int) []T {
 	if buf == nil {
 		return nil
 	}
@@ -286,8 +450,8 @@ func (p *Program) slice(buf []float64, n *Node, r int) []float64 {
 }
 
 // clear drops references so that a finished pass pins no buffer slices.
-func (a *Args) clear() {
-	clear(a.In)
-	clear(a.GradIn)
-	a.Out, a.GradOut, a.In, a.GradIn = nil, nil, nil, nil
+func (a *ArgsOf[T]) clear() {
+	clear(a.In[:cap(a.In)])
+	clear(a.GradIn[:cap(a.GradIn)])
+	a.Out, a.GradOut = nil, nil
 }

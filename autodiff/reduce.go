@@ -75,7 +75,15 @@ func reduceAll(kind reduceKind, x *Node) *Node {
 	return x.g.Apply(&reduceOp{kind: kind, outer: 1, n: x.shape.Size(), inner: 1}, Shape{}, x)
 }
 
-func (op *reduceOp) Forward(a *Args) {
+func (op *reduceOp) Forward(a *Args)      { reduceForward(op, a) }
+func (op *reduceOp) Forward32(a *Args32)  { reduceForward(op, a) }
+func (op *reduceOp) Backward(a *Args)     { reduceBackward(op, a) }
+func (op *reduceOp) Backward32(a *Args32) { reduceBackward(op, a) }
+
+// reduceForward accumulates a full reduction (inner = 1: the sums that make
+// an energy) in float64 whatever T is; partial sums along an axis
+// accumulate in T.
+func reduceForward[T Float](op *reduceOp, a *ArgsOf[T]) {
 	x, out := a.In[0], a.Out
 	n, inner := op.n, op.inner
 	for o := range op.outer {
@@ -83,6 +91,17 @@ func (op *reduceOp) Forward(a *Args) {
 		block := x[o*n*inner : (o+1)*n*inner]
 		switch op.kind {
 		case reduceSum, reduceMean:
+			if inner == 1 {
+				s := float64(block[0])
+				for _, v := range block[1:] {
+					s += float64(v)
+				}
+				if op.kind == reduceMean {
+					s /= float64(n)
+				}
+				row[0] = T(s)
+				continue
+			}
 			copy(row, block[:inner])
 			for j := 1; j < n; j++ {
 				for i, v := range block[j*inner : (j+1)*inner] {
@@ -91,7 +110,7 @@ func (op *reduceOp) Forward(a *Args) {
 			}
 			if op.kind == reduceMean {
 				for i := range row {
-					row[i] /= float64(n)
+					row[i] /= T(n)
 				}
 			}
 		case reduceMax:
@@ -105,13 +124,13 @@ func (op *reduceOp) Forward(a *Args) {
 			}
 		case reduceLogSumExp:
 			for i := range row {
-				row[i] = logSumExpStrided(block[i:], n, inner)
+				row[i] = T(logSumExpStrided(block[i:], n, inner))
 			}
 		}
 	}
 }
 
-func (op *reduceOp) Backward(a *Args) {
+func reduceBackward[T Float](op *reduceOp, a *ArgsOf[T]) {
 	gin := a.GradIn[0]
 	if gin == nil {
 		return
@@ -132,7 +151,7 @@ func (op *reduceOp) Backward(a *Args) {
 				}
 			case reduceMean:
 				for j := range n {
-					gin[base+j*inner] += g / float64(n)
+					gin[base+j*inner] += g / T(n)
 				}
 			case reduceMax:
 				m := out[o*inner+i]
@@ -143,12 +162,12 @@ func (op *reduceOp) Backward(a *Args) {
 					}
 				}
 			case reduceLogSumExp:
-				lse := out[o*inner+i]
+				lse := float64(out[o*inner+i])
 				if math.IsInf(lse, -1) {
 					continue // every term is -∞: no direction increases the sum
 				}
 				for j := range n {
-					gin[base+j*inner] += g * math.Exp(x[base+j*inner]-lse)
+					gin[base+j*inner] += T(float64(g) * math.Exp(float64(x[base+j*inner])-lse))
 				}
 			}
 		}
@@ -156,7 +175,7 @@ func (op *reduceOp) Backward(a *Args) {
 }
 
 // logSumExpStrided is log Σ_j exp(x[j*stride]) over n terms.
-func logSumExpStrided(x []float64, n, stride int) float64 {
+func logSumExpStrided[T Float](x []T, n, stride int) float64 {
 	m, ls := shiftedLogSum(x, n, stride)
 	return m + ls
 }
@@ -164,17 +183,17 @@ func logSumExpStrided(x []float64, n, stride int) float64 {
 // shiftedLogSum returns m = max_j x[j*stride] and log Σ_j exp(x[j*stride] - m),
 // the two parts of log-sum-exp kept apart so that log-softmax can form
 // (x - m) - log Σ exactly where x is the maximum. No term overflows.
-func shiftedLogSum(x []float64, n, stride int) (m, logSum float64) {
+func shiftedLogSum[T Float](x []T, n, stride int) (m, logSum float64) {
 	m = math.Inf(-1)
 	for j := range n {
-		m = max(m, x[j*stride])
+		m = max(m, float64(x[j*stride]))
 	}
 	if math.IsInf(m, 0) {
 		return m, 0 // all -∞, or some +∞
 	}
 	s := 0.0
 	for j := range n {
-		s += math.Exp(x[j*stride] - m)
+		s += math.Exp(float64(x[j*stride]) - m)
 	}
 	return m, math.Log(s)
 }
@@ -215,7 +234,12 @@ func softmax(log bool, x *Node, axis int) *Node {
 	return x.g.Apply(op, x.shape, x)
 }
 
-func (op *softmaxOp) Forward(a *Args) {
+func (op *softmaxOp) Forward(a *Args)      { softmaxForward(op, a) }
+func (op *softmaxOp) Forward32(a *Args32)  { softmaxForward(op, a) }
+func (op *softmaxOp) Backward(a *Args)     { softmaxBackward(op, a) }
+func (op *softmaxOp) Backward32(a *Args32) { softmaxBackward(op, a) }
+
+func softmaxForward[T Float](op *softmaxOp, a *ArgsOf[T]) {
 	x, out := a.In[0], a.Out
 	n, inner := op.n, op.inner
 	for o := range op.outer {
@@ -225,18 +249,18 @@ func (op *softmaxOp) Forward(a *Args) {
 			for j := range n {
 				k := base + j*inner
 				if op.log {
-					out[k] = (x[k] - m) - ls
+					out[k] = T((float64(x[k]) - m) - ls)
 				} else {
-					out[k] = math.Exp((x[k] - m) - ls)
+					out[k] = T(math.Exp((float64(x[k]) - m) - ls))
 				}
 			}
 		}
 	}
 }
 
-// Backward uses the Jacobians J = diag(y) - y yᵀ (softmax) and
+// softmaxBackward uses the Jacobians J = diag(y) - y yᵀ (softmax) and
 // I - 1·softmaxᵀ (log-softmax), applied without forming them.
-func (op *softmaxOp) Backward(a *Args) {
+func softmaxBackward[T Float](op *softmaxOp, a *ArgsOf[T]) {
 	gin := a.GradIn[0]
 	if gin == nil {
 		return
@@ -250,17 +274,17 @@ func (op *softmaxOp) Backward(a *Args) {
 			for j := range n {
 				k := base + j*inner
 				if op.log {
-					s += gout[k]
+					s += float64(gout[k])
 				} else {
-					s += gout[k] * out[k]
+					s += float64(gout[k] * out[k])
 				}
 			}
 			for j := range n {
 				k := base + j*inner
 				if op.log {
-					gin[k] += gout[k] - math.Exp(out[k])*s
+					gin[k] += T(float64(gout[k]) - math.Exp(float64(out[k]))*s)
 				} else {
-					gin[k] += out[k] * (gout[k] - s)
+					gin[k] += T(float64(out[k]) * (float64(gout[k]) - s))
 				}
 			}
 		}

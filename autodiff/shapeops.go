@@ -5,10 +5,13 @@ package autodiff
 
 type reshapeOp struct{}
 
-func (reshapeOp) Name() string     { return "reshape" }
-func (reshapeOp) Forward(a *Args)  { copy(a.Out, a.In[0]) }
-func (reshapeOp) Backward(a *Args) { addTo(a.GradIn[0], a.GradOut) }
-func addTo(dst, src []float64) {
+func (reshapeOp) Name() string         { return "reshape" }
+func (reshapeOp) Forward(a *Args)      { copy(a.Out, a.In[0]) }
+func (reshapeOp) Forward32(a *Args32)  { copy(a.Out, a.In[0]) }
+func (reshapeOp) Backward(a *Args)     { addTo(a.GradIn[0], a.GradOut) }
+func (reshapeOp) Backward32(a *Args32) { addTo(a.GradIn[0], a.GradOut) }
+
+func addTo[T Float](dst, src []T) {
 	if dst == nil {
 		return
 	}
@@ -108,12 +111,18 @@ func (op *transposeOp) each(visit func(j, i int)) {
 	}
 }
 
-func (op *transposeOp) Forward(a *Args) {
+func (op *transposeOp) Forward(a *Args)     { transposeForward(op, a) }
+func (op *transposeOp) Forward32(a *Args32) { transposeForward(op, a) }
+
+func transposeForward[T Float](op *transposeOp, a *ArgsOf[T]) {
 	x, out := a.In[0], a.Out
 	op.each(func(j, i int) { out[j] = x[i] })
 }
 
-func (op *transposeOp) Backward(a *Args) {
+func (op *transposeOp) Backward(a *Args)     { transposeBackward(op, a) }
+func (op *transposeOp) Backward32(a *Args32) { transposeBackward(op, a) }
+
+func transposeBackward[T Float](op *transposeOp, a *ArgsOf[T]) {
 	gx, gout := a.GradIn[0], a.GradOut
 	if gx == nil {
 		return
@@ -163,7 +172,10 @@ func Concat(axis int, xs ...*Node) *Node {
 	return g.Apply(op, out, xs...)
 }
 
-func (op *concatOp) Forward(a *Args) {
+func (op *concatOp) Forward(a *Args)     { concatForward(op, a) }
+func (op *concatOp) Forward32(a *Args32) { concatForward(op, a) }
+
+func concatForward[T Float](op *concatOp, a *ArgsOf[T]) {
 	pos := 0
 	for o := range op.outer {
 		for i, n := range op.ns {
@@ -173,7 +185,10 @@ func (op *concatOp) Forward(a *Args) {
 	}
 }
 
-func (op *concatOp) Backward(a *Args) {
+func (op *concatOp) Backward(a *Args)     { concatBackward(op, a) }
+func (op *concatOp) Backward32(a *Args32) { concatBackward(op, a) }
+
+func concatBackward[T Float](op *concatOp, a *ArgsOf[T]) {
 	pos := 0
 	for o := range op.outer {
 		for i, n := range op.ns {
@@ -215,7 +230,10 @@ func Slice(x *Node, axis, start, end int) *Node {
 	return x.g.Apply(op, out, x)
 }
 
-func (op *sliceOp) Forward(a *Args) {
+func (op *sliceOp) Forward(a *Args)     { sliceForward(op, a) }
+func (op *sliceOp) Forward32(a *Args32) { sliceForward(op, a) }
+
+func sliceForward[T Float](op *sliceOp, a *ArgsOf[T]) {
 	w := (op.end - op.start) * op.inner
 	for o := range op.outer {
 		from := (o*op.n + op.start) * op.inner
@@ -223,7 +241,10 @@ func (op *sliceOp) Forward(a *Args) {
 	}
 }
 
-func (op *sliceOp) Backward(a *Args) {
+func (op *sliceOp) Backward(a *Args)     { sliceBackward(op, a) }
+func (op *sliceOp) Backward32(a *Args32) { sliceBackward(op, a) }
+
+func sliceBackward[T Float](op *sliceOp, a *ArgsOf[T]) {
 	gx := a.GradIn[0]
 	if gx == nil {
 		return
@@ -304,14 +325,20 @@ func Gather(x *Node, ix *Indices) *Node {
 	return x.g.apply(&gatherOp{ix: ix, row: x.shape.Size() / x.shape[0]}, out, ix.replicated, x)
 }
 
-func (op *gatherOp) Forward(a *Args) {
+func (op *gatherOp) Forward(a *Args)     { gatherForward(op, a) }
+func (op *gatherOp) Forward32(a *Args32) { gatherForward(op, a) }
+
+func gatherForward[T Float](op *gatherOp, a *ArgsOf[T]) {
 	for b, r := range a.Indices(op.ix) {
 		copy(a.Out[b*op.row:(b+1)*op.row], a.In[0][r*op.row:(r+1)*op.row])
 	}
 }
 
 // Backward scatters the gradient back, adding where a row was drawn twice.
-func (op *gatherOp) Backward(a *Args) {
+func (op *gatherOp) Backward(a *Args)     { gatherBackward(op, a) }
+func (op *gatherOp) Backward32(a *Args32) { gatherBackward(op, a) }
+
+func gatherBackward[T Float](op *gatherOp, a *ArgsOf[T]) {
 	gx := a.GradIn[0]
 	if gx == nil {
 		return

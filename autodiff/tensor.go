@@ -2,13 +2,16 @@ package autodiff
 
 import "fmt"
 
-// Tensor is a dense row-major array: one replica's value of a node, or a
-// constant. Data has Shape.Size() elements; a Tensor from Program.Tensor
+// TensorOf is a dense row-major array: one replica's value of a node, or
+// a constant. Data has Shape.Size() elements; a tensor from Program.Tensor
 // shares the program's buffer.
-type Tensor struct {
+type TensorOf[T Float] struct {
 	Shape Shape
-	Data  []float64
+	Data  []T
 }
+
+// Tensor is a float64 tensor, the kind constants are made of.
+type Tensor = TensorOf[float64]
 
 // NewTensor checks that data fits shape.
 func NewTensor(shape Shape, data []float64) (Tensor, error) {
@@ -22,12 +25,12 @@ func NewTensor(shape Shape, data []float64) (Tensor, error) {
 }
 
 // At returns the element at a multi-index, one index per axis.
-func (t Tensor) At(index ...int) float64 { return t.Data[t.offset(index)] }
+func (t TensorOf[T]) At(index ...int) T { return t.Data[t.offset(index)] }
 
 // Set sets the element at a multi-index.
-func (t Tensor) Set(v float64, index ...int) { t.Data[t.offset(index)] = v }
+func (t TensorOf[T]) Set(v T, index ...int) { t.Data[t.offset(index)] = v }
 
-func (t Tensor) offset(index []int) int {
+func (t TensorOf[T]) offset(index []int) int {
 	if len(index) != len(t.Shape) {
 		panic(fmt.Sprintf("autodiff: index %v for a tensor of shape %v", index, t.Shape))
 	}
@@ -46,11 +49,11 @@ func (g *Graph) ConstTensor(t Tensor) *Node { return g.Const(t.Shape, t.Data...)
 
 // Tensor is replica r's value of n (the shared value when n is shared), a
 // view into the program's buffer.
-func (p *Program) Tensor(n *Node, r int) Tensor {
+func (p *ProgramOf[T]) Tensor(n *Node, r int) TensorOf[T] {
 	size := n.shape.Size()
 	buf := p.Value(n)
 	if n.replicated {
 		buf = buf[r*size : (r+1)*size]
 	}
-	return Tensor{Shape: n.shape, Data: buf}
+	return TensorOf[T]{Shape: n.shape, Data: buf}
 }

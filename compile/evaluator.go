@@ -2,13 +2,32 @@ package compile
 
 import (
 	"fmt"
+	"unsafe"
 
 	ad "github.com/temper-ppl/temper/autodiff"
 	"github.com/temper-ppl/temper/infer"
 )
 
-// Evaluator compiles the energy for P replicas and minibatches of batch rows.
+// Evaluator compiles the energy in float64 for P replicas and minibatches
+// of batch rows, on one goroutine.
 func (m *Model) Evaluator(replicas, batch int) (infer.Evaluator, error) {
+	return m.EvaluatorWith(replicas, batch, EvalOptions{Threads: 1})
+}
+
+// EvalOptions choose how an evaluator computes.
+type EvalOptions struct {
+	// Float32 computes the model in float32 (autodiff.Program32): the
+	// matrix products of neural networks run at twice the vector width.
+	// The sampler's state, the energy's sums and the returned gradients
+	// stay float64.
+	Float32 bool
+	// Threads is the number of goroutines (autodiff's SetThreads); 0 means
+	// GOMAXPROCS.
+	Threads int
+}
+
+// EvaluatorWith is Evaluator with the precision and goroutines of o.
+func (m *Model) EvaluatorWith(replicas, batch int, o EvalOptions) (infer.Evaluator, error) {
 	b, err := m.build(replicas, batch)
 	if err != nil {
 		return nil, err
@@ -17,11 +36,23 @@ func (m *Model) Evaluator(replicas, batch int) (infer.Evaluator, error) {
 	if b.rowLL != nil {
 		outputs = append(outputs, b.rowLL)
 	}
+	if o.Float32 {
+		prog, err := b.g.Compile32(outputs...)
+		if err != nil {
+			return nil, fmt.Errorf("compiling the energy in float32: %v", err)
+		}
+		return newEvaluator(m, b, prog, replicas, o.Threads)
+	}
 	prog, err := b.g.Compile(outputs...)
 	if err != nil {
 		return nil, fmt.Errorf("compiling the energy: %v", err)
 	}
-	e := &evaluator{built: b, prog: prog, p: replicas, d: m.dim, n: m.n}
+	return newEvaluator(m, b, prog, replicas, o.Threads)
+}
+
+func newEvaluator[T ad.Float](m *Model, b *built, prog *ad.ProgramOf[T], replicas, threads int) (*evaluator[T], error) {
+	prog.SetThreads(threads)
+	e := &evaluator[T]{built: b, prog: prog, p: replicas, d: m.dim, n: m.n}
 	if b.rows != nil && b.batch == m.n {
 		// Every row, every step: the exact energy.
 		all := make([]int, replicas*m.n)
@@ -36,15 +67,15 @@ func (m *Model) Evaluator(replicas, batch int) (infer.Evaluator, error) {
 	return e, nil
 }
 
-type evaluator struct {
+type evaluator[T ad.Float] struct {
 	*built
-	prog    *ad.Program
+	prog    *ad.ProgramOf[T]
 	p, d, n int
 	exact   bool
 }
 
 // BatchSize is the rows per replica Evaluate takes; 0 when every row is used.
-func (e *evaluator) BatchSize() int {
+func (e *evaluator[T]) BatchSize() int {
 	if e.exact || e.rows == nil {
 		return 0
 	}
@@ -55,8 +86,8 @@ func (e *evaluator) BatchSize() int {
 // is estimated from the per-row log-likelihoods ℓ_b of the batch: for B rows
 // drawn without replacement from N, Var[(N/B)Σℓ_b] = N²(1 - B/N)S²/B, with
 // the population variance S² estimated by the batch's sample variance.
-func (e *evaluator) Evaluate(theta []float64, rows []int, energy, grad, variance []float64) error {
-	copy(e.prog.Value(e.theta), theta)
+func (e *evaluator[T]) Evaluate(theta []float64, rows []int, energy, grad, variance []float64) error {
+	convert(e.prog.Value(e.theta), theta)
 	if e.rows != nil && !e.exact {
 		if rows == nil {
 			return fmt.Errorf("the model minibatches %d rows; no rows were given", e.batch)
@@ -65,12 +96,11 @@ func (e *evaluator) Evaluate(theta []float64, rows []int, energy, grad, variance
 			return err
 		}
 	}
-	e.prog.Forward()
-	if err := e.prog.Backward(e.energy); err != nil {
+	if err := e.prog.ForwardBackward(e.energy); err != nil {
 		return err
 	}
-	copy(energy, e.prog.Value(e.energy))
-	copy(grad, e.prog.Grad(e.theta))
+	convert(energy, e.prog.Value(e.energy))
+	convert(grad, e.prog.Grad(e.theta))
 	clear(variance)
 	if e.rowLL == nil || e.exact {
 		return nil
@@ -81,18 +111,31 @@ func (e *evaluator) Evaluate(theta []float64, rows []int, energy, grad, variance
 		row := ll[c*bsz : (c+1)*bsz]
 		mean := 0.0
 		for _, v := range row {
-			mean += v
+			mean += float64(v)
 		}
 		mean /= float64(bsz)
 		ss := 0.0
 		for _, v := range row {
-			ss += (v - mean) * (v - mean)
+			ss += (float64(v) - mean) * (float64(v) - mean)
 		}
 		if bsz > 1 {
 			variance[c] = n * n * (1 - float64(bsz)/n) * ss / float64(bsz-1) / float64(bsz)
 		}
 	}
 	return nil
+}
+
+// convert copies src into dst, converting the element type: a plain copy
+// when the types agree (both are float32 or float64, so equal sizes mean
+// equal types).
+func convert[D, S ad.Float](dst []D, src []S) {
+	if unsafe.Sizeof(D(0)) == unsafe.Sizeof(S(0)) {
+		copy(dst, unsafe.Slice((*D)(unsafe.Pointer(unsafe.SliceData(src))), len(src)))
+		return
+	}
+	for i, v := range src {
+		dst[i] = D(v)
+	}
 }
 
 // constrainer maps one unconstrained point to the constrained parameters

@@ -65,6 +65,11 @@ func (d *density) partials(dx, x []float64, lp float64) {
 
 // apply adds the density of ins to their graph, elementwise.
 func (d *density) apply(ins ...*autodiff.Node) *autodiff.Node {
+	if d == normalDensity && len(ins) == 3 {
+		if n, ok := normalScalar(ins[0], ins[1], ins[2]); ok {
+			return n
+		}
+	}
 	return autodiff.Elementwise(d.fn, ins...)
 }
 

@@ -67,44 +67,50 @@ func (op *categoricalOp) Name() string {
 	return "categorical"
 }
 
-func (op *categoricalOp) Forward(a *autodiff.Args) {
+func (op *categoricalOp) Forward(a *autodiff.Args)     { categoricalForward(op, a) }
+func (op *categoricalOp) Forward32(a *autodiff.Args32) { categoricalForward(op, a) }
+
+func categoricalForward[T autodiff.Float](op *categoricalOp, a *autodiff.ArgsOf[T]) {
 	y, theta := a.In[0], a.In[1]
 	for b := range a.Out {
 		row := theta[bcastAt(op.rowAt, b)*op.k:][:op.k]
-		i := label(y[bcastAt(op.yAt, b)], op.k)
+		i := label(float64(y[bcastAt(op.yAt, b)]), op.k)
 		switch {
 		case i >= 0 && op.logit && allFinite(row):
 			m, ls := rowShiftedLogSum(row)
-			a.Out[b] = (row[i] - m) - ls
+			a.Out[b] = T((float64(row[i]) - m) - ls)
 		case i >= 0 && !op.logit && isSimplex(row):
-			a.Out[b] = math.Log(row[i])
+			a.Out[b] = T(math.Log(float64(row[i])))
 		default:
-			a.Out[b] = math.Inf(-1)
+			a.Out[b] = T(math.Inf(-1))
 		}
 	}
 }
 
-// Backward: ∂/∂θ_y = 1/θ_y; ∂/∂β_k = [k = y] - softmax(β)_k.
-func (op *categoricalOp) Backward(a *autodiff.Args) {
+func (op *categoricalOp) Backward(a *autodiff.Args)     { categoricalBackward(op, a) }
+func (op *categoricalOp) Backward32(a *autodiff.Args32) { categoricalBackward(op, a) }
+
+// categoricalBackward: ∂/∂θ_y = 1/θ_y; ∂/∂β_k = [k = y] - softmax(β)_k.
+func categoricalBackward[T autodiff.Float](op *categoricalOp, a *autodiff.ArgsOf[T]) {
 	gt := a.GradIn[1]
 	if gt == nil {
 		return
 	}
 	y, theta := a.In[0], a.In[1]
 	for b, g := range a.GradOut {
-		if g == 0 || math.IsInf(a.Out[b], -1) {
+		if g == 0 || math.IsInf(float64(a.Out[b]), -1) {
 			continue
 		}
 		r := bcastAt(op.rowAt, b) * op.k
 		row, grow := theta[r:r+op.k], gt[r:r+op.k]
-		i := label(y[bcastAt(op.yAt, b)], op.k)
+		i := label(float64(y[bcastAt(op.yAt, b)]), op.k)
 		if !op.logit {
 			grow[i] += g / row[i]
 			continue
 		}
 		m, ls := rowShiftedLogSum(row)
 		for j, v := range row {
-			grow[j] -= g * math.Exp((v-m)-ls)
+			grow[j] -= T(float64(g) * math.Exp((float64(v)-m)-ls))
 		}
 		grow[i] += g
 	}
@@ -119,35 +125,41 @@ func label(y float64, k int) int {
 }
 
 // isSimplex reports whether p is a vector of probabilities summing to one.
-func isSimplex(p []float64) bool {
+// In a float32 program the tolerance is float32's: a row rounded to
+// float32 can be off one by a few units of 2^-24 per entry.
+func isSimplex[T autodiff.Float](p []T) bool {
 	s := 0.0
 	for _, v := range p {
 		if !(v >= 0 && v <= 1) {
 			return false
 		}
-		s += v
+		s += float64(v)
 	}
-	return math.Abs(s-1) <= simplexTol
+	tol := simplexTol
+	if _, is32 := any(T(0)).(float32); is32 {
+		tol = float64(len(p)+1) * 0x1p-24
+	}
+	return math.Abs(s-1) <= tol
 }
 
 // rowShiftedLogSum returns m = max x and log Σ e^(x-m) for a finite row: the
 // log-sum-exp kept in two parts, so that x_y - m - log Σ loses no digits where
 // x_y is the maximum.
-func rowShiftedLogSum(x []float64) (m, logSum float64) {
+func rowShiftedLogSum[T autodiff.Float](x []T) (m, logSum float64) {
 	m = math.Inf(-1)
 	for _, v := range x {
-		m = max(m, v)
+		m = max(m, float64(v))
 	}
 	s := 0.0
 	for _, v := range x {
-		s += math.Exp(v - m)
+		s += math.Exp(float64(v) - m)
 	}
 	return m, math.Log(s)
 }
 
-func allFinite(x []float64) bool {
+func allFinite[T autodiff.Float](x []T) bool {
 	for _, v := range x {
-		if math.IsInf(v, 0) {
+		if math.IsInf(float64(v), 0) {
 			return false
 		}
 	}
@@ -204,7 +216,7 @@ func (op *mvnDiagOp) Forward(a *autodiff.Args) {
 func (op *mvnDiagOp) Backward(a *autodiff.Args) {
 	y, mu, sigma := a.In[0], a.In[1], a.In[2]
 	for b, g := range a.GradOut {
-		if g == 0 || math.IsInf(a.Out[b], -1) {
+		if g == 0 || math.IsInf(float64(a.Out[b]), -1) {
 			continue
 		}
 		for e := b * op.k; e < (b+1)*op.k; e++ {
@@ -333,7 +345,7 @@ func (op *mvnCholeskyOp) Backward(a *autodiff.Args) {
 	var buf [128]float64
 	z, w := scratch2(&buf, k)
 	for b, g := range a.GradOut {
-		if g == 0 || math.IsInf(a.Out[b], -1) {
+		if g == 0 || math.IsInf(float64(a.Out[b]), -1) {
 			continue
 		}
 		op.solve(z, a, b)

@@ -6,6 +6,7 @@
 package adtest
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -63,6 +64,10 @@ type Case struct {
 	// ValueTol overrides ValueRelTol where the reference itself is less
 	// accurate (say why at the case).
 	ValueTol float64
+	// Float64Only skips the comparison of a float32 program with the
+	// float64 one, for points beyond float32's range or resolution (the
+	// tails: exp(700), 1 - 1e-17).
+	Float64Only bool
 }
 
 // Run checks c and reports each failure on t.
@@ -84,14 +89,16 @@ func Check(c Case, seed uint64) []error {
 		errs = append(errs, fmt.Errorf(c.Name+": "+format, args...))
 	}
 
-	many, err := newRun(c, replicas, values)
+	// Two goroutines: each runs whole replicas, which the bit-for-bit
+	// comparison with single-replica passes below checks too.
+	many, err := newRun[float64](c, replicas, values, 2)
 	if err != nil {
 		return []error{fmt.Errorf("%s: %v", c.Name, err)}
 	}
 	weights := many.weights
 
 	for r := range replicas {
-		one, err := newRun(c, 1, replicaValues(c, values, r))
+		one, err := newRun[float64](c, 1, replicaValues(c, values, r), 1)
 		if err != nil {
 			return []error{fmt.Errorf("%s: %v", c.Name, err)}
 		}
@@ -145,12 +152,68 @@ func Check(c Case, seed uint64) []error {
 			grad := one.prog.Grad(one.ins[k])
 			x := one.prog.Value(one.ins[k])
 			for i := range x {
-				fd := one.finiteDifference(x, i)
+				fd := finiteDifference(one, x, i)
 				if d := math.Abs(grad[i] - fd); d > GradRelTol*math.Max(math.Abs(grad[i]), math.Abs(fd))+GradAbsTol {
 					fail("∂/∂operand %d element %d = %.12g, finite difference %.12g (operands %v, output weights %v)",
 						k, i, grad[i], fd, replicaValues(c, values, 0), weights)
 				}
 			}
+		}
+	}
+	return append(errs, checkFloat32(c, values, many)...)
+}
+
+// Float32RelTol bounds the difference between a float32 program and the
+// float64 one, relative to the largest magnitude of the output (or
+// gradient) it belongs to: operands rounded to float32 (relative error
+// 2^-24 ≈ 6e-8) move a well-conditioned result by a few times that per
+// operation, far below 1e-4, while a wrong float32 kernel is off by O(1).
+const Float32RelTol = 1e-4
+
+// Float32AbsTol is the floor of that bound, for results that float32
+// cannot resolve from zero next to values of order one: sigmoid's
+// derivative y(1 - y) at x = 18, about 1e-8, is 0 in float32, where 1 - y
+// rounds to zero (its resolution near one is 2^-24 ≈ 6e-8).
+const Float32AbsTol = 1e-6
+
+// checkFloat32 compiles c as a float32 program and compares its values and
+// gradients with the float64 run's. A case whose ops lack float32 kernels
+// is skipped: that is reported by Compile32 (autodiff.ErrNoFloat32Kernel).
+func checkFloat32(c Case, values [][]float64, want *run[float64]) []error {
+	if c.Float64Only {
+		return nil
+	}
+	got, err := newRun[float32](c, replicas, values, 2)
+	if errors.Is(err, autodiff.ErrNoFloat32Kernel) {
+		return nil
+	}
+	if err != nil {
+		return []error{fmt.Errorf("%s (float32): %v", c.Name, err)}
+	}
+	var errs []error
+	compare := func(what string, g32 []float32, g64 []float64) {
+		scale := 0.0
+		for _, v := range g64 {
+			if !math.IsInf(v, 0) {
+				scale = math.Max(scale, math.Abs(v))
+			}
+		}
+		for i, v := range g64 {
+			g := float64(g32[i])
+			ok := math.Abs(g-v) <= Float32RelTol*(scale+math.Abs(v))+Float32AbsTol
+			if math.IsInf(v, 0) || math.IsNaN(v) {
+				ok = g == v || (math.IsNaN(g) && math.IsNaN(v))
+			}
+			if !ok {
+				errs = append(errs, fmt.Errorf("%s (float32): %s element %d = %.8g, float64 gives %.17g", c.Name, what, i, g, v))
+				return
+			}
+		}
+	}
+	compare("value", got.prog.Value(got.out), want.prog.Value(want.out))
+	for k, in := range c.Inputs {
+		if !in.Data {
+			compare(fmt.Sprintf("gradient of operand %d", k), got.prog.Grad(got.ins[k]), want.prog.Grad(want.ins[k]))
 		}
 	}
 	return errs
@@ -202,15 +265,15 @@ func replicaValues(c Case, values [][]float64, r int) [][]float64 {
 // run is one compiled case: loss = Σ w ⊙ out for fixed random weights w, a
 // random linear functional, so that the gradient check covers every output
 // element with distinct weights.
-type run struct {
-	prog    *autodiff.Program
+type run[T autodiff.Float] struct {
+	prog    *autodiff.ProgramOf[T]
 	ins     []*autodiff.Node
 	out     *autodiff.Node
 	loss    *autodiff.Node
 	weights []float64
 }
 
-func newRun(c Case, p int, values [][]float64) (*run, error) {
+func newRun[T autodiff.Float](c Case, p int, values [][]float64, threads int) (*run[T], error) {
 	g := autodiff.NewGraph(p)
 	ins := make([]*autodiff.Node, len(c.Inputs))
 	for k, in := range c.Inputs {
@@ -237,10 +300,20 @@ func newRun(c Case, p int, values [][]float64) (*run, error) {
 		weights[i] = 0.5 + wrng.Float64()
 	}
 	loss := autodiff.SumAll(autodiff.Mul(out, g.Const(out.Shape(), weights...)))
-	prog, err := g.Compile(out, loss)
+	var prog *autodiff.ProgramOf[T]
+	var err error
+	switch any(T(0)).(type) {
+	case float64:
+		p, e := g.Compile(out, loss)
+		prog, err = any(p).(*autodiff.ProgramOf[T]), e
+	default:
+		p, e := g.Compile32(out, loss)
+		prog, err = any(p).(*autodiff.ProgramOf[T]), e
+	}
 	if err != nil {
 		return nil, err
 	}
+	prog.SetThreads(threads)
 	for k, n := range ins {
 		if err := prog.Set(n, values[k]); err != nil {
 			return nil, err
@@ -255,12 +328,12 @@ func newRun(c Case, p int, values [][]float64) (*run, error) {
 	if err := prog.Backward(loss); err != nil {
 		return nil, err
 	}
-	return &run{prog: prog, ins: ins, out: out, loss: loss, weights: weights}, nil
+	return &run[T]{prog: prog, ins: ins, out: out, loss: loss, weights: weights}, nil
 }
 
 // finiteDifference estimates ∂loss/∂x[i] by Richardson extrapolation of
 // central differences at steps h and h/2 (error O(h⁴)), leaving x as it was.
-func (r *run) finiteDifference(x []float64, i int) float64 {
+func finiteDifference(r *run[float64], x []float64, i int) float64 {
 	x0 := x[i]
 	h := 1e-3 * math.Max(1, math.Abs(x0))
 	central := func(h float64) float64 {

@@ -83,3 +83,34 @@ func expectFailure(t *testing.T, errs []error, want string) {
 	}
 	t.Fatalf("errors %v do not mention %q", errs, want)
 }
+
+func TestHarnessCatchesWrongFloat32Kernel(t *testing.T) {
+	// A float32 kernel off by one part in 10³: within float32's reach of
+	// the float64 one, so beyond Float32RelTol.
+	expectFailure(t, adtest.Check(adtest.Case{
+		Name:   "drifting",
+		Inputs: []adtest.Input{{Shape: ad.Shape{3}, Draw: adtest.Real}},
+		Build: func(x []*ad.Node) *ad.Node {
+			return x[0].Graph().Apply(driftOp{}, ad.Shape{3}, x[0])
+		},
+	}, 1), "float32")
+}
+
+// driftOp is the identity in float64 and slightly off in float32.
+type driftOp struct{}
+
+func (driftOp) Name() string        { return "drift" }
+func (driftOp) Forward(a *ad.Args)  { copy(a.Out, a.In[0]) }
+func (driftOp) Backward(a *ad.Args) { addGrad(a.GradIn[0], a.GradOut) }
+func (driftOp) Forward32(a *ad.Args32) {
+	for i, v := range a.In[0] {
+		a.Out[i] = v * (1 + 1e-3)
+	}
+}
+func (driftOp) Backward32(a *ad.Args32) { addGrad(a.GradIn[0], a.GradOut) }
+
+func addGrad[T ad.Float](dst, src []T) {
+	for i, g := range src {
+		dst[i] += g
+	}
+}

@@ -113,3 +113,20 @@ func checkGemm(transA, transB bool, m, n, k, lenA, lda, lenB, ldb, lenC, ldc int
 		panic("kernel: insufficient length of C")
 	}
 }
+
+// Gemm is Sgemm or Dgemm chosen by the element type, split over up to
+// workers goroutines as SgemmParallel is (workers 1: on the caller alone),
+// for callers generic in their float type, such as autodiff's float32 and
+// float64 programs.
+func Gemm[T float32 | float64](workers int, transA, transB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
+	var ks *kernelSet[T]
+	switch s := any(ks).(type) {
+	case *kernelSet[float32]:
+		ks = any(bestF32).(*kernelSet[T])
+	case *kernelSet[float64]:
+		ks = any(bestF64).(*kernelSet[T])
+	default:
+		panic(s) // unreachable: T is float32 or float64
+	}
+	gemm(ks, workers, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}

@@ -105,6 +105,24 @@ var helpers struct {
 	tasks chan helping
 }
 
+// offer hands task t to n helpers, dropping one of refs for each share it
+// could not hand over. Tasks still queued mean the helpers are behind
+// (their cores are taken): the caller then does that share rather than
+// leave a task that holds the job until a helper gets to it.
+func offer(t helping, n int, refs *atomic.Int32) {
+	for range n {
+		if len(helpers.tasks) >= n {
+			refs.Add(-1)
+			continue
+		}
+		select {
+		case helpers.tasks <- t:
+		default:
+			refs.Add(-1)
+		}
+	}
+}
+
 func ensureHelpers(n int) {
 	helpers.mu.Lock()
 	if helpers.tasks == nil {
@@ -170,20 +188,7 @@ func (ks *kernelSet[T]) gemmParallel(workers int, g *gemmArgs[T]) {
 	j.next.Store(0)
 	j.completed.Store(0)
 	j.refs.Store(int32(workers)) // the caller and workers-1 tasks
-	for range workers - 1 {
-		// Tasks still queued mean the helpers are behind (their cores are
-		// taken): this goroutine will do that share rather than leave a
-		// task that holds the job until a helper gets to it.
-		if len(helpers.tasks) >= workers-1 {
-			j.refs.Add(-1)
-			continue
-		}
-		select {
-		case helpers.tasks <- j:
-		default:
-			j.refs.Add(-1)
-		}
-	}
+	offer(j, workers-1, &j.refs)
 	if !j.work() {
 		<-j.finished // a helper is completing the last part
 	}

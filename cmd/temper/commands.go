@@ -97,6 +97,8 @@ func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	out := fs.String("out", "", "output folder (default out/MODEL)")
 	energyNoise := fs.Float64("energy-noise", -1, "add N(0, s²) noise to every energy")
 	gradNoise := fs.Float64("grad-noise", -1, "add N(0, s²) noise to every gradient coordinate")
+	precision := fs.String("precision", "", "float64 (default) or float32: the type the model is computed in")
+	threads := fs.Int("threads", -1, "goroutines that evaluate the replicas (0: GOMAXPROCS, the default)")
 	quiet := fs.Bool("quiet", false, "no progress or table")
 	flags, pos := reorderFlags(args, "quiet")
 	if err := fs.Parse(flags); err != nil {
@@ -155,6 +157,12 @@ func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	if *gradNoise >= 0 {
 		cfg.opts.GradNoise = *gradNoise
+	}
+	if *precision != "" {
+		cfg.opts.Precision = *precision
+	}
+	if *threads >= 0 {
+		cfg.opts.Threads = *threads
 	}
 
 	for name, v := range map[string]int{"chains": cfg.opts.Chains, "iters": cfg.opts.Iters, "thin": cfg.opts.Thin} {
