@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"math"
-	"math/rand/v2"
 	"testing"
 
 	"github.com/temper-ppl/temper/infer"
@@ -16,7 +15,7 @@ type recorder struct{ lr, temperature []float64 }
 
 func (r *recorder) Name() string  { return "recorder" }
 func (r *recorder) Init(int, int) {}
-func (r *recorder) Step(p int, _, _ []float64, lr, temperature float64, _ *rand.Rand) {
+func (r *recorder) Step(p int, _, _ []float64, lr, temperature float64, _ *infer.Rand) {
 	if p == 0 {
 		r.lr, r.temperature = append(r.lr, lr), append(r.temperature, temperature)
 	}

@@ -3,7 +3,6 @@ package infer
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 )
 
 // Dynamics moves the replicas of a run, one at a time, given the gradient
@@ -15,8 +14,11 @@ type Dynamics interface {
 	// Init allocates the auxiliary state of P replicas of dimension D.
 	Init(p, d int)
 	// Step advances replica p: theta and grad are its D-vectors, lr the step
-	// size η and temperature T ≥ 0 (0: an optimiser).
-	Step(p int, theta, grad []float64, lr, temperature float64, rng *rand.Rand)
+	// size η and temperature T ≥ 0 (0: an optimiser). rng is replica p's own
+	// stream (the driver keeps one per replica, so a replica's noise does
+	// not depend on the others or on scheduling); bulk noise should come
+	// from rng.Normals, a chunk at a time, fused with the update.
+	Step(p int, theta, grad []float64, lr, temperature float64, rng *Rand)
 }
 
 // Langevin is stochastic gradient Langevin dynamics (Welling & Teh 2011):
@@ -31,13 +33,29 @@ type Langevin struct{}
 func (Langevin) Name() string  { return "langevin" }
 func (Langevin) Init(int, int) {}
 
-func (Langevin) Step(_ int, theta, grad []float64, lr, temperature float64, rng *rand.Rand) {
-	scale := math.Sqrt(2 * lr * temperature)
-	for i, g := range grad {
-		theta[i] -= lr * g
-		if scale > 0 {
-			theta[i] += scale * rng.NormFloat64()
+func (Langevin) Step(_ int, theta, grad []float64, lr, temperature float64, rng *Rand) {
+	langevinUpdate(theta, grad, lr, math.Sqrt(2*lr*temperature), rng)
+}
+
+// langevinUpdate does θ ← θ - η g + scale·ξ, ξ ~ N(0, I), with no noise
+// (and no draws) unless scale > 0. The noise comes a chunk at a time and is
+// used by the same loop that applies the gradient, while the chunk is in
+// L1: one pass over θ and g per step instead of a call per coordinate.
+func langevinUpdate(theta, grad []float64, lr, scale float64, rng *Rand) {
+	theta = theta[:len(grad)]
+	if !(scale > 0) {
+		for i, g := range grad {
+			theta[i] -= lr * g
 		}
+		return
+	}
+	for len(grad) > 0 {
+		z := rng.Normals(len(grad))
+		th, gr := theta[:len(z)], grad[:len(z)]
+		for i, zi := range z {
+			th[i] = th[i] - lr*gr[i] + scale*zi
+		}
+		theta, grad = theta[len(z):], grad[len(z):]
 	}
 }
 
@@ -61,15 +79,28 @@ func (h *Hamiltonian) Init(p, d int) {
 	h.momenta, h.d = make([]float64, p*d), d
 }
 
-func (h *Hamiltonian) Step(p int, theta, grad []float64, lr, temperature float64, rng *rand.Rand) {
+func (h *Hamiltonian) Step(p int, theta, grad []float64, lr, temperature float64, rng *Rand) {
 	v := h.momenta[p*h.d : (p+1)*h.d]
+	v, theta = v[:len(grad)], theta[:len(grad)]
+	decay := 1 - h.Friction
 	scale := math.Sqrt(2 * h.Friction * lr * temperature)
-	for i, g := range grad {
-		v[i] = (1-h.Friction)*v[i] - lr*g
-		if scale > 0 {
-			v[i] += scale * rng.NormFloat64()
+	if !(scale > 0) {
+		for i, g := range grad {
+			v[i] = decay*v[i] - lr*g
+			theta[i] += v[i]
 		}
-		theta[i] += v[i]
+		return
+	}
+	// As langevinUpdate: a chunk of noise, then one loop over the chunk.
+	for len(grad) > 0 {
+		z := rng.Normals(len(grad))
+		th, gr, vv := theta[:len(z)], grad[:len(z)], v[:len(z)]
+		for i, zi := range z {
+			vi := decay*vv[i] - lr*gr[i] + scale*zi
+			vv[i] = vi
+			th[i] += vi
+		}
+		theta, grad, v = theta[len(z):], grad[len(z):], v[len(z):]
 	}
 }
 
@@ -94,15 +125,30 @@ func (pc *Preconditioned) Name() string { return "preconditioned" }
 
 func (pc *Preconditioned) Init(p, d int) { pc.v, pc.d = make([]float64, p*d), d }
 
-func (pc *Preconditioned) Step(p int, theta, grad []float64, lr, temperature float64, rng *rand.Rand) {
+func (pc *Preconditioned) Step(p int, theta, grad []float64, lr, temperature float64, rng *Rand) {
 	v := pc.v[p*pc.d : (p+1)*pc.d]
-	for i, g := range grad {
-		v[i] = pc.Rho*v[i] + (1-pc.Rho)*g*g
-		pre := 1 / (pc.Eps + math.Sqrt(v[i]))
-		theta[i] -= lr * pre * g
-		if temperature > 0 {
-			theta[i] += math.Sqrt(2*lr*temperature*pre) * rng.NormFloat64()
+	v, theta = v[:len(grad)], theta[:len(grad)]
+	if !(temperature > 0) {
+		for i, g := range grad {
+			v[i] = pc.Rho*v[i] + (1-pc.Rho)*g*g
+			pre := 1 / (pc.Eps + math.Sqrt(v[i]))
+			theta[i] -= lr * pre * g
 		}
+		return
+	}
+	// As langevinUpdate, with the noise scaled per coordinate by √G.
+	s2 := 2 * lr * temperature
+	for len(grad) > 0 {
+		z := rng.Normals(len(grad))
+		th, gr, vv := theta[:len(z)], grad[:len(z)], v[:len(z)]
+		for i, zi := range z {
+			g := gr[i]
+			vi := pc.Rho*vv[i] + (1-pc.Rho)*g*g
+			vv[i] = vi
+			pre := 1 / (pc.Eps + math.Sqrt(vi))
+			th[i] = th[i] - lr*pre*g + math.Sqrt(s2*pre)*zi
+		}
+		theta, grad, v = theta[len(z):], grad[len(z):], v[len(z):]
 	}
 }
 
@@ -138,7 +184,7 @@ func (f *FastLangevin) GradNoise(p int) float64 {
 	return f.s2[p]
 }
 
-func (f *FastLangevin) Step(p int, theta, grad []float64, lr, temperature float64, rng *rand.Rand) {
+func (f *FastLangevin) Step(p int, theta, grad []float64, lr, temperature float64, rng *Rand) {
 	if f.GradVar < 0 {
 		prev := f.prev[p*f.d : (p+1)*f.d]
 		if f.steps[p] > 0 {
@@ -153,13 +199,7 @@ func (f *FastLangevin) Step(p int, theta, grad []float64, lr, temperature float6
 		f.steps[p]++
 	}
 	c2 := max(0, lr*temperature-lr*lr*f.GradNoise(p)/2)
-	scale := math.Sqrt(2 * c2)
-	for i, g := range grad {
-		theta[i] -= lr * g
-		if scale > 0 {
-			theta[i] += scale * rng.NormFloat64()
-		}
-	}
+	langevinUpdate(theta, grad, lr, math.Sqrt(2*c2), rng)
 }
 
 // Schedule gives the step size at iteration k = 0, 1, ....

@@ -213,9 +213,17 @@ func TestSwapIntensity(t *testing.T) {
 // injects 2c² = 2ηT - η²s² instead, which restores the noiseless variance
 // exactly. Here ηh = 0.1 and η s² = 1, so plain SGLD is 53% too wide. With
 // 4 chains × 100,000 draws and autocorrelation time 19, the variance's
-// relative standard error is about 1%; the tolerance is 4%. The running
-// estimate of s² (grad_var = auto) must do nearly as well (within 6%: it
-// counts the gradient's own movement, about ηh² Var θ per step, as noise).
+// relative standard error is about 1% (0.8% measured over 32 seeds); the
+// tolerance is 4%. The running estimate of s² (grad_var = auto) must do
+// nearly as well, but it is biased: ½(∇Ũ_k - ∇Ũ_{k-1})² has mean about
+// s²(1 + ηh) + ηh³ Var θ, because the gradient moves (the ηh³ Var θ) and
+// because θ_k already carries -η s ε_{k-1}, the noise of the previous
+// gradient, which correlates the two differences (the ηh s², ten times
+// larger). So it estimates 11.1 for s² = 10, injects 2c² = 0.089 instead
+// of 0.1, and the variance settles at 0.189/0.19 = 0.995, 5.5% low; 32
+// seeds measured -5.45% ± 0.13% (spread 0.75% per run). A 6% tolerance
+// was 0.7 standard errors from that bias and failed for about one seed in
+// four; 9% is the bias plus four standard errors.
 func TestFastTemperingNoise(t *testing.T) {
 	const h, lr, s2, temperature = 1.0, 0.1, 10.0, 1.0
 	want := temperature / (h * (1 - lr*h/2))
@@ -225,7 +233,7 @@ func TestFastTemperingNoise(t *testing.T) {
 		tol  float64
 	}{
 		{"known s²", &infer.FastLangevin{GradVar: s2}, 0.04},
-		{"estimated s²", &infer.FastLangevin{GradVar: -1}, 0.06},
+		{"estimated s²", &infer.FastLangevin{GradVar: -1}, 0.09},
 	} {
 		s := infer.Sampler{Name: "f", Dynamics: c.dyn, Schedule: infer.Constant(lr), Temperature: temperature}
 		res, err := infer.Run(context.Background(), gaussian{h: []float64{h}}, s, infer.Options{Chains: 4, Iters: 100000, Burn: 1000, Seed: 4, GradNoise: math.Sqrt(s2)})

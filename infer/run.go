@@ -179,10 +179,15 @@ func Run(ctx context.Context, target Target, s Sampler, o Options) (*Result, err
 		res.Cycle = make([][]int, o.Chains)
 	}
 
-	// One random stream per replica: initial point, minibatches and noise.
-	rngs := make([]*rand.Rand, rows)
+	// One random stream per replica, (seed, r+1) of package noise: initial
+	// point, minibatches, synthetic noise and the dynamics' noise. Each
+	// replica reads only its own, so the draws do not depend on the order
+	// or the goroutines the replicas run on.
+	rngs := make([]*Rand, rows)
+	shufflers := make([]*rand.Rand, rows) // the same streams, for the minibatcher
 	for r := range rngs {
-		rngs[r] = rand.New(rand.NewPCG(o.Seed, uint64(r)+1))
+		rngs[r] = NewRand(o.Seed, uint64(r)+1)
+		shufflers[r] = rngs[r].Rand
 	}
 	theta := make([]float64, rows*d)
 	for r := range rows {
@@ -197,7 +202,7 @@ func Run(ctx context.Context, target Target, s Sampler, o Options) (*Result, err
 	}
 	var batches *minibatcher
 	if batch > 0 {
-		batches = newMinibatcher(n, batch, rngs)
+		batches = newMinibatcher(n, batch, shufflers)
 	}
 	st := &state{theta: theta, d: d, energy: make([]float64, rows), variance: make([]float64, rows), grad: make([]float64, rows*d)}
 	var ex *exchanger
@@ -305,7 +310,11 @@ func (st *state) swapRows(a, b int) {
 	st.variance[a], st.variance[b] = st.variance[b], st.variance[a]
 }
 
-func addNoise(energy, grad, variance []float64, es, gs float64, rngs []*rand.Rand, d int) {
+// addNoise adds the synthetic noise of Options.EnergyNoise and GradNoise
+// to each replica's energy and gradient, from the replica's own stream; the
+// gradient's comes in chunks from the bulk normal fill, added while the
+// chunk is in L1.
+func addNoise(energy, grad, variance []float64, es, gs float64, rngs []*Rand, d int) {
 	if es == 0 && gs == 0 {
 		return
 	}
@@ -315,8 +324,14 @@ func addNoise(energy, grad, variance []float64, es, gs float64, rngs []*rand.Ran
 			variance[c] += es * es
 		}
 		if gs > 0 {
-			for i := c * d; i < (c+1)*d; i++ {
-				grad[i] += gs * rng.NormFloat64()
+			g := grad[c*d : (c+1)*d]
+			for len(g) > 0 {
+				z := rng.Normals(len(g))
+				gz := g[:len(z)]
+				for i, zi := range z {
+					gz[i] += gs * zi
+				}
+				g = g[len(z):]
 			}
 		}
 	}

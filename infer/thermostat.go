@@ -1,9 +1,6 @@
 package infer
 
-import (
-	"math"
-	"math/rand/v2"
-)
+import "math"
 
 // NoseHoover is stochastic-gradient Nosé-Hoover dynamics: a momentum with a
 // scalar thermostat per replica that absorbs the unknown minibatch noise,
@@ -142,7 +139,7 @@ func (nh *NoseHoover) nhEquilibrium(temperature float64) float64 {
 	}
 }
 
-func (nh *NoseHoover) Step(p int, theta, grad []float64, lr, temperature float64, rng *rand.Rand) {
+func (nh *NoseHoover) Step(p int, theta, grad []float64, lr, temperature float64, rng *Rand) {
 	v := nh.momenta[p*nh.d : (p+1)*nh.d]
 	if !nh.started[p] || nh.Frozen {
 		nh.thermostats[p] = nh.Offset + nh.nhEquilibrium(temperature)
@@ -154,8 +151,9 @@ func (nh *NoseHoover) Step(p int, theta, grad []float64, lr, temperature float64
 		nh.started[p], nh.redraw[p] = true, false
 		// Algorithm 2, line 3: v ~ N(0, Tε), the stationary law of v = pΔt.
 		scale := math.Sqrt(temperature * lr)
+		rng.FillNormal(v)
 		for i := range v {
-			v[i] = scale * rng.NormFloat64()
+			v[i] *= scale
 		}
 		kick = lr / 2 // leapfrog's first half kick (see NoseHoover)
 	}
@@ -169,13 +167,26 @@ func (nh *NoseHoover) Step(p int, theta, grad []float64, lr, temperature float64
 	}
 	decay := 1 - friction*kick/lr
 	kinetic := 0.0
-	for i, g := range grad {
-		v[i] = decay*v[i] - kick*g
+	// The noise comes in chunks fused with the update, as in Hamiltonian,
+	// whose draws a frozen thermostat reproduces exactly.
+	for len(grad) > 0 {
+		n := len(grad)
+		var z []float64
 		if noise > 0 {
-			v[i] += noise * rng.NormFloat64()
+			z = rng.Normals(n)
+			n = len(z)
 		}
-		theta[i] += v[i]
-		kinetic += v[i] * v[i]
+		vv, th := v[:n], theta[:n]
+		for i, g := range grad[:n] {
+			vi := decay*vv[i] - kick*g
+			if z != nil {
+				vi += noise * z[i]
+			}
+			vv[i] = vi
+			th[i] += vi
+			kinetic += vi * vi
+		}
+		grad, v, theta = grad[n:], v[n:], theta[n:]
 	}
 	if !nh.Frozen && nh.d > 0 {
 		nh.thermostats[p] += kinetic/float64(nh.d) - temperature*lr
