@@ -95,6 +95,13 @@ func (n *Node) Replicated() bool { return n.replicated }
 // Graph is the graph the node belongs to.
 func (n *Node) Graph() *Graph { return n.g }
 
+// Op is the op that computes the node (nil for inputs and constants): what
+// a rewrite that fuses ops reads, with Inputs.
+func (n *Node) Op() Op { return n.op }
+
+// Inputs are the operands of the node's op (a copy).
+func (n *Node) Inputs() []*Node { return append([]*Node(nil), n.ins...) }
+
 // Name is the name of an input, or the name of the op that computes the node.
 func (n *Node) Name() string {
 	if n.op != nil {

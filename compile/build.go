@@ -233,7 +233,7 @@ func (b *builder) addTerm(pos lang.Pos, v value) {
 		}
 		b.rowTerms = append(b.rowTerms, n)
 	} else {
-		term := ad.SumAll(v.node)
+		term := stdlib.SumAll(v.node) // fused with the density where stdlib can
 		if b.plateIx != "" {
 			term = ad.Mul(b.g.Scalar(float64(b.n)), term)
 		}

@@ -349,7 +349,7 @@ func checkFinite(theta, energy []float64, d, levels, k int) error {
 			return fmt.Errorf("%s %w at iteration %d: energy is %v; a smaller step size (lr) may help", where(r), ErrDiverged, k+1, e)
 		}
 		for _, x := range theta[r*d : (r+1)*d] {
-			if math.IsNaN(x) || math.IsInf(x, 0) {
+			if x-x != 0 { // NaN or ±Inf, in one subtraction: this loop runs over every parameter every step
 				return fmt.Errorf("%s %w at iteration %d: a parameter is %v; a smaller step size (lr) may help", where(r), ErrDiverged, k+1, x)
 			}
 		}

@@ -8,17 +8,31 @@ import (
 
 // normalScalarOp is normal_lpdf(y | μ, σ) for scalar μ and σ, the usual
 // prior of a weight matrix (W1 ~ normal(0, 1) over 78,400 weights): the
-// same formula and support as the elementwise density (normalLP,
-// normalPartials, evaluated in the same order, so float64 results agree to
-// the bit), in a loop without a call per element.
-type normalScalarOp struct{}
+// formula and support of the elementwise density (normalLP,
+// normalPartials) in a loop without a call per element, multiplying by
+// 1/σ where that divides (so results can differ from it in the last bit).
+//
+// With sum set the op is Σ normal_lpdf, a scalar: the prior term of the
+// energy (SumAll), without writing the elementwise densities out and
+// reading them back, forward and backward.
+type normalScalarOp struct{ sum bool }
 
 func (normalScalarOp) Name() string { return "normal" }
 
-func (op normalScalarOp) Forward(a *autodiff.Args)      { normalScalarForward(a) }
-func (op normalScalarOp) Forward32(a *autodiff.Args32)  { normalScalarForward(a) }
-func (op normalScalarOp) Backward(a *autodiff.Args)     { normalScalarBackward(a) }
-func (op normalScalarOp) Backward32(a *autodiff.Args32) { normalScalarBackward(a) }
+func (op normalScalarOp) Forward(a *autodiff.Args)      { normalScalarForward(op, a) }
+func (op normalScalarOp) Forward32(a *autodiff.Args32)  { normalScalarForward(op, a) }
+func (op normalScalarOp) Backward(a *autodiff.Args)     { normalScalarBackward(op, a) }
+func (op normalScalarOp) Backward32(a *autodiff.Args32) { normalScalarBackward(op, a) }
+
+// SumAll is autodiff.SumAll(x), fused with the op that computes x where
+// stdlib has a summed form of it (a normal density with scalar
+// parameters).
+func SumAll(x *autodiff.Node) *autodiff.Node {
+	if op, ok := x.Op().(normalScalarOp); ok && !op.sum {
+		return x.Graph().Apply(normalScalarOp{sum: true}, autodiff.Shape{}, x.Inputs()...)
+	}
+	return autodiff.SumAll(x)
+}
 
 // normalScalar applies the op when mu and sigma are scalars; ok is false
 // otherwise.
@@ -34,7 +48,7 @@ func scalarSupport(mu, sigma float64) bool {
 	return !math.IsInf(mu, 0) && !math.IsNaN(mu) && !math.IsInf(sigma, 0) && sigma > 0
 }
 
-func normalScalarForward[T autodiff.Float](a *autodiff.ArgsOf[T]) {
+func normalScalarForward[T autodiff.Float](op normalScalarOp, a *autodiff.ArgsOf[T]) {
 	mu, sigma := float64(a.In[1][0]), float64(a.In[2][0])
 	if !scalarSupport(mu, sigma) {
 		for i := range a.Out {
@@ -42,37 +56,100 @@ func normalScalarForward[T autodiff.Float](a *autodiff.ArgsOf[T]) {
 		}
 		return
 	}
-	logSigma := math.Log(sigma)
-	for i, y := range a.In[0][:len(a.Out)] {
-		z := (float64(y) - mu) / sigma
-		v := -0.5*z*z - logSigma - lnSqrt2Pi // -Inf for y = ±Inf, as the density
-		if v != v {                          // y is NaN
-			v = math.Inf(-1)
+	inv, c := 1/sigma, -math.Log(sigma)-lnSqrt2Pi
+	y := a.In[0]
+	if op.sum {
+		// Σ lp = -½ Σ z² + n·c. Non-finite y make it -Inf (±Inf) or NaN,
+		// which is -Inf too.
+		_, zz := zSums(y, mu, inv)
+		total := -0.5*zz + float64(len(y))*c
+		if total != total {
+			total = math.Inf(-1)
 		}
-		a.Out[i] = T(v)
+		a.Out[0] = T(total)
+		return
+	}
+	for i, v := range y {
+		z := (float64(v) - mu) * inv
+		lp := -0.5*z*z + c // -Inf for y = ±Inf, as the density
+		if lp != lp {      // y is NaN
+			lp = math.Inf(-1)
+		}
+		a.Out[i] = T(lp)
 	}
 }
 
-func normalScalarBackward[T autodiff.Float](a *autodiff.ArgsOf[T]) {
+// zSums returns Σ z and Σ z² for z = (y - μ)/σ, in four independent
+// accumulators so that the additions do not wait on each other (a single
+// running sum is bound by the latency of one addition per element).
+func zSums[T autodiff.Float](y []T, mu, inv float64) (sz, szz float64) {
+	var s [4]float64
+	var q [4]float64
+	i := 0
+	for ; i+4 <= len(y); i += 4 {
+		for j := range 4 {
+			z := (float64(y[i+j]) - mu) * inv
+			s[j] += z
+			q[j] += z * z
+		}
+	}
+	for ; i < len(y); i++ {
+		z := (float64(y[i]) - mu) * inv
+		s[0] += z
+		q[0] += z * z
+	}
+	return (s[0] + s[1]) + (s[2] + s[3]), (q[0] + q[1]) + (q[2] + q[3])
+}
+
+// normalScalarBackward: ∂/∂y = -z/σ, ∂/∂μ = z/σ, ∂/∂σ = (z² - 1)/σ with
+// z = (y - μ)/σ (normalPartials), the scalar partials summed over the
+// elements in float64: for the summed op, g/σ·Σz and g/σ·(Σz² - n).
+func normalScalarBackward[T autodiff.Float](op normalScalarOp, a *autodiff.ArgsOf[T]) {
 	mu, sigma := float64(a.In[1][0]), float64(a.In[2][0])
 	if !scalarSupport(mu, sigma) {
 		return // -Inf everywhere: zero partials
 	}
-	gy, gmu, gsigma := a.GradIn[0], a.GradIn[1], a.GradIn[2]
-	for i, g := range a.GradOut {
-		if g == 0 || math.IsInf(float64(a.Out[i]), -1) {
+	y, gy, gmu, gsigma := a.In[0], a.GradIn[0], a.GradIn[1], a.GradIn[2]
+	inv := 1 / sigma
+	var sumMu, sumSigma float64
+	if g := float64(a.GradOut[0]); op.sum && g != 0 {
+		sz, szz := zSums(y, mu, inv)
+		if sz-sz == 0 && szz-szz == 0 { // every y finite
+			if gy != nil {
+				k := g * inv * inv
+				for i, v := range y {
+					gy[i] -= T(k * (float64(v) - mu))
+				}
+			}
+			sumMu, sumSigma = g*inv*sz, g*inv*(szz-float64(len(y)))
+			addScalarPartials(gmu, gsigma, sumMu, sumSigma)
+			return
+		}
+	}
+	for i, v := range y {
+		g := a.GradOut[0]
+		if !op.sum {
+			g = a.GradOut[i]
+		}
+		if g == 0 || v-v != 0 { // y = ±Inf or NaN: the density is -Inf there
 			continue
 		}
-		dy, dmu, dsigma := normalPartials(float64(a.In[0][i]), mu, sigma)
-		gf := float64(g)
+		z := (float64(v) - mu) * inv
+		gz := float64(g) * z * inv
 		if gy != nil {
-			gy[i] += T(gf * dy)
+			gy[i] -= T(gz)
 		}
-		if gmu != nil {
-			gmu[0] += T(gf * dmu)
-		}
-		if gsigma != nil {
-			gsigma[0] += T(gf * dsigma)
-		}
+		sumMu += gz
+		sumSigma += float64(g) * (z*z - 1) * inv
+	}
+	addScalarPartials(gmu, gsigma, sumMu, sumSigma)
+}
+
+func addScalarPartials[T autodiff.Float](gmu, gsigma []T, dmu, dsigma float64) {
+	if gmu != nil {
+		gmu[0] += T(dmu)
+	}
+	if gsigma != nil {
+		gsigma[0] += T(dsigma)
 	}
 }

@@ -4,7 +4,10 @@ import (
 	"math"
 	"testing"
 
+	"gonum.org/v1/gonum/stat/distuv"
+
 	ad "github.com/temper-ppl/temper/autodiff"
+	"github.com/temper-ppl/temper/autodiff/adtest"
 	"github.com/temper-ppl/temper/stdlib"
 )
 
@@ -57,5 +60,52 @@ func TestNormalScalarParamsSupport(t *testing.T) {
 				}
 			}
 		}
+		// The fused sum agrees with the sum of the densities, value and
+		// gradient (to rounding: it sums in another order).
+		fused := stdlib.SumAll(lp)
+		q, err := g.Compile(fused)
+		if err != nil {
+			t.Fatal(err)
+		}
+		copy(q.Value(y), c.y)
+		q.Value(mu)[0], q.Value(sigma)[0] = c.mu, c.sigma
+		if err := q.ForwardBackward(fused); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := q.Value(fused)[0], p.Value(loss)[0]; got != want && math.Abs(got-want) > 1e-14*math.Abs(want) {
+			t.Errorf("Σ normal(%v | %v, %v) fused = %v, summed %v", c.y, c.mu, c.sigma, got, want)
+		}
+		for _, n := range []*ad.Node{y, mu, sigma} {
+			for i, gr := range q.Grad(n) {
+				if want := p.Grad(n)[i]; gr != want && math.Abs(gr-want) > 1e-14*math.Abs(want) {
+					t.Errorf("Σ normal(%v | %v, %v): fused ∂/∂%s[%d] = %v, summed %v", c.y, c.mu, c.sigma, n.Name(), i, gr, want)
+				}
+			}
+		}
 	}
+}
+
+// TestNormalScalarSum: the fused Σ normal_lpdf against the sum of the
+// reference densities, its gradient against finite differences, and in
+// float32 against float64 (the harness's checks).
+func TestNormalScalarSum(t *testing.T) {
+	adtest.Run(t, adtest.Case{
+		Name: "sum_normal",
+		Inputs: []adtest.Input{{Shape: ad.Shape{2, 3}, Draw: adtest.Real},
+			{Shape: ad.Shape{}, Draw: adtest.Real}, {Shape: ad.Shape{}, Draw: adtest.Positive}},
+		Build: func(x []*ad.Node) *ad.Node {
+			sum := stdlib.SumAll(stdlib.NormalLPDF(x[0], x[1], x[2]))
+			if len(sum.Inputs()) != 3 { // autodiff.SumAll would have the densities as its one operand
+				t.Errorf("SumAll of a normal density with scalar parameters is %s of %d operands, not the fused op", sum.Op().Name(), len(sum.Inputs()))
+			}
+			return sum
+		},
+		Reference: func(x [][]float64) []float64 {
+			s := 0.0
+			for _, y := range x[0] {
+				s += distuv.Normal{Mu: x[1][0], Sigma: x[2][0]}.LogProb(y)
+			}
+			return []float64{s}
+		},
+	})
 }

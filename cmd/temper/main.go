@@ -7,6 +7,7 @@
 //	temper summary DRAWS.csv
 //	temper predict MODEL.ppl --draws DRAWS.csv [--data FILE]... [--out FILE]
 //	temper repl [MODEL.ppl] [--data FILE]...
+//	temper bench [--replicas 1,4,16] [--threads N] [--epochs E] [--data DIR] [--json]
 //
 // Exit codes: 0 ok, 1 the run failed (or was interrupted; the draws so far
 // are kept), 2 bad input (a diagnostic says where).
@@ -47,6 +48,7 @@ usage:
                                               posterior predictive: NLL, accuracy, means
   temper samplers                             list the samplers and their options
   temper repl [MODEL.ppl] [--data FILE]...    an interactive session (:help inside lists its commands)
+  temper bench [--replicas 1,4,16] [flags]    SGLD on a Bayesian MLP for MNIST: steps/s, GFLOP/s, accuracy
 `
 
 // run is the whole command, for tests: it returns the exit code.
@@ -70,6 +72,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = samplersCommand(stdout)
 	case "repl":
 		err = replCommand(rest, stdout, stderr)
+	case "bench":
+		err = benchCommand(ctx, rest, stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return exitOK
