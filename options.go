@@ -279,7 +279,7 @@ func (o Options) evalOptions() compile.EvalOptions {
 func (o Options) runOptions() infer.Options {
 	return infer.Options{
 		Chains: o.Chains, Iters: o.Iters, Burn: o.Burn, Thin: o.Thin, Batch: o.Batch, Seed: o.Seed,
-		EnergyNoise: o.EnergyNoise, GradNoise: o.GradNoise, Init: o.Init,
+		EnergyNoise: o.EnergyNoise, GradNoise: o.GradNoise, Init: o.Init, Threads: o.Threads,
 		KeepAll: o.KeepAll, Progress: o.Progress,
 	}
 }

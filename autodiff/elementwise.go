@@ -160,10 +160,12 @@ func unaryBackward[T Float](op unaryOp, a *ArgsOf[T]) {
 	}
 	in, out, gout := a.In[0], a.Out, a.GradOut
 	if op.f == reluFunc {
+		in, gin = in[:len(gout)], gin[:len(gout)]
 		for i, g := range gout {
-			if in[i] > 0 {
-				gin[i] += g
+			if !(in[i] > 0) { // a select, not a branch: the sign of a pre-activation is a coin flip
+				g = 0
 			}
+			gin[i] += g
 		}
 		return
 	}

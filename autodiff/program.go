@@ -89,19 +89,20 @@ func compileProgram[T Float](g *Graph, outputs []*Node) (*ProgramOf[T], error) {
 			}
 		}
 		p.order = append(p.order, n)
-		if n.constant == nil { // constants are read in place
+		aliased := aliasOf(n) != nil
+		if n.constant == nil && !aliased { // constants are read in place
 			valSize += p.reps(n) * n.shape.Size()
 		}
-		if n.op != nil && n.replicated {
+		if n.op != nil && !aliased && n.replicated {
 			p.repl = append(p.repl, n)
-		} else if n.op != nil {
+		} else if n.op != nil && !aliased {
 			p.shared = append(p.shared, n)
 		}
 		needGrad[n.id] = n.param
 		for _, in := range n.ins {
 			needGrad[n.id] = needGrad[n.id] || needGrad[in.id]
 		}
-		if needGrad[n.id] {
+		if needGrad[n.id] && !aliased {
 			gradSize += p.reps(n) * n.shape.Size()
 		}
 		if n.param {
@@ -116,6 +117,10 @@ func compileProgram[T Float](g *Graph, outputs []*Node) (*ProgramOf[T], error) {
 	p.grads = make([][]T, len(g.nodes))
 	for _, n := range p.order {
 		size := p.reps(n) * n.shape.Size()
+		if in := aliasOf(n); in != nil {
+			p.vals[n.id], p.grads[n.id] = p.vals[in.id], p.grads[in.id]
+			continue
+		}
 		if n.constant != nil {
 			p.vals[n.id] = constantOf[T](n)[:size:size]
 		} else {
@@ -134,7 +139,7 @@ func compileProgram[T Float](g *Graph, outputs []*Node) (*ProgramOf[T], error) {
 		markAncestors(o, anc)
 		for j := len(p.order) - 1; j >= 0; j-- {
 			n := p.order[j]
-			if anc[n.id] && needGrad[n.id] && n.op != nil {
+			if anc[n.id] && needGrad[n.id] && n.op != nil && aliasOf(n) == nil {
 				p.reverse[i] = append(p.reverse[i], n)
 			}
 		}
@@ -156,6 +161,19 @@ func compileProgram[T Float](g *Graph, outputs []*Node) (*ProgramOf[T], error) {
 // ErrNoFloat32Kernel is wrapped by the error of Compile32 for a graph with
 // an op that implements only Op.
 var ErrNoFloat32Kernel = errors.New("no float32 kernel")
+
+// aliasOf is the operand whose buffers node n shares, or nil. A reshape
+// keeps the row-major order of its operand, so its value is the same
+// numbers, and its gradient can accumulate into the operand's gradient:
+// gradients are sums over consumers, and the reshape's consumers are then
+// simply consumers of the operand. Aliasing saves a copy forward and an
+// addition backward of each parameter block cut from θ.
+func aliasOf(n *Node) *Node {
+	if _, ok := n.op.(reshapeOp); ok {
+		return n.ins[0]
+	}
+	return nil
+}
 
 // call runs an op's forward or backward kernel on a: the Op methods in a
 // float64 program, the Op32 ones (checked at Compile) in a float32 one.

@@ -1,12 +1,16 @@
 package infer
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
+
+	"github.com/temper-ppl/temper/autodiff/kernel"
 )
 
 // Options configure a run. The zero value of each field means its default.
@@ -24,6 +28,11 @@ type Options struct {
 	// estimator, so its variance s² is added to the variance estimate that
 	// variance-corrected swaps use.
 	EnergyNoise, GradNoise float64
+
+	// Threads is how many goroutines move the replicas (their noise and
+	// update); 0 means GOMAXPROCS. Each replica has its own random stream,
+	// so the draws do not depend on it.
+	Threads int
 
 	// Init gives each chain's unconstrained starting point (Chains × Dim),
 	// shared by the chain's replicas; nil draws each coordinate of each
@@ -221,6 +230,8 @@ func Run(ctx context.Context, target Target, s Sampler, o Options) (*Result, err
 	draw := Draw{Values: make([]float64, len(res.Columns))}
 	s.Dynamics.Init(rows, d)
 
+	mover := &mover{s: &s, ex: ex, cycles: cycles, st: st, rngs: rngs, levels: levels,
+		workers: min(rows, cmp.Or(o.Threads, runtime.GOMAXPROCS(0)))}
 	total := o.Burn + o.Iters
 	for k := 0; k < total; k++ {
 		if err := ctx.Err(); err != nil {
@@ -275,19 +286,40 @@ func Run(ctx context.Context, target Target, s Sampler, o Options) (*Result, err
 				return res, fmt.Errorf("iteration %d: %w", k+1, err)
 			}
 		}
-		for r := range rows {
-			lv := s.level(ex, r/levels, r%levels, k)
-			if cycles.exploring(k) { // seed 002, Section 3.1: explore at T = 0
-				lv.Temperature = 0
-			}
-			s.Dynamics.Step(r, theta[r*d:(r+1)*d], st.grad[r*d:(r+1)*d], lv.LR, lv.Temperature, rngs[r])
-		}
+		mover.k = k
+		kernel.ParallelFor(mover.workers, mover.workers, mover)
 		res.Iterations = k + 1
 		if o.Progress != nil {
 			o.Progress(k+1, total)
 		}
 	}
 	return res, nil
+}
+
+// mover moves the replicas after iteration k's evaluation, the rows w,
+// w + W, w + 2W, ... on part w of W goroutines (kernel.ParallelFor): the
+// dynamics keep each replica's state apart and each replica has its own
+// random stream, so the moves do not depend on the goroutines.
+type mover struct {
+	s       *Sampler
+	ex      *exchanger
+	cycles  *stages
+	st      *state
+	rngs    []*Rand
+	levels  int
+	workers int
+	k       int
+}
+
+func (m *mover) RunPart(w int) {
+	d := m.st.d
+	for r := w; r < len(m.rngs); r += m.workers {
+		lv := m.s.level(m.ex, r/m.levels, r%m.levels, m.k)
+		if m.cycles.exploring(m.k) { // seed 002, Section 3.1: explore at T = 0
+			lv.Temperature = 0
+		}
+		m.s.Dynamics.Step(r, m.st.theta[r*d:(r+1)*d], m.st.grad[r*d:(r+1)*d], lv.LR, lv.Temperature, m.rngs[r])
+	}
 }
 
 // state is the replicas' positions with what the last evaluation found.
@@ -348,13 +380,34 @@ func checkFinite(theta, energy []float64, d, levels, k int) error {
 		if math.IsNaN(e) || math.IsInf(e, 0) {
 			return fmt.Errorf("%s %w at iteration %d: energy is %v; a smaller step size (lr) may help", where(r), ErrDiverged, k+1, e)
 		}
+		if allFinite(theta[r*d : (r+1)*d]) {
+			continue
+		}
 		for _, x := range theta[r*d : (r+1)*d] {
-			if x-x != 0 { // NaN or ±Inf, in one subtraction: this loop runs over every parameter every step
+			if x-x != 0 { // NaN or ±Inf
 				return fmt.Errorf("%s %w at iteration %d: a parameter is %v; a smaller step size (lr) may help", where(r), ErrDiverged, k+1, x)
 			}
 		}
 	}
 	return nil
+}
+
+// allFinite reports whether no element of x is NaN or ±Inf. It runs over
+// every parameter every step, so it is a sum of x·0 (0 for finite x, NaN
+// otherwise) in four independent accumulators, with no branch per element.
+func allFinite(x []float64) bool {
+	var a [4]float64
+	i := 0
+	for ; i+4 <= len(x); i += 4 {
+		a[0] += x[i] * 0
+		a[1] += x[i+1] * 0
+		a[2] += x[i+2] * 0
+		a[3] += x[i+3] * 0
+	}
+	for ; i < len(x); i++ {
+		a[0] += x[i] * 0
+	}
+	return a[0]+a[1]+a[2]+a[3] == 0
 }
 
 // minibatcher deals each chain its minibatches: the rows of a random

@@ -113,12 +113,18 @@ func normalScalarBackward[T autodiff.Float](op normalScalarOp, a *autodiff.ArgsO
 	inv := 1 / sigma
 	var sumMu, sumSigma float64
 	if g := float64(a.GradOut[0]); op.sum && g != 0 {
-		sz, szz := zSums(y, mu, inv)
-		if sz-sz == 0 && szz-szz == 0 { // every y finite
-			if gy != nil {
-				k := g * inv * inv
+		sz, szz := 0.0, 0.0
+		if gmu != nil || gsigma != nil { // a prior with constant μ and σ needs only ∂/∂y
+			sz, szz = zSums(y, mu, inv)
+		}
+		if sz-sz == 0 && szz-szz == 0 { // every y finite, or the sums were not needed
+			if gy != nil { // in T: the prior's gradient is the hottest loop of this op
+				k, muT := T(g*inv*inv), T(mu)
+				gy = gy[:len(y)]
 				for i, v := range y {
-					gy[i] -= T(k * (float64(v) - mu))
+					if d := v - muT; d-d == 0 { // y = ±Inf or NaN: zero partial
+						gy[i] -= k * d
+					}
 				}
 			}
 			sumMu, sumSigma = g*inv*sz, g*inv*(szz-float64(len(y)))
