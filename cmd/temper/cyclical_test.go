@@ -180,9 +180,9 @@ predict {
 // than the paper's "traditional" baselines, the same dynamics on the
 // decreasing step size ε/√k with ε = η0 (Section 2; ε = 0.004 for SGLD,
 // 0.002 for SGHMC with friction 0.1: in runs of 35,000 iterations these
-// cyclical samplers keep every mean within 0.16 sd of Stan's). Seeds 1 and
-// 2 give minimum bulk ESS 13.5-19.8 vs 4.5-4.8 (SGLD) and 126-129 vs
-// 5.6-6.1 (SGHMC), mean bulk ESS 166 vs 11 and 434-446 vs 47-53; the paper
+// cyclical samplers keep every mean within 0.17 sd of Stan's). Seeds 1 and
+// 2 give minimum bulk ESS 16.9-18.2 vs 4.7-4.9 (SGLD) and 103-136 vs
+// 5.7-6.2 (SGHMC), mean bulk ESS 163-165 vs 11-13 and 415-430 vs 48-49; the paper
 // reports mean ESS 978 vs 492 and 2436 vs 2007 (on 25 covariates). Against
 // SGLD and SGHMC on a constant step the cyclical samplers do not win on
 // this unimodal posterior (examples/mog25/README.md has the figures).
@@ -229,7 +229,7 @@ func TestTable5Direction(t *testing.T) {
 
 // TestModeCoverageFromCLI runs the mog25 example as its infer block says
 // (cSGLD, the paper's settings, seed 1) and reports its mode coverage with
-// temper summary --modes; examples/mog25/mog25_test.go finds 14 of 25 for
+// temper summary --modes; examples/mog25/mog25_test.go finds 20 of 25 for
 // this seed, and the test asks for at least 10 so that another platform's
 // rounding cannot fail it.
 func TestModeCoverageFromCLI(t *testing.T) {

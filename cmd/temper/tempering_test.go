@@ -102,7 +102,7 @@ func totalVariation(p, q map[[2]int]float64) float64 {
 // and S = 0.4).
 //
 // What it asserts, from runs over seeds 1-3 while developing: DEO* made
-// 19-20 round trips per 1,000 iterations per ladder and DEO 14-15 (the
+// 19.9-21.0 round trips per 1,000 iterations per ladder and DEO 15.0-15.8 (the
 // paper: 45 and 18), so DEO* must make at least 15% more; DEO*'s target
 // level visits all 25 central modes with a total-variation distance to the
 // exact cell masses of 0.13-0.17, while DEO's stays above 0.3 (it leaves

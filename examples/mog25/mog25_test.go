@@ -45,7 +45,7 @@ var rows = []struct {
 
 // TestTable4 reproduces the mode coverage of seed 002's Table 4 on the
 // mixture of 25 Gaussians (model.ppl) at the paper's full settings, about
-// 15 seconds (3 seeds with -short). The bars: single-chain cSGLD
+// 11 seconds (3 seeds with -short). The bars: single-chain cSGLD
 // covers at least three times as many modes as single-chain SGLD, and
 // parallel cSGLD at least 22 of 25 on average. go test -run TestTable4
 // -update writes the table into README.md.
