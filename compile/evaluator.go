@@ -2,9 +2,9 @@ package compile
 
 import (
 	"fmt"
-	"unsafe"
 
 	ad "github.com/temper-ppl/temper/autodiff"
+	"github.com/temper-ppl/temper/autodiff/kernel"
 	"github.com/temper-ppl/temper/infer"
 )
 
@@ -125,17 +125,11 @@ func (e *evaluator[T]) Evaluate(theta []float64, rows []int, energy, grad, varia
 	return nil
 }
 
-// convert copies src into dst, converting the element type: a plain copy
-// when the types agree (both are float32 or float64, so equal sizes mean
-// equal types).
+// convert copies src into dst, converting the element type (a plain copy
+// when the types agree): kernel.Convert, vector conversions where the CPU
+// has them, for θ into a float32 program and its gradient back every step.
 func convert[D, S ad.Float](dst []D, src []S) {
-	if unsafe.Sizeof(D(0)) == unsafe.Sizeof(S(0)) {
-		copy(dst, unsafe.Slice((*D)(unsafe.Pointer(unsafe.SliceData(src))), len(src)))
-		return
-	}
-	for i, v := range src {
-		dst[i] = D(v)
-	}
+	kernel.Convert(dst, src)
 }
 
 // constrainer maps one unconstrained point to the constrained parameters

@@ -3,6 +3,8 @@ package infer
 import (
 	"fmt"
 	"math"
+
+	"github.com/temper-ppl/temper/autodiff/kernel"
 )
 
 // Dynamics moves the replicas of a run, one at a time, given the gradient
@@ -40,21 +42,18 @@ func (Langevin) Step(_ int, theta, grad []float64, lr, temperature float64, rng 
 // langevinUpdate does θ ← θ - η g + scale·ξ, ξ ~ N(0, I), with no noise
 // (and no draws) unless scale > 0. The noise comes a chunk at a time and is
 // used by the same loop that applies the gradient, while the chunk is in
-// L1: one pass over θ and g per step instead of a call per coordinate.
+// L1: one pass over θ and g per step instead of a call per coordinate. The
+// loop is kernel.LangevinUpdate, vector code that rounds each product and
+// sum as the formula written out in Go does (no fused multiply-add).
 func langevinUpdate(theta, grad []float64, lr, scale float64, rng *Rand) {
 	theta = theta[:len(grad)]
 	if !(scale > 0) {
-		for i, g := range grad {
-			theta[i] -= lr * g
-		}
+		kernel.LangevinUpdate(theta, grad, nil, lr, 0)
 		return
 	}
 	for len(grad) > 0 {
 		z := rng.Normals(len(grad))
-		th, gr := theta[:len(z)], grad[:len(z)]
-		for i, zi := range z {
-			th[i] = th[i] - lr*gr[i] + scale*zi
-		}
+		kernel.LangevinUpdate(theta[:len(z)], grad[:len(z)], z, lr, scale)
 		theta, grad = theta[len(z):], grad[len(z):]
 	}
 }

@@ -393,22 +393,9 @@ func checkFinite(theta, energy []float64, d, levels, k int) error {
 }
 
 // allFinite reports whether no element of x is NaN or ±Inf. It runs over
-// every parameter every step, so it is a sum of x·0 (0 for finite x, NaN
-// otherwise) in four independent accumulators, with no branch per element.
-func allFinite(x []float64) bool {
-	var a [4]float64
-	i := 0
-	for ; i+4 <= len(x); i += 4 {
-		a[0] += x[i] * 0
-		a[1] += x[i+1] * 0
-		a[2] += x[i+2] * 0
-		a[3] += x[i+3] * 0
-	}
-	for ; i < len(x); i++ {
-		a[0] += x[i] * 0
-	}
-	return a[0]+a[1]+a[2]+a[3] == 0
-}
+// every parameter every step: kernel.AllFinite, a vector loop with no
+// branch per element.
+func allFinite(x []float64) bool { return kernel.AllFinite(x) }
 
 // minibatcher deals each chain its minibatches: the rows of a random
 // permutation, B at a time, reshuffled each epoch. Every batch is a uniform

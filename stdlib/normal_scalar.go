@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/temper-ppl/temper/autodiff"
+	"github.com/temper-ppl/temper/autodiff/kernel"
 )
 
 // normalScalarOp is normal_lpdf(y | μ, σ) for scalar μ and σ, the usual
@@ -61,7 +62,7 @@ func normalScalarForward[T autodiff.Float](op normalScalarOp, a *autodiff.ArgsOf
 	if op.sum {
 		// Σ lp = -½ Σ z² + n·c. Non-finite y make it -Inf (±Inf) or NaN,
 		// which is -Inf too.
-		_, zz := zSums(y, mu, inv)
+		_, zz := kernel.SumSqDiff(y, mu, inv)
 		total := -0.5*zz + float64(len(y))*c
 		if total != total {
 			total = math.Inf(-1)
@@ -79,31 +80,13 @@ func normalScalarForward[T autodiff.Float](op normalScalarOp, a *autodiff.ArgsOf
 	}
 }
 
-// zSums returns Σ z and Σ z² for z = (y - μ)/σ, in four independent
-// accumulators so that the additions do not wait on each other (a single
-// running sum is bound by the latency of one addition per element).
-func zSums[T autodiff.Float](y []T, mu, inv float64) (sz, szz float64) {
-	var s [4]float64
-	var q [4]float64
-	i := 0
-	for ; i+4 <= len(y); i += 4 {
-		for j := range 4 {
-			z := (float64(y[i+j]) - mu) * inv
-			s[j] += z
-			q[j] += z * z
-		}
-	}
-	for ; i < len(y); i++ {
-		z := (float64(y[i]) - mu) * inv
-		s[0] += z
-		q[0] += z * z
-	}
-	return (s[0] + s[1]) + (s[2] + s[3]), (q[0] + q[1]) + (q[2] + q[3])
-}
-
 // normalScalarBackward: ∂/∂y = -z/σ, ∂/∂μ = z/σ, ∂/∂σ = (z² - 1)/σ with
 // z = (y - μ)/σ (normalPartials), the scalar partials summed over the
 // elements in float64: for the summed op, g/σ·Σz and g/σ·(Σz² - n).
+//
+// The summed op's sums (Σz, Σz² from kernel.SumSqDiff) and ∂/∂y
+// (kernel.AxpyDiff, which like the scalar loop leaves alone the elements
+// where y - μ is ±Inf or NaN) run in the vector kernels of package kernel.
 func normalScalarBackward[T autodiff.Float](op normalScalarOp, a *autodiff.ArgsOf[T]) {
 	mu, sigma := float64(a.In[1][0]), float64(a.In[2][0])
 	if !scalarSupport(mu, sigma) {
@@ -115,17 +98,13 @@ func normalScalarBackward[T autodiff.Float](op normalScalarOp, a *autodiff.ArgsO
 	if g := float64(a.GradOut[0]); op.sum && g != 0 {
 		sz, szz := 0.0, 0.0
 		if gmu != nil || gsigma != nil { // a prior with constant μ and σ needs only ∂/∂y
-			sz, szz = zSums(y, mu, inv)
+			sz, szz = kernel.SumSqDiff(y, mu, inv)
 		}
 		if sz-sz == 0 && szz-szz == 0 { // every y finite, or the sums were not needed
 			if gy != nil { // in T: the prior's gradient is the hottest loop of this op
-				k, muT := T(g*inv*inv), T(mu)
-				gy = gy[:len(y)]
-				for i, v := range y {
-					if d := v - muT; d-d == 0 { // y = ±Inf or NaN: zero partial
-						gy[i] -= k * d
-					}
-				}
+				// gy[i] -= k·(y[i] - μ), with a zero partial (gy[i] left
+				// as it is) where y = ±Inf or NaN.
+				kernel.AxpyDiff(gy[:len(y)], y, T(mu), T(g*inv*inv))
 			}
 			sumMu, sumSigma = g*inv*sz, g*inv*(szz-float64(len(y)))
 			addScalarPartials(gmu, gsigma, sumMu, sumSigma)

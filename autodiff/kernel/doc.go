@@ -64,6 +64,16 @@
 // of workers, but can differ in the last bits between the AVX-512, AVX2 and
 // portable kernels, which group the sums differently.
 //
+// # Elementwise kernels
+//
+// vec.go adds the loops that run over every parameter every step, which
+// Go does not vectorize: SumSqDiff and AxpyDiff (a normal prior's value
+// and gradient), AllFinite, Convert between float32 and float64, and
+// LangevinUpdate (θ ← θ − η g + s ξ), with the same dispatch (AVX-512,
+// AVX2, portable) and, except for SumSqDiff's fused squares, the same bits
+// as the scalar loops they replace. ParallelFor (parfor.go) hands parts of
+// any work to the GEMM's helper goroutines.
+//
 // # Generating the assembly
 //
 // The kernels (gemm_amd64.s, gemm_stubs_amd64.go, gemm_tables_amd64.go) are

@@ -5,6 +5,8 @@
 //
 //	go run -C asm . -out ../gemm_amd64.s -stubs ../gemm_stubs_amd64.go -pkg kernel -tables ../gemm_tables_amd64.go
 //
+// With -vec it generates the elementwise kernels instead (see vec.go).
+//
 // It lives in its own module so that the temper module does not depend on
 // avo; the generated files are committed and need nothing but the Go
 // toolchain to build. The module pins golang.org/x/tools v0.30.0 because the
@@ -51,6 +53,8 @@ import (
 var masks = map[string]Mem{}
 
 var tablesOut = flag.String("tables", "", "write the Go kernel tables to `file`")
+
+var vec = flag.Bool("vec", false, "generate the elementwise kernels (vec.go) instead of the GEMM")
 
 // elem is a floating-point element type.
 type elem struct {
@@ -105,6 +109,11 @@ func yview(z VecPhysical) VecPhysical {
 func main() {
 	flag.Parse()
 	ConstraintExpr("!purego")
+	if *vec {
+		vecMain()
+		Generate()
+		return
+	}
 	for _, e := range []elem{f32, f64} {
 		maskTable(e)
 	}

@@ -1,0 +1,32 @@
+//go:build !amd64 || purego
+
+package kernel
+
+// Without assembly the portable elementwise set is the only one.
+func archVecSets() []*vecSet { return nil }
+
+func (vs *vecSet) sumSqDiffF32(y []float32, mu, scale float64) (float64, float64) {
+	return sumSqDiffGo(y, mu, scale)
+}
+
+func (vs *vecSet) sumSqDiffF64(y []float64, mu, scale float64) (float64, float64) {
+	return sumSqDiffGo(y, mu, scale)
+}
+
+func (vs *vecSet) axpyDiffF32(dst, y []float32, mu, k float32) { axpyDiffGo(dst, y, mu, k) }
+
+func (vs *vecSet) axpyDiffF64(dst, y []float64, mu, k float64) { axpyDiffGo(dst, y, mu, k) }
+
+func (vs *vecSet) allFiniteF32(x []float32) bool { return allFiniteGo(x) }
+
+func (vs *vecSet) allFiniteF64(x []float64) bool { return allFiniteGo(x) }
+
+func (vs *vecSet) convertF32(dst []float32, src []float64) { convertGo(dst, src) }
+
+func (vs *vecSet) convertF64(dst []float64, src []float32) { convertGo(dst, src) }
+
+func (vs *vecSet) langevin(theta, grad, xi []float64, lr, scale float64) {
+	langevinGo(theta, grad, xi, lr, scale)
+}
+
+func (vs *vecSet) descent(theta, grad []float64, lr float64) { descentGo(theta, grad, lr) }
