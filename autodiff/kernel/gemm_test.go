@@ -310,3 +310,29 @@ func TestPanics(t *testing.T) {
 	// Empty products read nothing.
 	Sgemm(false, false, 0, 0, 0, 1, nil, 1, nil, 1, 0, nil, 1)
 }
+
+// FuzzGemm checks every kernel set, serial and split over two workers, on
+// shapes the fuzzer picks: extents up to 200 (several tiles and blocks of
+// k, ragged edges), both transpositions, padded strides and the four kinds
+// of alpha and beta the driver treats apart (0, 1, -1, other).
+func FuzzGemm(f *testing.F) {
+	f.Add(uint8(13), uint8(21), uint8(17), uint8(0), uint8(0), uint64(1))
+	f.Add(uint8(128), uint8(100), uint8(200), uint8(1), uint8(2), uint64(2))
+	f.Add(uint8(1), uint8(1), uint8(1), uint8(3), uint8(7), uint64(3))
+	f.Fuzz(func(t *testing.T, m, n, k, trans, scalars uint8, seed uint64) {
+		coef := []float64{0, 1, -1, 0.37}
+		tc := gemmCase{transA: trans&1 != 0, transB: trans&2 != 0,
+			m: int(m) % 201, n: int(n) % 201, k: int(k) % 201,
+			alpha: coef[scalars&3], beta: coef[scalars>>2&3],
+			padA: int(trans>>2) % 5, padB: int(trans>>4) % 5, padC: int(scalars>>4) % 5}
+		rng := rand.New(rand.NewPCG(seed, 7))
+		for _, ks := range setsF32 {
+			checkCase(t, ks, 1, tc, rng)
+			checkCase(t, ks, 2, tc, rng)
+		}
+		for _, ks := range setsF64 {
+			checkCase(t, ks, 1, tc, rng)
+			checkCase(t, ks, 2, tc, rng)
+		}
+	})
+}
