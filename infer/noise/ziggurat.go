@@ -92,8 +92,18 @@ func zigTable(n int) (r, v float64, x []float64) {
 // signed integer m, give the candidate m·zx[j]·2^-52 with its sign; the
 // tail is sampled exactly by Marsaglia's method and wedges by comparing
 // with the density itself, so the output is exactly normal up to
-// floating-point rounding.
+// floating-point rounding. With AVX-512 the fast path runs eight draws at
+// a time (zig.go) with the same result.
 func (s *Stream) FillNormal(dst []float64) {
+	if zigKernel != nil {
+		s.fillNormalVec(dst)
+		return
+	}
+	s.fillNormalGo(dst)
+}
+
+// fillNormalGo is FillNormal's scalar loop.
+func (s *Stream) fillNormalGo(dst []float64) {
 	g, x := s.gamma(), s.x
 	for i := range dst {
 		x += g

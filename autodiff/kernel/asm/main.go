@@ -5,7 +5,8 @@
 //
 //	go run -C asm . -out ../gemm_amd64.s -stubs ../gemm_stubs_amd64.go -pkg kernel -tables ../gemm_tables_amd64.go
 //
-// With -vec it generates the elementwise kernels instead (see vec.go).
+// With -vec it generates the elementwise kernels instead (see vec.go), with
+// -zig package noise's ziggurat kernel (see zig.go).
 //
 // It lives in its own module so that the temper module does not depend on
 // avo; the generated files are committed and need nothing but the Go
@@ -55,6 +56,8 @@ var masks = map[string]Mem{}
 var tablesOut = flag.String("tables", "", "write the Go kernel tables to `file`")
 
 var vec = flag.Bool("vec", false, "generate the elementwise kernels (vec.go) instead of the GEMM")
+
+var zig = flag.Bool("zig", false, "generate package noise's ziggurat kernel (zig.go) instead of the GEMM")
 
 // elem is a floating-point element type.
 type elem struct {
@@ -111,6 +114,11 @@ func main() {
 	ConstraintExpr("!purego")
 	if *vec {
 		vecMain()
+		Generate()
+		return
+	}
+	if *zig {
+		zigMain()
 		Generate()
 		return
 	}

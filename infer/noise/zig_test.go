@@ -1,0 +1,108 @@
+package noise
+
+import (
+	"math"
+	"testing"
+
+	"golang.org/x/sys/cpu"
+)
+
+// fillBoth fills two buffers of length n from copies of s, one with the
+// vector path and one with the scalar loop, and checks that they and the
+// final stream positions agree bit for bit.
+func fillBoth(t *testing.T, s Stream, n int) {
+	t.Helper()
+	vs, gs := s, s
+	v := make([]float64, n)
+	g := make([]float64, n)
+	vs.fillNormalVec(v)
+	gs.fillNormalGo(g)
+	for i := range g {
+		if math.Float64bits(v[i]) != math.Float64bits(g[i]) {
+			t.Fatalf("n = %d: draw %d is %v with the vector path, %v with the scalar loop", n, i, v[i], g[i])
+		}
+	}
+	if vs != gs {
+		t.Fatalf("n = %d: the vector path leaves the stream at %d, the scalar loop at %d", n, vs.Pos(), gs.Pos())
+	}
+}
+
+// countKernel wraps zigKernel to count its calls for the duration of a
+// test; it skips the test when there is no kernel.
+func countKernel(t *testing.T) *int {
+	t.Helper()
+	kern := zigKernel
+	if kern == nil {
+		t.Skip("no vectorized FillNormal on this CPU or build")
+	}
+	calls := new(int)
+	zigKernel = func(dst []float64, x uint64, g uint64, zk *[zigLayers]uint64, zw *[zigLayers]float64) int {
+		*calls++
+		return kern(dst, x, g, zk, zw)
+	}
+	t.Cleanup(func() { zigKernel = kern })
+	return calls
+}
+
+func TestFillNormalVecMatchesScalar(t *testing.T) {
+	calls := countKernel(t)
+	lengths := []int{1023, 79510}
+	for n := 0; n <= 300; n++ {
+		lengths = append(lengths, n)
+	}
+	for seed := uint64(0); seed < 4; seed++ {
+		for stream := uint64(0); stream < 3; stream++ {
+			s := newStream(seed, stream)
+			for _, n := range lengths {
+				fillBoth(t, s, n)
+			}
+		}
+	}
+	// Arbitrary positions, including ones just before rejections.
+	s := newStream(7, 11)
+	for _, pos := range []uint64{1, 3, 99, 12345, 1 << 40, math.MaxUint64 - 5} {
+		s.Seek(pos)
+		for _, n := range []int{1, 7, 8, 9, 64, 65, 1000} {
+			fillBoth(t, s, n)
+		}
+	}
+	// Every start position over a stretch that crosses many rejections.
+	for pos := uint64(0); pos < 2000; pos++ {
+		s.Seek(pos)
+		fillBoth(t, s, 37)
+	}
+	// The zero Stream.
+	fillBoth(t, Stream{}, 5000)
+	if *calls == 0 {
+		t.Fatal("the vector kernel never ran")
+	}
+}
+
+// TestFillNormalUsesVec checks that FillNormal takes the vector path when
+// the CPU has AVX-512, and that splitting a call gives the same values.
+func TestFillNormalUsesVec(t *testing.T) {
+	if cpu.X86.HasAVX512F && cpu.X86.HasAVX512DQ && cpu.X86.HasAVX512VL && zigKernel == nil && !purego {
+		t.Fatal("AVX-512 CPU but no vectorized FillNormal")
+	}
+	calls := countKernel(t)
+	s := newStream(3, 4)
+	ref := s
+	want := make([]float64, 10000)
+	ref.fillNormalGo(want)
+	got := make([]float64, len(want))
+	for i := 0; i < len(got); i += 333 {
+		s.FillNormal(got[i:min(i+333, len(got))])
+	}
+	for i := range want {
+		if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+			t.Fatalf("draw %d is %v, want %v", i, got[i], want[i])
+		}
+	}
+	if s != ref {
+		t.Fatal("FillNormal leaves the stream elsewhere than the scalar loop")
+	}
+	// About 1.5% of draws miss the fast path, each ending a kernel call.
+	if *calls < 30 {
+		t.Fatalf("%d kernel calls for %d draws", *calls, len(got))
+	}
+}
