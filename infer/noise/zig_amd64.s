@@ -14,15 +14,17 @@ DATA zigLanes<>+48(SB)/8, $0x0000000000000007
 DATA zigLanes<>+56(SB)/8, $0x0000000000000008
 GLOBL zigLanes<>(SB), RODATA|NOPTR, $64
 
-// func zigFastAVX512(dst []float64, x uint64, inc uint64, zk *[256]uint64, zw *[256]float64) int
+// func zigBlockAVX512(z []float64, acc []uint64, x uint64, inc uint64, zk *[256]uint64, zw *[256]float64)
 // Requires: AVX, AVX512DQ, AVX512F
-TEXT ·zigFastAVX512(SB), NOSPLIT, $0-64
-	MOVQ         dst_base+0(FP), DI
-	MOVQ         dst_len+8(FP), CX
-	MOVQ         x+24(FP), R8
-	MOVQ         inc+32(FP), R9
-	MOVQ         zk+40(FP), SI
-	MOVQ         zw+48(FP), DX
+TEXT ·zigBlockAVX512(SB), NOSPLIT, $0-80
+	MOVQ         z_base+0(FP), DI
+	MOVQ         z_len+8(FP), CX
+	MOVQ         acc_base+24(FP), R11
+	MOVQ         x+48(FP), R8
+	MOVQ         inc+56(FP), R9
+	MOVQ         zk+64(FP), SI
+	MOVQ         zw+72(FP), DX
+	SHRQ         $0x03, CX
 	VPBROADCASTQ R9, Z5
 	VPMULLQ      zigLanes<>+0(SB), Z5, Z5
 	VPBROADCASTQ R8, Z0
@@ -35,7 +37,6 @@ TEXT ·zigFastAVX512(SB), NOSPLIT, $0-64
 	VPBROADCASTQ R10, Z3
 	MOVQ         $0x000000ff, R10
 	VPBROADCASTQ R10, Z4
-	XORQ         AX, AX
 
 zig_loop:
 	TESTQ      CX, CX
@@ -60,35 +61,14 @@ zig_loop:
 	VPADDQ     Z12, Z12, Z12
 	VPCMPUQ    $0x01, Z12, Z15, K3
 	KMOVB      K3, BX
-	CMPQ       CX, $0x00000008
-	JB         zig_tail
-	CMPL       BX, $0x000000ff
-	JNE        zig_partial
+	MOVB       BL, (R11)
 	VMOVUPD    Z14, (DI)
 	ADDQ       $0x00000040, DI
-	ADDQ       $0x00000008, AX
-	SUBQ       $0x00000008, CX
+	INCQ       R11
+	DECQ       CX
 	VPADDQ     Z1, Z0, Z0
 	JMP        zig_loop
 
-zig_tail:
-	MOVL $0x00000001, R10
-	SHLL CL, R10
-	DECL R10
-	ANDL R10, BX
-
-zig_partial:
-	MOVL    BX, R11
-	INCL    R11
-	NOTL    R11
-	ANDL    R11, BX
-	KMOVB   BX, K4
-	VMOVUPD Z14, K4, (DI)
-	XORL    $0x000001ff, BX
-	BSFL    BX, BX
-	ADDQ    BX, AX
-
 zig_done:
-	MOVQ AX, ret+56(FP)
 	VZEROUPPER
 	RET

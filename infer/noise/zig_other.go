@@ -2,5 +2,8 @@
 
 package noise
 
-// No vectorized fast path: FillNormal runs the scalar loop (zigKernel
-// stays nil).
+// No vectorized fast path: FillNormal runs the scalar loop (zigVec stays
+// false, so this is never called).
+func zigBlockAVX512(z []float64, acc []uint64, x, inc uint64, zk *[zigLayers]uint64, zw *[zigLayers]float64) {
+	panic("noise: no vectorized ziggurat")
+}

@@ -4,8 +4,8 @@
 
 package noise
 
-// zigFastAVX512 fills dst with the ziggurat's fast-path draws from Weyl state x and increment inc
-// up to the first draw that the fast path rejects, and returns how many it wrote (see asm/zig.go).
+// zigBlockAVX512 computes the ziggurat's fast-path candidates for the len(z) words after Weyl state x
+// (a multiple of 8) into z and their accept bits into acc, bit p in acc[p/64] (see asm/zig.go).
 //
 //go:noescape
-func zigFastAVX512(dst []float64, x uint64, inc uint64, zk *[256]uint64, zw *[256]float64) int
+func zigBlockAVX512(z []float64, acc []uint64, x uint64, inc uint64, zk *[256]uint64, zw *[256]float64)

@@ -95,7 +95,7 @@ func zigTable(n int) (r, v float64, x []float64) {
 // floating-point rounding. With AVX-512 the fast path runs eight draws at
 // a time (zig.go) with the same result.
 func (s *Stream) FillNormal(dst []float64) {
-	if zigKernel != nil {
+	if zigVec {
 		s.fillNormalVec(dst)
 		return
 	}
