@@ -28,9 +28,9 @@ type builder struct {
 	m       *Model
 	n       int // rows of the observation axis
 	g       *ad.Graph
-	theta   *ad.Node
-	rows    *ad.Indices // the minibatch; nil without a plate
-	batch   int         // rows per minibatch (B)
+	blocks  []paramBlock // θ's parameter blocks, one Param input each
+	rows    *ad.Indices  // the minibatch; nil without a plate
+	batch   int          // rows per minibatch (B)
 	data    map[string]*ad.Node
 	params  map[string]value
 	scopes  []map[string]value
@@ -48,7 +48,7 @@ type builder struct {
 // built is a graph of the energy with the nodes an evaluator reads.
 type built struct {
 	g       *ad.Graph
-	theta   *ad.Node
+	blocks  []paramBlock
 	rows    *ad.Indices
 	energy  *ad.Node // U, one scalar per replica
 	rowLL   *ad.Node // [B] per-row log-likelihoods, or nil without a plate
@@ -69,8 +69,7 @@ func (m *Model) build(replicas, batch int) (*built, error) {
 		b.batch = batch
 		b.rows = b.g.Indices("minibatch", true, batch)
 	}
-	b.theta = b.g.Input("theta", ad.Param, m.dim)
-	out := &built{g: b.g, theta: b.theta, rows: b.rows, batch: b.batch}
+	out := &built{g: b.g, rows: b.rows, batch: b.batch}
 	for _, p := range m.params {
 		v := b.param(p)
 		if b.err != nil {
@@ -79,6 +78,7 @@ func (m *Model) build(replicas, batch int) (*built, error) {
 		b.params[p.decl.Name] = v
 		out.params = append(out.params, v.node)
 	}
+	out.blocks = b.blocks
 	if m.file.Model != nil {
 		b.stmts(m.file.Model.Stmts)
 	}
@@ -115,12 +115,23 @@ func (m *Model) newBuilder(replicas int) *builder {
 	return b
 }
 
-// param slices the parameter's unconstrained values out of θ and applies
-// its constraint, adding the log-Jacobian to the prior terms.
+// paramBlock is the Param input that holds one parameter's unconstrained
+// values, θ[offset : offset+size] of each replica. One input per
+// parameter, rather than one for θ cut by slices, lets the evaluator
+// write each block where the graph reads it (converting to float32 on the
+// way) and read its gradient where the graph leaves it, with no copy in
+// the graph and no gradient of θ to clear and add into.
+type paramBlock struct {
+	node         *ad.Node
+	offset, size int
+}
+
+// param declares the parameter's unconstrained values as a block of θ and
+// applies its constraint, adding the log-Jacobian to the prior terms.
 func (b *builder) param(p *param) value {
 	d := p.decl
-	u := ad.Slice(b.theta, 0, p.offset, p.offset+p.size)
-	u = ad.Reshape(u, p.shape...)
+	u := b.g.Input("θ."+d.Name, ad.Param, p.shape...)
+	b.blocks = append(b.blocks, paramBlock{node: u, offset: p.offset, size: p.size})
 	t := d.Type
 	var x, logJ *ad.Node
 	switch {

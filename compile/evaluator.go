@@ -87,7 +87,7 @@ func (e *evaluator[T]) BatchSize() int {
 // drawn without replacement from N, Var[(N/B)Σℓ_b] = N²(1 - B/N)S²/B, with
 // the population variance S² estimated by the batch's sample variance.
 func (e *evaluator[T]) Evaluate(theta []float64, rows []int, energy, grad, variance []float64) error {
-	convert(e.prog.Value(e.theta), theta)
+	e.setTheta(theta)
 	if e.rows != nil && !e.exact {
 		if rows == nil {
 			return fmt.Errorf("the model minibatches %d rows; no rows were given", e.batch)
@@ -100,7 +100,12 @@ func (e *evaluator[T]) Evaluate(theta []float64, rows []int, energy, grad, varia
 		return err
 	}
 	convert(energy, e.prog.Value(e.energy))
-	convert(grad, e.prog.Grad(e.theta))
+	for _, bl := range e.blocks {
+		g := e.prog.Grad(bl.node)
+		for r := range e.p {
+			convert(grad[r*e.d+bl.offset:][:bl.size], g[r*bl.size:(r+1)*bl.size])
+		}
+	}
 	clear(variance)
 	if e.rowLL == nil || e.exact {
 		return nil
@@ -125,6 +130,16 @@ func (e *evaluator[T]) Evaluate(theta []float64, rows []int, energy, grad, varia
 	return nil
 }
 
+// setTheta writes each replica's θ into the parameter blocks.
+func (e *evaluator[T]) setTheta(theta []float64) {
+	for _, bl := range e.blocks {
+		v := e.prog.Value(bl.node)
+		for r := range e.p {
+			convert(v[r*bl.size:(r+1)*bl.size], theta[r*e.d+bl.offset:][:bl.size])
+		}
+	}
+}
+
 // convert copies src into dst, converting the element type (a plain copy
 // when the types agree): kernel.Convert, vector conversions where the CPU
 // has them, for θ into a float32 program and its gradient back every step.
@@ -136,7 +151,7 @@ func convert[D, S ad.Float](dst []D, src []S) {
 // with a small program of the parameter transforms alone.
 type constrainer struct {
 	prog   *ad.Program
-	theta  *ad.Node
+	blocks []paramBlock
 	params []*ad.Node
 }
 
@@ -149,11 +164,13 @@ func (m *Model) newConstrainer() (*constrainer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("compiling the constraint transforms: %v", err)
 	}
-	return &constrainer{prog: prog, theta: b.theta, params: b.params}, nil
+	return &constrainer{prog: prog, blocks: b.blocks, params: b.params}, nil
 }
 
 func (c *constrainer) apply(dst, theta []float64) {
-	copy(c.prog.Value(c.theta), theta)
+	for _, bl := range c.blocks {
+		copy(c.prog.Value(bl.node), theta[bl.offset:bl.offset+bl.size])
+	}
 	c.prog.Forward()
 	pos := 0
 	for _, n := range c.params {
