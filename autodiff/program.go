@@ -167,7 +167,7 @@ var ErrNoFloat32Kernel = errors.New("no float32 kernel")
 // numbers, and its gradient can accumulate into the operand's gradient:
 // gradients are sums over consumers, and the reshape's consumers are then
 // simply consumers of the operand. Aliasing saves a copy forward and an
-// addition backward of each parameter block cut from θ.
+// addition backward of every reshape (the images and rows a model reshapes).
 func aliasOf(n *Node) *Node {
 	if _, ok := n.op.(reshapeOp); ok {
 		return n.ins[0]
