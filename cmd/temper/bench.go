@@ -53,7 +53,8 @@ type benchConfig struct {
 	dataLabel               string // where the data came from, for the output
 	stepsPerEpoch, numSteps int
 	model                   *temper.Model
-	layout                  mnist.Layout // where W1, b1, W2 and b2 are in a draw
+	predictor               *compile.Predictor // the test set through the model's predict block
+	layout                  mnist.Layout       // where W1, b1, W2 and b2 are in a draw
 }
 
 func parseBenchFlags(args []string, stderr io.Writer) (*benchConfig, error) {
@@ -66,7 +67,7 @@ func parseBenchFlags(args []string, stderr io.Writer) (*benchConfig, error) {
 	fs.IntVar(&c.epochs, "epochs", 10, "passes over the training set; the first half is burn-in")
 	fs.StringVar(&c.data, "data", "", "folder of the four MNIST IDX files, raw or .gz (default "+benchSharedData+" if it exists, else the subset in "+example.SubsetDir+")")
 	fs.IntVar(&c.batch, "batch", 128, "minibatch rows per chain")
-	fs.StringVar(&c.precision, "precision", "float32", "float32 or float64: the model's evaluation and the test-set predictions")
+	fs.StringVar(&c.precision, "precision", "float32", "float32 or float64: the type the model is computed in")
 	seed := fs.Int64("seed", 1, "random seed (initial points, minibatches, noise)")
 	fs.Float64Var(&c.lr, "lr", 1e-5, "SGLD step size on the N/B-scaled potential")
 	fs.IntVar(&c.thin, "thin", 100, "after burn-in, a draw every thin steps feeds the test-set predictive")
@@ -185,6 +186,25 @@ func (c *benchConfig) compileModel() error {
 		return fmt.Errorf("examples/mnist/model.ppl: unexpected draw columns (%d for %d parameters)", len(cols), m.Dim())
 	}
 	c.model = m
+	// The test set through the same model's predict block: the accuracy of
+	// the posterior-mean predictive, argmax_k Σ_s p(k | θ_s), as the peer
+	// computes it.
+	testLabels := make([]float64, c.test.N)
+	for i, y := range c.test.Labels {
+		testLabels[i] = float64(y + 1)
+	}
+	tm, err := temper.Compile("examples/mnist/model.ppl", example.Model, map[string]any{
+		"H":     mnist.Net.H,
+		"K":     mnist.Net.K,
+		"X":     &compile.Value{Shape: []int{c.test.N, c.test.Dim()}, Values: c.test.Pixels, Source: c.dataLabel},
+		"label": &compile.Value{Shape: []int{c.test.N}, Values: testLabels, Source: c.dataLabel},
+	})
+	if err != nil {
+		return fmt.Errorf("examples/mnist/model.ppl with the test set: %v", err)
+	}
+	if c.predictor, err = tm.Compiled().Predictor(); err != nil {
+		return fmt.Errorf("examples/mnist/model.ppl: %v", err)
+	}
 	return nil
 }
 
@@ -261,7 +281,7 @@ type benchResult struct {
 	// the model (the SGLD update and its Gaussian noise), timed apart.
 	NoiseUpdateNs        float64   `json:"noise_update_ns_per_param"`
 	PeakRSSMiB           *float64  `json:"peak_rss_mib,omitempty"`
-	EvalS                float64   `json:"eval_s"` // test-set predictions, left out of the timing
+	EvalS                float64   `json:"eval_s"` // test-set predictions, after the timed run
 	SamplesPerChain      int       `json:"samples_per_chain"`
 	TestAccuracy         float64   `json:"test_accuracy"`
 	TestAccuracyPerChain []float64 `json:"test_accuracy_per_chain"`
@@ -321,10 +341,6 @@ func (c *benchConfig) runOnce(ctx context.Context, p int) (benchResult, error) {
 	// keeps the final state, as the peer then does.
 	first := min(burn+c.thin, c.numSteps)
 	warm := min(benchWarmup, c.numSteps/2)
-	pred, err := mnist.NewPredictor(mnist.Net, c.layout, c.test, p, c.precision, c.threads)
-	if err != nil {
-		return benchResult{}, err
-	}
 	init := make([][]float64, p)
 	for i := range init {
 		init[i] = make([]float64, c.model.Dim())
@@ -346,12 +362,6 @@ func (c *benchConfig) runOnce(ctx context.Context, p int) (benchResult, error) {
 		Precision: c.precision,
 		Threads:   c.threads,
 		Init:      init,
-		OnDraw: func(d temper.Draw) error {
-			t := time.Now()
-			pred.Add(d.Chain, d.Values[1:])
-			clock.eval += time.Since(t)
-			return nil
-		},
 		Progress: func(done, total int) {
 			clock.tick(done)
 			if c.stderr != nil && done%c.stepsPerEpoch == 0 && done <= c.numSteps {
@@ -359,11 +369,16 @@ func (c *benchConfig) runOnce(ctx context.Context, p int) (benchResult, error) {
 			}
 		},
 	}
-	if _, err := c.model.Sample(ctx, opts); err != nil {
+	res, err := c.model.Sample(ctx, opts)
+	if err != nil {
 		return benchResult{}, err
 	}
-	acc, perChain := pred.Accuracy()
 	rate := clock.rate()
+	evalStart := time.Now()
+	acc, perChain, err := c.accuracy(res.Draws)
+	if err != nil {
+		return benchResult{}, err
+	}
 	flops := mnist.Net.StepFLOPs(c.batch)
 	return benchResult{
 		Replicas: p, Threads: c.threads, Precision: c.precision, Batch: c.batch, Epochs: c.epochs,
@@ -372,28 +387,51 @@ func (c *benchConfig) runOnce(ctx context.Context, p int) (benchResult, error) {
 		WarmupSteps: warm, TimedSteps: clock.timed,
 		StepsPerS: rate, ReplicaStepsPerS: rate * float64(p),
 		MFLOPPerStep: flops / 1e6, GFLOPS: flops * rate * float64(p) / 1e9,
-		EvalS: clock.eval.Seconds(), SamplesPerChain: pred.Samples()[0],
+		EvalS: time.Since(evalStart).Seconds(), SamplesPerChain: len(res.Draws[0]),
 		TestAccuracy: acc, TestAccuracyPerChain: perChain, Repeat: c.repeat,
 	}, nil
 }
 
+// accuracy is the test accuracy of the posterior-mean predictive of each
+// chain's draws (rows of lp__ then θ) and of all of them pooled.
+func (c *benchConfig) accuracy(draws [][][]float64) (pooled float64, perChain []float64, err error) {
+	var all [][]float64
+	for _, chain := range draws {
+		points := make([][]float64, len(chain))
+		for i, row := range chain {
+			points[i] = row[1:]
+		}
+		pr, err := c.predictor.Predict(points)
+		if err != nil {
+			return 0, nil, err
+		}
+		perChain = append(perChain, pr.Samples[0].Accuracy)
+		all = append(all, points...)
+	}
+	if len(draws) == 1 {
+		return perChain[0], perChain, nil
+	}
+	pr, err := c.predictor.Predict(all)
+	if err != nil {
+		return 0, nil, err
+	}
+	return pr.Samples[0].Accuracy, perChain, nil
+}
+
 // stepClock times the update steps from the end of the warm-up to the last
-// step done, less the time OnDraw spent on the test set meanwhile. The
-// driver calls OnDraw within an iteration and Progress at its end, so
-// every evaluation after the clock starts falls inside the timed span.
+// step done (Progress is called at the end of each iteration).
 type stepClock struct {
 	warm        int
 	start, last time.Time
 	started     bool
 	timed       int
-	eval        time.Duration // OnDraw's time since the start
 }
 
 func (c *stepClock) tick(done int) {
 	now := time.Now()
 	switch {
 	case done == c.warm:
-		c.start, c.started, c.eval = now, true, 0
+		c.start, c.started = now, true
 	case done > c.warm && c.started:
 		c.last, c.timed = now, done-c.warm
 	}
@@ -409,7 +447,7 @@ func (c *stepClock) String() string {
 
 // rate is the update steps per second so far (0 before any is timed).
 func (c *stepClock) rate() float64 {
-	s := (c.last.Sub(c.start) - c.eval).Seconds()
+	s := c.last.Sub(c.start).Seconds()
 	if c.timed == 0 || s <= 0 {
 		return 0
 	}
@@ -464,7 +502,7 @@ func (c *benchConfig) writeTable(w io.Writer, results []benchResult) error {
 	if c.repeat > 1 {
 		fmt.Fprintf(w, ", median of %d runs", c.repeat)
 	}
-	fmt.Fprintf(w, "\nsteps/s over %d of %d steps (warm-up and test-set predictions left out); %.1f MFLOP per replica-step\n\n",
+	fmt.Fprintf(w, "\nsteps/s over %d of %d steps (the warm-up left out); %.1f MFLOP per replica-step\n\n",
 		r0.TimedSteps, r0.Steps, r0.MFLOPPerStep)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "replicas\tsteps/s\treplica-steps/s\tGFLOP/s\tupdate ns/param\tpeak RSS MiB\taccuracy\tchains\t")
