@@ -157,19 +157,24 @@ func (c *benchConfig) loadData() error {
 	return nil
 }
 
-// compileModel binds the training set to examples/mnist/model.ppl and
-// finds its parameters in a draw.
-func (c *benchConfig) compileModel() error {
-	labels := make([]float64, c.train.N)
-	for i, y := range c.train.Labels {
+// compileOn binds set to examples/mnist/model.ppl.
+func (c *benchConfig) compileOn(set *mnist.Set) (*temper.Model, error) {
+	labels := make([]float64, set.N)
+	for i, y := range set.Labels {
 		labels[i] = float64(y + 1) // categorical labels are 1-based
 	}
-	m, err := temper.Compile("examples/mnist/model.ppl", example.Model, map[string]any{
+	return temper.Compile("examples/mnist/model.ppl", example.Model, map[string]any{
 		"H":     mnist.Net.H,
 		"K":     mnist.Net.K,
-		"X":     &compile.Value{Shape: []int{c.train.N, c.train.Dim()}, Values: c.train.Pixels, Source: c.dataLabel},
-		"label": &compile.Value{Shape: []int{c.train.N}, Values: labels, Source: c.dataLabel},
+		"X":     &compile.Value{Shape: []int{set.N, set.Dim()}, Values: set.Pixels, Source: c.dataLabel},
+		"label": &compile.Value{Shape: []int{set.N}, Values: labels, Source: c.dataLabel},
 	})
+}
+
+// compileModel binds the training set to examples/mnist/model.ppl, finds
+// its parameters in a draw, and prepares the test set's predictive.
+func (c *benchConfig) compileModel() error {
+	m, err := c.compileOn(c.train)
 	if err != nil {
 		return err
 	}
@@ -189,16 +194,7 @@ func (c *benchConfig) compileModel() error {
 	// The test set through the same model's predict block: the accuracy of
 	// the posterior-mean predictive, argmax_k Σ_s p(k | θ_s), as the peer
 	// computes it.
-	testLabels := make([]float64, c.test.N)
-	for i, y := range c.test.Labels {
-		testLabels[i] = float64(y + 1)
-	}
-	tm, err := temper.Compile("examples/mnist/model.ppl", example.Model, map[string]any{
-		"H":     mnist.Net.H,
-		"K":     mnist.Net.K,
-		"X":     &compile.Value{Shape: []int{c.test.N, c.test.Dim()}, Values: c.test.Pixels, Source: c.dataLabel},
-		"label": &compile.Value{Shape: []int{c.test.N}, Values: testLabels, Source: c.dataLabel},
-	})
+	tm, err := c.compileOn(c.test)
 	if err != nil {
 		return fmt.Errorf("examples/mnist/model.ppl with the test set: %v", err)
 	}
