@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"runtime"
 	"slices"
 
@@ -193,10 +192,8 @@ func Run(ctx context.Context, target Target, s Sampler, o Options) (*Result, err
 	// replica reads only its own, so the draws do not depend on the order
 	// or the goroutines the replicas run on.
 	rngs := make([]*Rand, rows)
-	shufflers := make([]*rand.Rand, rows) // the same streams, for the minibatcher
 	for r := range rngs {
 		rngs[r] = NewRand(o.Seed, uint64(r)+1)
-		shufflers[r] = rngs[r].Rand
 	}
 	theta := make([]float64, rows*d)
 	for r := range rows {
@@ -211,7 +208,7 @@ func Run(ctx context.Context, target Target, s Sampler, o Options) (*Result, err
 	}
 	var batches *minibatcher
 	if batch > 0 {
-		batches = newMinibatcher(n, batch, shufflers)
+		batches = newMinibatcher(n, batch, rngs)
 	}
 	st := &state{theta: theta, d: d, energy: make([]float64, rows), variance: make([]float64, rows), grad: make([]float64, rows*d)}
 	var ex *exchanger
@@ -380,7 +377,7 @@ func checkFinite(theta, energy []float64, d, levels, k int) error {
 		if math.IsNaN(e) || math.IsInf(e, 0) {
 			return fmt.Errorf("%s %w at iteration %d: energy is %v; a smaller step size (lr) may help", where(r), ErrDiverged, k+1, e)
 		}
-		if allFinite(theta[r*d : (r+1)*d]) {
+		if kernel.AllFinite(theta[r*d : (r+1)*d]) {
 			continue
 		}
 		for _, x := range theta[r*d : (r+1)*d] {
@@ -392,11 +389,6 @@ func checkFinite(theta, energy []float64, d, levels, k int) error {
 	return nil
 }
 
-// allFinite reports whether no element of x is NaN or ±Inf. It runs over
-// every parameter every step: kernel.AllFinite, a vector loop with no
-// branch per element.
-func allFinite(x []float64) bool { return kernel.AllFinite(x) }
-
 // minibatcher deals each chain its minibatches: the rows of a random
 // permutation, B at a time, reshuffled each epoch. Every batch is a uniform
 // draw of B distinct rows, which makes the scaled minibatch energy an
@@ -406,10 +398,10 @@ type minibatcher struct {
 	pos   []int
 	batch int
 	rows  []int
-	rngs  []*rand.Rand
+	rngs  []*Rand
 }
 
-func newMinibatcher(n, batch int, rngs []*rand.Rand) *minibatcher {
+func newMinibatcher(n, batch int, rngs []*Rand) *minibatcher {
 	m := &minibatcher{batch: batch, rows: make([]int, len(rngs)*batch), rngs: rngs, pos: make([]int, len(rngs))}
 	for c := range rngs {
 		perm := make([]int, n)
