@@ -99,11 +99,11 @@ func (e *evaluator[T]) Evaluate(theta []float64, rows []int, energy, grad, varia
 	if err := e.prog.ForwardBackward(e.energy); err != nil {
 		return err
 	}
-	convert(energy, e.prog.Value(e.energy))
+	kernel.Convert(energy, e.prog.Value(e.energy))
 	for _, bl := range e.blocks {
 		g := e.prog.Grad(bl.node)
 		for r := range e.p {
-			convert(grad[r*e.d+bl.offset:][:bl.size], g[r*bl.size:(r+1)*bl.size])
+			kernel.Convert(grad[r*e.d+bl.offset:][:bl.size], g[r*bl.size:(r+1)*bl.size])
 		}
 	}
 	clear(variance)
@@ -135,16 +135,9 @@ func (e *evaluator[T]) setTheta(theta []float64) {
 	for _, bl := range e.blocks {
 		v := e.prog.Value(bl.node)
 		for r := range e.p {
-			convert(v[r*bl.size:(r+1)*bl.size], theta[r*e.d+bl.offset:][:bl.size])
+			kernel.Convert(v[r*bl.size:(r+1)*bl.size], theta[r*e.d+bl.offset:][:bl.size])
 		}
 	}
-}
-
-// convert copies src into dst, converting the element type (a plain copy
-// when the types agree): kernel.Convert, vector conversions where the CPU
-// has them, for θ into a float32 program and its gradient back every step.
-func convert[D, S ad.Float](dst []D, src []S) {
-	kernel.Convert(dst, src)
 }
 
 // constrainer maps one unconstrained point to the constrained parameters
