@@ -67,9 +67,13 @@ type Options struct {
 	// goroutine that called Sample; an error stops the run.
 	OnDraw func(Draw) error
 	// Progress, if set, is called after every iteration with the number
-	// done and the total (burn-in included).
-	Progress func(done, total int)
+	// done and the total (burn-in included), and for replica-exchange and
+	// cyclical runs the swap rates, round trips, cycle and stage.
+	Progress func(Progress)
 }
+
+// Progress is what a run reports after each iteration (infer.Progress).
+type Progress = infer.Progress
 
 // Draw is one kept state of one chain (of one level of its ladder, with
 // KeepAll).

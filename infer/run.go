@@ -47,9 +47,28 @@ type Options struct {
 	// OnDraw, if set, receives every kept draw as it is made. Its Values
 	// are reused; copy what you keep. An error stops the run.
 	OnDraw func(Draw) error
-	// Progress, if set, is called every iteration with the number done and
-	// the total.
-	Progress func(done, total int)
+	// Progress, if set, is called after every iteration with what the run
+	// has done so far.
+	Progress func(Progress)
+}
+
+// Progress is what a run reports after each iteration, for a progress
+// display: the count, and what the step's Info says of the run's health.
+type Progress struct {
+	Done, Total int // iterations, burn-in included
+	// Cycles is the number of cycles of a cyclical schedule (0 for other
+	// schedules); Cycle is the current one, from 0, and Exploring whether
+	// it is in its exploration stage.
+	Cycles, Cycle int
+	Exploring     bool
+	// Replicas is the ladder size (1 without exchange); SwapRate is the
+	// accepted fraction of the swaps tried so far, over every pair and
+	// chain, and RoundTrips the round trips of every chain's ladder.
+	Replicas   int
+	SwapRate   float64
+	RoundTrips int
+	// Chains is the number of chains, Failed how many have stopped.
+	Chains, Failed int
 }
 
 // Draw is one kept state of one replica.
@@ -287,7 +306,7 @@ func Run(ctx context.Context, target Target, s Sampler, o Options) (*Result, err
 		kernel.ParallelFor(mover.workers, mover.workers, mover)
 		res.Iterations = k + 1
 		if o.Progress != nil {
-			o.Progress(k+1, total)
+			o.Progress(Progress{Done: k + 1, Total: total, Replicas: levels, Chains: o.Chains})
 		}
 	}
 	return res, nil

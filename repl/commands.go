@@ -245,7 +245,7 @@ func (s *Session) run(ctx context.Context, args []string) bool {
 	s.printf("sampling with %s: %d chains × %d iterations (Ctrl-C stops and keeps the draws)\n", shown.Sampler, shown.Chains, shown.Burn+shown.Iters)
 	res, err := m.Sample(ctx, opts)
 	if s.Progress != nil {
-		s.Progress(0, 0)
+		s.Progress(temper.Progress{})
 	}
 	if res == nil {
 		s.printf("error: %v\n", err)

@@ -63,7 +63,7 @@ type Session struct {
 
 	// Progress, if set, is called during :run after every iteration with
 	// the number done and the total, and with (0, 0) when the run ends.
-	Progress func(done, total int)
+	Progress func(temper.Progress)
 }
 
 // NewSession starts an empty session writing to out.

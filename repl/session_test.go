@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/temper-ppl/temper"
 	"github.com/temper-ppl/temper/infer/draws"
 	"github.com/temper-ppl/temper/lang"
 )
@@ -159,8 +160,8 @@ func TestRunInterrupted(t *testing.T) {
 	s.eval("param { mu: real }\nmodel { mu ~ normal(0, 1) }")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	s.Progress = func(done, total int) {
-		if done == 250 {
+	s.Progress = func(p temper.Progress) {
+		if p.Done == 250 {
 			cancel()
 		}
 	}

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/chzyer/readline"
+
+	"github.com/temper-ppl/temper"
 )
 
 // Prompts: the first line of an input, and the lines that continue it.
@@ -220,10 +222,11 @@ func runTerminal(s *Session, cfg Config, sigs <-chan os.Signal) error {
 
 // newProgressLine shows a run's progress on one line of the terminal,
 // redrawn at most ten times a second and erased at the end.
-func newProgressLine(w io.Writer) func(done, total int) {
+func newProgressLine(w io.Writer) func(temper.Progress) {
 	var mu sync.Mutex
 	var last time.Time
-	return func(done, total int) {
+	return func(p temper.Progress) {
+		done, total := p.Done, p.Total
 		mu.Lock()
 		defer mu.Unlock()
 		if done == total {

@@ -358,7 +358,8 @@ func (c *benchConfig) runOnce(ctx context.Context, p int) (benchResult, error) {
 		Precision: c.precision,
 		Threads:   c.threads,
 		Init:      init,
-		Progress: func(done, total int) {
+		Progress: func(p infer.Progress) {
+			done := p.Done
 			clock.tick(done)
 			if c.stderr != nil && done%c.stepsPerEpoch == 0 && done <= c.numSteps {
 				fmt.Fprintf(c.stderr, "  epoch %d/%d: %s\n", done/c.stepsPerEpoch, c.epochs, clock)
@@ -463,7 +464,7 @@ func updateCost(ctx context.Context, p, dim int, lr float64, seed uint64) (float
 	iters := min(max(int(3e7/float64(p*dim)), 4*warm), 500) // about 0.1 s
 	clock := &stepClock{warm: warm}
 	_, err = infer.Run(ctx, freeTarget(dim), s, infer.Options{Chains: p, Iters: iters, Thin: iters, Seed: seed,
-		Progress: func(done, _ int) { clock.tick(done) }})
+		Progress: func(p infer.Progress) { clock.tick(p.Done) }})
 	if err != nil {
 		return 0, err
 	}

@@ -209,7 +209,7 @@ func sample(ctx context.Context, path string, m *compile.Model, cfg config, stdo
 	defer file.Close()
 	progress := newProgress(stderr, quiet)
 	opts := cfg.opts
-	opts.Progress = progress.update
+	opts.Progress = func(p temper.Progress) { progress.update(p.Done, p.Total) }
 	model := temper.NewModel(m)
 	w, err := model.NewDrawsWriter(file, opts, "temper run "+path)
 	if err != nil {
