@@ -41,7 +41,7 @@ const maxExchangeChunks = 4096
 
 func (b *Barker) Name() string { return "barker" }
 
-func (b *Barker) Start(int) ExchangeTest { return barkerTest{b.Compensation} }
+func (b *Barker) Start(int, *TestState) ExchangeTest { return barkerTest{b.Compensation} }
 
 type barkerTest struct{ comp *Compensation }
 
@@ -71,7 +71,7 @@ type sideEstimator struct {
 	n, batch int     // data rows N, rows per chunk (0: the exact energy)
 	noise    float64 // sd of the injected energy noise
 	rngs     []*rand.Rand
-	perms    [][]int // per replica: a partial shuffle restarted each round
+	perms    [][]int // per replica: a partial shuffle restarted each round (in the State)
 	rows     []int
 	e, v, g  []float64 // one chunk's evaluation
 	sumE     []float64
@@ -82,7 +82,9 @@ type sideEstimator struct {
 	Energy, Variance []float64
 }
 
-func newSideEstimator(target Target, o Options, replicas, batch int, stream uint64) (*sideEstimator, error) {
+// newSideEstimator prepares a side estimator whose dealer's state is
+// *state, made afresh (streams (o.Seed, stream + replica) of PCG) if nil.
+func newSideEstimator(target Target, o Options, replicas, batch int, stream uint64, state **SideState) (*sideEstimator, error) {
 	n := target.NumData()
 	if n == 0 || batch <= 0 || batch >= n {
 		batch = 0
@@ -95,19 +97,30 @@ func newSideEstimator(target Target, o Options, replicas, batch int, stream uint
 		e: make([]float64, replicas), v: make([]float64, replicas), g: make([]float64, replicas*target.Dim()),
 		sumE: make([]float64, replicas), sumV: make([]float64, replicas),
 		Energy: make([]float64, replicas), Variance: make([]float64, replicas)}
+	if *state == nil {
+		ss := &SideState{Rngs: make([]*rand.PCG, replicas)}
+		for r := range ss.Rngs {
+			ss.Rngs[r] = rand.NewPCG(o.Seed, stream+uint64(r))
+		}
+		if batch > 0 {
+			ss.Perms = make([][]int, replicas)
+			for r := range ss.Perms {
+				ss.Perms[r] = identity(n)
+			}
+		}
+		*state = ss
+	}
+	ss := *state
+	if len(ss.Rngs) != replicas || batch > 0 && len(ss.Perms) != replicas {
+		return nil, fmt.Errorf("%w: its side estimator has %d streams for %d replicas", ErrBadCheckpoint, len(ss.Rngs), replicas)
+	}
 	se.rngs = make([]*rand.Rand, replicas)
-	for r := range se.rngs {
-		se.rngs[r] = rand.New(rand.NewPCG(o.Seed, stream+uint64(r)))
+	for r, pcg := range ss.Rngs {
+		se.rngs[r] = rand.New(pcg)
 	}
 	if batch > 0 {
 		se.rows = make([]int, replicas*batch)
-		se.perms = make([][]int, replicas)
-		for r := range se.perms {
-			se.perms[r] = make([]int, n)
-			for i := range se.perms[r] {
-				se.perms[r][i] = i
-			}
-		}
+		se.perms = ss.Perms
 	}
 	return se, nil
 }
@@ -171,12 +184,6 @@ func (se *sideEstimator) grow(theta []float64) error {
 		se.Variance[r] = max(0, se.sumV[r]/fm/fm*fpc) + se.noise*se.noise/fm
 	}
 	return nil
-}
-
-// swap exchanges two replicas' estimates, following a swap of their states.
-func (se *sideEstimator) swap(a, b int) {
-	se.Energy[a], se.Energy[b] = se.Energy[b], se.Energy[a]
-	se.Variance[a], se.Variance[b] = se.Variance[b], se.Variance[a]
 }
 
 // growError explains an exchange minibatch that could not be grown enough.

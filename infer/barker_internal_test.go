@@ -73,7 +73,8 @@ func TestExchangeBatchGrows(t *testing.T) {
 	ev, _ := target.Evaluator(2, 0)
 	ev.Evaluate(theta, nil, exact, make([]float64, 2), make([]float64, 2))
 
-	se, err := newSideEstimator(target, Options{Seed: 1}, 2, batch, 1<<42)
+	var ss *SideState
+	se, err := newSideEstimator(target, Options{Seed: 1}, 2, batch, 1<<42, &ss)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -108,29 +108,27 @@ func TestRENHDSettingsRejected(t *testing.T) {
 	}
 }
 
-// restartCounter is Langevin dynamics that counts Restart calls per replica.
-type restartCounter struct {
-	infer.Langevin
-	restarts []int
-}
+// restartCounter is Langevin dynamics that counts Restart calls in each
+// replica's auxiliary state.
+type restartCounter struct{ infer.Langevin }
 
-func (r *restartCounter) Init(p, d int)       { r.restarts = make([]int, p) }
-func (r *restartCounter) Restart(replica int) { r.restarts[replica]++ }
+func (restartCounter) AuxLen(int) int        { return 1 }
+func (restartCounter) Restart(aux []float64) { aux[0]++ }
 
 // TestRestartEachTrajectory: with Restart, every replica's trajectory starts
 // afresh after each exchange round (Algorithm 2 of seed 001, line 3), and
 // dynamics without trajectories are refused.
 func TestRestartEachTrajectory(t *testing.T) {
-	dyn := &restartCounter{}
-	s := infer.Sampler{Name: "test", Dynamics: dyn, Schedule: infer.Constant(0.01), Replicas: 3, Every: 5, Restart: true,
+	s := infer.Sampler{Name: "test", Dynamics: restartCounter{}, Schedule: infer.Constant(0.01), Replicas: 3, Every: 5, Restart: true,
 		Ladder:   &infer.Ladder{Kind: infer.TemperatureLadder, Min: 1, Max: 4},
 		Exchange: &infer.Metropolis{Correction: infer.ModelVariance}}
-	if _, err := infer.Run(context.Background(), gaussian{h: []float64{1}}, s, infer.Options{Chains: 2, Iters: 100, Burn: 0}); err != nil {
+	res, err := infer.Run(context.Background(), gaussian{h: []float64{1}}, s, infer.Options{Chains: 2, Iters: 100, Burn: 0})
+	if err != nil {
 		t.Fatal(err)
 	}
-	for r, n := range dyn.restarts {
+	for r, n := range res.State.Aux {
 		if n != 20 {
-			t.Errorf("replica row %d restarted %d times in 100 iterations with exchanges every 5, want 20", r, n)
+			t.Errorf("replica row %d restarted %g times in 100 iterations with exchanges every 5, want 20", r, n)
 		}
 	}
 	s.Dynamics = infer.Langevin{}

@@ -143,12 +143,12 @@ func (c Cyclical) check(sampler string) error {
 type stages struct{ staged Staged }
 
 // startStages prepares s's schedule for a run of o: a Cyclical schedule
-// without K gets the run's Burn + Iters, and is checked. It returns nil for
-// a schedule without stages.
-func (s *Sampler) startStages(o Options) (*stages, error) {
+// without K gets k, the iterations of the run that started the State, and
+// is checked. It returns nil for a schedule without stages.
+func (s *Sampler) startStages(o Options, k int) (*stages, error) {
 	if c, ok := s.Schedule.(Cyclical); ok {
 		if c.Iterations == 0 {
-			c.Iterations = o.Burn + o.Iters
+			c.Iterations = k
 		}
 		if err := c.check(s.Name); err != nil {
 			return nil, err
@@ -170,8 +170,8 @@ func (s *Sampler) startStages(o Options) (*stages, error) {
 
 // keep reports whether the state at iteration k is a draw: after burn-in,
 // thinned, and for a staged schedule in a sampling stage and collected.
-func (st *stages) keep(k int, o Options) bool {
-	if k < o.Burn || (k-o.Burn)%o.Thin != 0 {
+func (st *stages) keep(k, burn, thin int) bool {
+	if k < burn || (k-burn)%thin != 0 {
 		return false
 	}
 	if st == nil {

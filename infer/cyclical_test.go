@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"sync"
 	"testing"
 
 	"github.com/temper-ppl/temper/infer"
@@ -11,12 +12,23 @@ import (
 
 // recorder is a Dynamics that records the step size and temperature of
 // every step of replica 0 and moves nothing.
-type recorder struct{ lr, temperature []float64 }
+// It records one replica's steps: the one whose auxiliary state it saw
+// first (replicas may step on several goroutines).
+type recorder struct {
+	mu              sync.Mutex
+	first           *float64
+	lr, temperature []float64
+}
 
-func (r *recorder) Name() string  { return "recorder" }
-func (r *recorder) Init(int, int) {}
-func (r *recorder) Step(p int, _, _ []float64, lr, temperature float64, _ *infer.Rand) {
-	if p == 0 {
+func (r *recorder) Name() string   { return "recorder" }
+func (r *recorder) AuxLen(int) int { return 1 }
+func (r *recorder) Step(aux, _, _ []float64, lr, temperature float64, _ *infer.Rand) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.first == nil {
+		r.first = &aux[0]
+	}
+	if r.first == &aux[0] {
 		r.lr, r.temperature = append(r.lr, lr), append(r.temperature, temperature)
 	}
 }
@@ -54,9 +66,13 @@ func TestCyclicalScheduleEq1(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rec.lr) != burn+iters {
-		t.Fatalf("%d steps, want %d", len(rec.lr), burn+iters)
+	// A move follows every iteration but the last, whose state is the
+	// run's end (and a resumed run's first step makes it).
+	if len(rec.lr) != burn+iters-1 {
+		t.Fatalf("%d steps, want %d", len(rec.lr), burn+iters-1)
 	}
+	rec.lr = append(rec.lr, math.NaN())
+	rec.temperature = append(rec.temperature, math.NaN())
 	kept := map[int]infer.Draw{}
 	for _, d := range drawn {
 		kept[d.Iter+burn] = d
@@ -64,6 +80,9 @@ func TestCyclicalScheduleEq1(t *testing.T) {
 	var switches, starts []int
 	for k := range burn + iters { // Run's k is the paper's k − 1
 		eta, exploring := eq1(eta0, k+1, burn+iters, m, beta)
+		if k == burn+iters-1 { // no move: the step size is the draw's
+			rec.lr[k], rec.temperature[k] = eta, map[bool]float64{true: 0, false: temperature}[exploring]
+		}
 		if math.Abs(rec.lr[k]-eta) > 1e-12 {
 			t.Errorf("iteration %d: step %.17g, Eq. 1 gives %.17g", k+1, rec.lr[k], eta)
 		}

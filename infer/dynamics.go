@@ -8,19 +8,22 @@ import (
 )
 
 // Dynamics moves the replicas of a run, one at a time, given the gradient
-// of the minibatch energy at the current position. Auxiliary variables
-// (momenta) live in the Dynamics, one block per replica, so a Dynamics value
-// belongs to one run.
+// of the minibatch energy at the current position. A Dynamics value holds
+// settings only: each replica's auxiliary variables (momenta, thermostat,
+// preconditioner) live in the run's State, so that a checkpoint holds them
+// and one Dynamics value may serve any number of runs.
 type Dynamics interface {
 	Name() string
-	// Init allocates the auxiliary state of P replicas of dimension D.
-	Init(p, d int)
-	// Step advances replica p: theta and grad are its D-vectors, lr the step
-	// size η and temperature T ≥ 0 (0: an optimiser). rng is replica p's own
-	// stream (the driver keeps one per replica, so a replica's noise does
-	// not depend on the others or on scheduling); bulk noise should come
-	// from rng.Normals, a chunk at a time, fused with the update.
-	Step(p int, theta, grad []float64, lr, temperature float64, rng *Rand)
+	// AuxLen is the length of one replica's auxiliary state at dimension
+	// d; it starts as zeros.
+	AuxLen(d int) int
+	// Step advances one replica: aux is its auxiliary state, theta and grad
+	// its D-vectors, lr the step size η and temperature T ≥ 0 (0: an
+	// optimiser). rng is the replica's own stream (the driver keeps one per
+	// replica, so a replica's noise does not depend on the others or on
+	// scheduling); bulk noise should come from rng.Normals, a chunk at a
+	// time, fused with the update.
+	Step(aux, theta, grad []float64, lr, temperature float64, rng *Rand)
 }
 
 // Langevin is stochastic gradient Langevin dynamics (Welling & Teh 2011):
@@ -32,10 +35,10 @@ type Dynamics interface {
 // this is the same chain for U scaled by 1/2.)
 type Langevin struct{}
 
-func (Langevin) Name() string  { return "langevin" }
-func (Langevin) Init(int, int) {}
+func (Langevin) Name() string   { return "langevin" }
+func (Langevin) AuxLen(int) int { return 0 }
 
-func (Langevin) Step(_ int, theta, grad []float64, lr, temperature float64, rng *Rand) {
+func (Langevin) Step(_, theta, grad []float64, lr, temperature float64, rng *Rand) {
 	langevinUpdate(theta, grad, lr, math.Sqrt(2*lr*temperature), rng)
 }
 
@@ -66,20 +69,16 @@ func langevinUpdate(theta, grad []float64, lr, scale float64, rng *Rand) {
 // where α ∈ (0, 1] is the friction (momentum decay per step) and η the
 // learning rate; the momentum is stationary at N(0, ηT). At T = 0 it is SGD
 // with momentum 1 - α (seed 002, the exploration stage of cSGHMC).
+// Its auxiliary state is the momentum v.
 type Hamiltonian struct {
 	Friction float64
-	momenta  []float64
-	d        int
 }
 
 func (h *Hamiltonian) Name() string { return "hamiltonian" }
 
-func (h *Hamiltonian) Init(p, d int) {
-	h.momenta, h.d = make([]float64, p*d), d
-}
+func (h *Hamiltonian) AuxLen(d int) int { return d }
 
-func (h *Hamiltonian) Step(p int, theta, grad []float64, lr, temperature float64, rng *Rand) {
-	v := h.momenta[p*h.d : (p+1)*h.d]
+func (h *Hamiltonian) Step(v, theta, grad []float64, lr, temperature float64, rng *Rand) {
 	v, theta = v[:len(grad)], theta[:len(grad)]
 	decay := 1 - h.Friction
 	scale := math.Sqrt(2 * h.Friction * lr * temperature)
@@ -103,9 +102,6 @@ func (h *Hamiltonian) Step(p int, theta, grad []float64, lr, temperature float64
 	}
 }
 
-// Momentum returns replica p's momentum (for tests and diagnostics).
-func (h *Hamiltonian) Momentum(p int) []float64 { return h.momenta[p*h.d : (p+1)*h.d] }
-
 // Preconditioned is preconditioned SGLD (Li et al. 2016) with the RMSprop
 // preconditioner, dropping the Γ term as that paper's experiments do:
 //
@@ -113,19 +109,16 @@ func (h *Hamiltonian) Momentum(p int) []float64 { return h.momenta[p*h.d : (p+1)
 //	θ ← θ - η G⊙∇Ũ + √(2ηT G)⊙ξ.
 //
 // At T = 0 it is RMSprop, the pSGD exploration kernel of DEO*-pSGD (seed
-// 000, Algorithm 1).
+// 000, Algorithm 1). Its auxiliary state is the average V.
 type Preconditioned struct {
 	Rho, Eps float64
-	v        []float64
-	d        int
 }
 
 func (pc *Preconditioned) Name() string { return "preconditioned" }
 
-func (pc *Preconditioned) Init(p, d int) { pc.v, pc.d = make([]float64, p*d), d }
+func (pc *Preconditioned) AuxLen(d int) int { return d }
 
-func (pc *Preconditioned) Step(p int, theta, grad []float64, lr, temperature float64, rng *Rand) {
-	v := pc.v[p*pc.d : (p+1)*pc.d]
+func (pc *Preconditioned) Step(v, theta, grad []float64, lr, temperature float64, rng *Rand) {
 	v, theta = v[:len(grad)], theta[:len(grad)]
 	if !(temperature > 0) {
 		for i, g := range grad {
@@ -160,44 +153,41 @@ func (pc *Preconditioned) Step(p int, theta, grad []float64, lr, temperature flo
 // GradVar is s²; negative means a running estimate, the mean over
 // coordinates of ½(∇Ũ_k - ∇Ũ_{k-1})², averaged over the last hundred or so
 // steps (it counts the gradient's drift as noise, so it errs toward less
-// injected noise when the step size is large).
+// injected noise when the step size is large). Its auxiliary state is the
+// previous gradient, then the running s² and the number of steps taken.
 type FastLangevin struct {
 	GradVar float64
-	prev    []float64
-	s2      []float64
-	steps   []int
-	d       int
 }
 
 func (f *FastLangevin) Name() string { return "fast_langevin" }
 
-func (f *FastLangevin) Init(p, d int) {
-	f.prev, f.s2, f.steps, f.d = make([]float64, p*d), make([]float64, p), make([]int, p), d
-}
+func (f *FastLangevin) AuxLen(d int) int { return d + 2 }
 
-// GradNoise is replica p's estimate of s².
-func (f *FastLangevin) GradNoise(p int) float64 {
+// GradNoise is the estimate of s² of the replica whose auxiliary state is
+// aux.
+func (f *FastLangevin) GradNoise(aux []float64) float64 {
 	if f.GradVar >= 0 {
 		return f.GradVar
 	}
-	return f.s2[p]
+	return aux[len(aux)-2]
 }
 
-func (f *FastLangevin) Step(p int, theta, grad []float64, lr, temperature float64, rng *Rand) {
+func (f *FastLangevin) Step(aux, theta, grad []float64, lr, temperature float64, rng *Rand) {
 	if f.GradVar < 0 {
-		prev := f.prev[p*f.d : (p+1)*f.d]
-		if f.steps[p] > 0 {
+		d := len(aux) - 2
+		prev, s2, steps := aux[:d], &aux[d], &aux[d+1]
+		if *steps > 0 {
 			sum := 0.0
 			for i, g := range grad {
 				sum += (g - prev[i]) * (g - prev[i])
 			}
-			w := max(1/float64(f.steps[p]), 0.01)
-			f.s2[p] += w * (sum/(2*float64(len(grad))) - f.s2[p])
+			w := max(1 / *steps, 0.01)
+			*s2 += w * (sum/(2*float64(len(grad))) - *s2)
 		}
 		copy(prev, grad)
-		f.steps[p]++
+		*steps++
 	}
-	c2 := max(0, lr*temperature-lr*lr*f.GradNoise(p)/2)
+	c2 := max(0, lr*temperature-lr*lr*f.GradNoise(aux)/2)
 	langevinUpdate(theta, grad, lr, math.Sqrt(2*c2), rng)
 }
 
@@ -247,4 +237,6 @@ type Sampler struct {
 	// (RENHD, Algorithm 2 of seed 001, line 3). It needs dynamics with a
 	// Restart method (NoseHoover).
 	Restart bool
+	// Adapt says when the adaptive ladder and correction buffer learn.
+	Adapt AdaptMode
 }

@@ -22,17 +22,17 @@ func benchStep(b *testing.B, dyn infer.Dynamics) {
 		t    float64
 	}{{"T=1", 1}, {"T=0", 0}} {
 		b.Run(tc.name, func(b *testing.B) {
-			dyn.Init(1, benchDim)
+			aux := make([]float64, dyn.AuxLen(benchDim))
 			src := rand.New(rand.NewPCG(1, 2))
 			theta, grad := make([]float64, benchDim), make([]float64, benchDim)
 			for i := range theta {
 				theta[i], grad[i] = src.NormFloat64(), src.NormFloat64()
 			}
 			rng := infer.NewRand(7, 1)
-			dyn.Step(0, theta, grad, 1e-4, tc.t, rng)
+			dyn.Step(aux, theta, grad, 1e-4, tc.t, rng)
 			b.ReportAllocs()
 			for b.Loop() {
-				dyn.Step(0, theta, grad, 1e-4, tc.t, rng)
+				dyn.Step(aux, theta, grad, 1e-4, tc.t, rng)
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/benchDim, "ns/param")
 		})

@@ -20,11 +20,12 @@ type Pair struct {
 	Energy2, Variance2 [2]float64
 }
 
-// Exchange is a swap test between adjacent levels. Start makes the state of
-// one ladder, since adaptive tests learn per run.
+// Exchange is a swap test between adjacent levels. Start makes the test of
+// one ladder over its state in the run's State (zero at the start of a
+// run, which Start fills in), since adaptive tests learn per run.
 type Exchange interface {
 	Name() string
-	Start(levels int) ExchangeTest
+	Start(levels int, st *TestState) ExchangeTest
 }
 
 // ExchangeTest decides swaps for one ladder.
@@ -85,14 +86,16 @@ func (m *Metropolis) Name() string {
 
 func (m *Metropolis) twoEstimators() bool { return m.Weights != [2]float64{} }
 
-func (m *Metropolis) Start(levels int) ExchangeTest {
-	return &metropolisTest{m: m, running: make([][2]float64, levels-1), seen: make([]int, levels-1)}
+func (m *Metropolis) Start(levels int, st *TestState) ExchangeTest {
+	if !st.Started {
+		*st = TestState{Started: true, Running: make([][2]float64, levels-1), Seen: make([]int, levels-1)}
+	}
+	return &metropolisTest{m: m, st: st}
 }
 
 type metropolisTest struct {
-	m       *Metropolis
-	running [][2]float64 // per pair and estimator: the running σ̂²
-	seen    []int
+	m  *Metropolis
+	st *TestState // Running: per pair and estimator, the running σ̂²
 }
 
 // pairVariance is σ̂² of Eq. 14 for one estimator: the mean of the two
@@ -112,11 +115,12 @@ func (t *metropolisTest) variance(x *Pair, est int) float64 {
 	case RunningVariance:
 		// σ̂²_k = (1 - γ_k) σ̂²_{k-1} + γ_k σ̃²_k, γ_k = 1/k by default: the
 		// stochastic approximation of Deng et al. (2020).
-		g := 1 / float64(t.seen[x.Index]+1)
-		if t.m.Adapt != nil && t.seen[x.Index] > 0 {
-			g = t.m.Adapt.StepSize(t.seen[x.Index])
+		seen := t.st.Seen[x.Index]
+		g := 1 / float64(seen+1)
+		if t.m.Adapt != nil && seen > 0 {
+			g = t.m.Adapt.StepSize(seen)
 		}
-		r := &t.running[x.Index][est]
+		r := &t.st.Running[x.Index][est]
 		*r += g * (pairVariance(v) - *r)
 		return *r
 	}
@@ -136,7 +140,7 @@ func (t *metropolisTest) Decide(x *Pair, rng *rand.Rand) (bool, float64) {
 		penalty = t.variance(x, 0)
 	}
 	if t.m.Correction == RunningVariance {
-		t.seen[x.Index]++
+		t.st.Seen[x.Index]++
 	}
 	logS := delta * (diff - delta*penalty)
 	prob := math.Exp(min(0, logS))
@@ -165,15 +169,20 @@ type Deterministic struct {
 
 func (d *Deterministic) Name() string { return "deterministic" }
 
-func (d *Deterministic) Start(int) ExchangeTest { return &deterministicTest{d: d, buffer: d.Buffer} }
+func (d *Deterministic) Start(_ int, st *TestState) ExchangeTest {
+	if !st.Started {
+		*st = TestState{Started: true, Buffer: d.Buffer}
+	}
+	return &deterministicTest{d: d, st: st}
+}
 
 type deterministicTest struct {
-	d      *Deterministic
-	buffer float64
+	d  *Deterministic
+	st *TestState // Buffer: the correction buffer C
 }
 
 func (t *deterministicTest) Decide(x *Pair, _ *rand.Rand) (bool, float64) {
-	if x.Energy[1]+t.buffer < x.Energy[0] {
+	if x.Energy[1]+t.st.Buffer < x.Energy[0] {
 		return true, 1
 	}
 	return false, 0
@@ -187,11 +196,11 @@ func (t *deterministicTest) Adapt(probs []float64, gamma float64) {
 	for _, p := range probs {
 		mean += p
 	}
-	t.buffer += gamma * (mean/float64(len(probs)) - t.d.SwapRate)
+	t.st.Buffer += gamma * (mean/float64(len(probs)) - t.d.SwapRate)
 }
 
 // Buffer is the current correction buffer C (diagnostics).
-func (t *deterministicTest) Buffer() float64 { return t.buffer }
+func (t *deterministicTest) Buffer() float64 { return t.st.Buffer }
 
 // bufferer is a test with a correction buffer to report.
 type bufferer interface{ Buffer() float64 }

@@ -3,6 +3,7 @@ package infer
 import (
 	"fmt"
 	"math"
+	"slices"
 )
 
 // Level is one rung of a ladder: the step size and temperature its replica
@@ -46,9 +47,14 @@ const (
 // 20.1 round trips per 1,000 iterations where the linear ones make 13.9
 // and 17.5 (target-level TV to the exact cell masses 0.15 and 0.13 for
 // DEO*).
+//
+// Levels, when set, are the P levels given by hand (temperatures or step
+// sizes, increasing from the target level): the ladder starts there instead
+// of on the geometric spacing, and Min and Max are its ends.
 type Ladder struct {
 	Kind             LadderKind
 	Min, Max         float64
+	Levels           []float64
 	Exploit, Explore float64 // temperatures of a StepSizeLadder
 	Adaptive         bool
 	SwapRate         float64
@@ -63,23 +69,36 @@ func (l *Ladder) String() string {
 	if l.Adaptive {
 		what = "adaptive_" + what
 	}
+	if l.Levels != nil {
+		ends = fmt.Sprintf("levels=%v", l.Levels)
+	}
 	return fmt.Sprintf("%s(%s)", what, ends)
 }
 
-// ladderState is the spacing of one run's ladder.
+// ladderState is the spacing of one run's ladder: its values live in the
+// run's State.
 type ladderState struct {
 	l      *Ladder
 	values []float64 // x_p: temperatures or step sizes
 	gaps   []float64
 }
 
-func (l *Ladder) start(levels int) *ladderState {
-	st := &ladderState{l: l, values: make([]float64, levels), gaps: make([]float64, levels-1)}
-	for p := range st.values {
-		st.values[p] = l.Min * math.Pow(l.Max/l.Min, float64(p)/float64(levels-1))
+// initial is the ladder's starting values: the levels given by hand, or
+// the geometric spacing between its ends.
+func (l *Ladder) initial(levels int) []float64 {
+	if l.Levels != nil {
+		return slices.Clone(l.Levels)
 	}
-	st.values[levels-1] = l.Max
-	return st
+	values := make([]float64, levels)
+	for p := range values {
+		values[p] = l.Min * math.Pow(l.Max/l.Min, float64(p)/float64(levels-1))
+	}
+	values[levels-1] = l.Max
+	return values
+}
+
+func (l *Ladder) start(values []float64) *ladderState {
+	return &ladderState{l: l, values: values, gaps: make([]float64, len(values)-1)}
 }
 
 // level is level p at iteration k; schedule gives a temperature ladder's

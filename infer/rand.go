@@ -61,3 +61,10 @@ func (r *Rand) Normals(n int) []float64 {
 // with independent N(0, 1) draws: the same values as Normals calls
 // adding up to len(dst).
 func (r *Rand) FillNormal(dst []float64) { r.src.FillNormal(dst) }
+
+// Pos is how many 64-bit words r has drawn from its stream: Seek(Pos())
+// on a fresh Rand of the same stream continues where r is.
+func (r *Rand) Pos() uint64 { return r.src.Pos() }
+
+// Seek positions r as if n words had been drawn from its stream.
+func (r *Rand) Seek(n uint64) { r.src.Seek(n) }

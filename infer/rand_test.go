@@ -78,9 +78,9 @@ func TestRandNoAllocs(t *testing.T) {
 	}
 	theta, grad := make([]float64, 5000), make([]float64, 5000)
 	for _, dyn := range fusedDynamics() {
-		dyn.Init(1, len(theta))
-		dyn.Step(0, theta, grad, 0.01, 1, r)
-		if a := testing.AllocsPerRun(20, func() { dyn.Step(0, theta, grad, 0.01, 1, r) }); a != 0 {
+		aux := make([]float64, dyn.AuxLen(len(theta)))
+		dyn.Step(aux, theta, grad, 0.01, 1, r)
+		if a := testing.AllocsPerRun(20, func() { dyn.Step(aux, theta, grad, 0.01, 1, r) }); a != 0 {
 			t.Errorf("%s: Step allocates %g times", dyn.Name(), a)
 		}
 	}
@@ -140,9 +140,9 @@ func TestFusedStepsAreTheirFormulas(t *testing.T) {
 	}
 	for _, dyn := range fusedDynamics()[:3] {
 		for _, temp := range []float64{temperature, 0} {
-			dyn.Init(1, d)
-			if h, ok := dyn.(*infer.Hamiltonian); ok {
-				copy(h.Momentum(0), v0)
+			aux := make([]float64, dyn.AuxLen(d))
+			if _, ok := dyn.(*infer.Hamiltonian); ok {
+				copy(aux, v0) // its auxiliary state is the momentum
 			}
 			// At T = 0 the formula with ξ = 0 is the noiseless update
 			// exactly (adding a zero changes no bits).
@@ -153,7 +153,7 @@ func TestFusedStepsAreTheirFormulas(t *testing.T) {
 			want := formulas[dyn.Name()](xi)
 			theta := slices.Clone(theta0)
 			rng := infer.NewRand(3, 4)
-			dyn.Step(0, theta, grad, lr, temp, rng)
+			dyn.Step(aux, theta, grad, lr, temp, rng)
 			if !slices.Equal(theta, want) {
 				t.Errorf("%s at T = %g: fused step differs from its formula", dyn.Name(), temp)
 			}
@@ -172,14 +172,14 @@ func TestFusedStepsAreTheirFormulas(t *testing.T) {
 // same step) and the standard error of the mean of x² from the spread of
 // the d independent per-coordinate means.
 func stationaryMoments(dyn infer.Dynamics, d, burn, n int, lr, temperature float64) (mean, second, lag1, cross, se float64) {
-	dyn.Init(1, d)
+	aux := make([]float64, dyn.AuxLen(d))
 	rng := infer.NewRand(2024, 1)
 	theta, prev := make([]float64, d), make([]float64, d)
 	per := make([]float64, d)
 	var sum, lagSum, crossSum float64
 	for k := range burn + n {
 		copy(prev, theta)
-		dyn.Step(0, theta, prev, lr, temperature, rng) // ∇U(x) = x
+		dyn.Step(aux, theta, prev, lr, temperature, rng) // ∇U(x) = x
 		if k < burn {
 			continue
 		}

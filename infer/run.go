@@ -1,15 +1,12 @@
 package infer
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
-	"math"
-	"runtime"
 	"slices"
-
-	"github.com/temper-ppl/temper/autodiff/kernel"
+	"strings"
+	"time"
 )
 
 // Options configure a run. The zero value of each field means its default.
@@ -43,6 +40,21 @@ type Options struct {
 	// KeepAll keeps the draws of every level of a ladder, not only the
 	// target level's.
 	KeepAll bool
+
+	// Resume, if set, continues the run that made this State (a
+	// checkpoint) for Iters more iterations: the draws are those the run
+	// would have made had it never stopped. Burn and Init must be left
+	// zero (the State has them); Chains, Batch and Seed must match.
+	Resume *State
+	// Fingerprint names the model, its data and the sampler; it is kept in
+	// the State, and a Resume with another fingerprint is refused.
+	Fingerprint string
+	// Checkpoint, if set, receives the run's State every CheckpointEvery
+	// (of wall time; 0: never on a clock), when the run stops early and at
+	// its end; it must not keep st, which the run goes on changing. An
+	// error stops the run.
+	Checkpoint      func(st *State) error
+	CheckpointEvery time.Duration
 
 	// OnDraw, if set, receives every kept draw as it is made. Its Values
 	// are reused; copy what you keep. An error stops the run.
@@ -139,7 +151,7 @@ type Result struct {
 	// Columns are lp__ then the target's OutputNames.
 	Columns []string
 	// Draws[c][i] is chain c's i-th kept draw of the target level, one
-	// value per column.
+	// value per column. A chain that stopped keeps the draws it made.
 	Draws [][][]float64
 	// Cycle[c][i], under a Staged schedule, is the cycle of Draws[c][i]
 	// (counted from 0); nil under other schedules.
@@ -149,298 +161,215 @@ type Result struct {
 	// moved with.
 	All       [][][][]float64
 	AllLevels [][][]Level
-	// Iterations run, burn-in included (less than planned when stopped).
+	// Iterations run, burn-in included (less than planned when stopped;
+	// for a resumed run, counted from the start of the first).
 	Iterations int
 	Sampler    string
 	Replicas   int
 	// Exchange reports each chain's ladder; nil without replica exchange.
 	Exchange []*ExchangeReport
+	// Failures are the chains that stopped because they diverged, and
+	// Restarts the hottest levels of ladders restarted from their
+	// neighbour's state.
+	Failures, Restarts []Failure
+	// Warnings say, in words, what about the run a user should know and
+	// what to change.
+	Warnings []string
+	// State is where the run ended: a Resume continues it.
+	State *State
 }
 
-// Chains returns column col's draws per chain, the layout summaries take.
-func (r *Result) Chains(col int) [][]float64 {
-	out := make([][]float64, len(r.Draws))
-	for c, draws := range r.Draws {
-		out[c] = make([]float64, len(draws))
-		for i, d := range draws {
-			out[c][i] = d[col]
+// Finished lists the chains that ran to the end (or to where the run was
+// stopped) without diverging.
+func (r *Result) Finished() []int {
+	var out []int
+	for c := range r.Draws {
+		if !slices.ContainsFunc(r.Failures, func(f Failure) bool { return f.Chain == c }) {
+			out = append(out, c)
 		}
 	}
 	return out
 }
 
-// ErrDiverged reports a chain whose energy or position stopped being finite.
+// Chains returns column col's draws per finished chain (Finished), the
+// layout summaries take.
+func (r *Result) Chains(col int) [][]float64 {
+	var out [][]float64
+	for _, c := range r.Finished() {
+		draws := r.Draws[c]
+		x := make([]float64, len(draws))
+		for i, d := range draws {
+			x[i] = d[col]
+		}
+		out = append(out, x)
+	}
+	return out
+}
+
+// ErrDiverged reports chains whose energy or position stopped being
+// finite; Run returns it when no chain is left.
 var ErrDiverged = errors.New("diverged")
 
 // Run samples target with s for every chain at once: the C chains' P
-// replicas are the C·P rows of one batched evaluation. It stops early,
-// keeping the draws made so far, when ctx is cancelled (returning ctx's
-// error), when a chain diverges (an error wrapping ErrDiverged) or when
-// OnDraw fails; the Result is valid in every case.
+// replicas are the C·P rows of one batched evaluation. It is the loop of
+// DESIGN.md section 6: the kernel steps the State, the adapters tune it
+// from the step's Info while the run adapts, and the recorder keeps the
+// draws. A chain that diverges stops and the others go on (Result.Failures
+// names it); Run fails with ErrDiverged only when none is left. It stops
+// early, keeping the draws made so far, when ctx is cancelled (returning
+// ctx's error) or when OnDraw or Checkpoint fails; the Result is valid in
+// every case.
 func Run(ctx context.Context, target Target, s Sampler, o Options) (*Result, error) {
 	o = o.WithDefaults()
-	d := target.Dim()
-	if err := o.validate(d); err != nil {
-		return nil, err
-	}
-	if err := s.validate(); err != nil {
-		return nil, err
-	}
-	cycles, err := s.startStages(o) // cyclical schedules (cyclical.go); nil for others
+	k, err := newKernel(target, s, o)
 	if err != nil {
 		return nil, err
 	}
-	levels := max(1, s.Replicas)
-	n := target.NumData()
-	batch := o.Batch
-	if n == 0 || batch >= n {
-		batch = 0
+	st := k.st
+	rec := newRecorder(target, k, o)
+	res := rec.res
+	res.State = st
+	total := st.Burn + o.Iters
+	if o.Resume != nil {
+		total = st.Done + o.Iters
 	}
-	rows := o.Chains * levels
-	eval, err := target.Evaluator(rows, batch)
-	if err != nil {
-		return nil, err
+	defer func() {
+		res.Iterations = st.Done
+		res.Failures, res.Restarts = st.Failures, st.Restarts
+		res.Warnings = append(res.Warnings, k.warnings()...)
+		if k.ex != nil {
+			k.ex.finish(st.Done)
+		}
+	}()
+	checkpoint := func() error {
+		if o.Checkpoint == nil {
+			return nil
+		}
+		k.sync()
+		return o.Checkpoint(st)
 	}
-	res := &Result{Columns: append([]string{"lp__"}, target.OutputNames()...), Draws: make([][][]float64, o.Chains), Sampler: s.Name, Replicas: levels}
-	if cycles != nil {
-		res.Cycle = make([][]int, o.Chains)
+	lastCheckpoint := time.Now()
+	stop := func(err error) (*Result, error) {
+		if cerr := checkpoint(); cerr != nil {
+			err = errors.Join(err, fmt.Errorf("writing the checkpoint: %w", cerr))
+		}
+		return res, err
 	}
+	var info Info
+	if o.Resume == nil {
+		if err := k.init(&info); err != nil {
+			return stop(err)
+		}
+		if err := rec.record(&info); err != nil {
+			return stop(err)
+		}
+		k.adapt(&info)
+	}
+	for st.Done < total && st.Running() > 0 {
+		if err := ctx.Err(); err != nil {
+			return stop(err)
+		}
+		if err := k.step(&info); err != nil {
+			return stop(err)
+		}
+		if err := rec.record(&info); err != nil {
+			return stop(err)
+		}
+		k.adapt(&info)
+		if o.Progress != nil {
+			o.Progress(k.progress(total))
+		}
+		if o.CheckpointEvery > 0 && time.Since(lastCheckpoint) >= o.CheckpointEvery {
+			if err := checkpoint(); err != nil {
+				return res, fmt.Errorf("writing the checkpoint: %w", err)
+			}
+			lastCheckpoint = time.Now()
+		}
+	}
+	if st.Running() == 0 {
+		return stop(fmt.Errorf("every chain %w: %s", ErrDiverged, failureList(st.Failures)))
+	}
+	return stop(nil)
+}
 
-	// One random stream per replica, (seed, r+1) of package noise: initial
-	// point, minibatches, synthetic noise and the dynamics' noise. Each
-	// replica reads only its own, so the draws do not depend on the order
-	// or the goroutines the replicas run on.
-	rngs := make([]*Rand, rows)
-	for r := range rngs {
-		rngs[r] = NewRand(o.Seed, uint64(r)+1)
+// failureList names the failures for an error message.
+func failureList(fs []Failure) string {
+	parts := make([]string, len(fs))
+	for i, f := range fs {
+		parts[i] = f.String()
 	}
-	theta := make([]float64, rows*d)
-	for r := range rows {
-		x := theta[r*d : (r+1)*d]
-		if o.Init != nil {
-			copy(x, o.Init[r/levels])
-			continue
-		}
-		for i := range x {
-			x[i] = o.InitRadius * (2*rngs[r].Float64() - 1)
-		}
-	}
-	var batches *minibatcher
-	if batch > 0 {
-		batches = newMinibatcher(n, batch, rngs)
-	}
-	st := &state{theta: theta, d: d, energy: make([]float64, rows), variance: make([]float64, rows), grad: make([]float64, rows*d)}
-	var ex *exchanger
-	if levels > 1 {
-		if ex, err = newExchanger(target, s, o, levels, batch, res); err != nil {
-			return nil, err
-		}
-		defer ex.report()
+	return strings.Join(parts, "; ") + "; a smaller step size (lr) may help"
+}
+
+// recorder keeps a run's draws: in the Result, and through OnDraw.
+type recorder struct {
+	target Target
+	k      *sgKernel
+	o      Options
+	res    *Result
+	draw   Draw
+}
+
+func newRecorder(target Target, k *sgKernel, o Options) *recorder {
+	chains := k.st.Chains
+	res := &Result{Columns: append([]string{"lp__"}, target.OutputNames()...), Draws: make([][][]float64, chains),
+		Sampler: k.s.Name, Replicas: k.st.Levels}
+	if k.stages != nil {
+		res.Cycle = make([][]int, chains)
 	}
 	if o.KeepAll {
-		res.All, res.AllLevels = make([][][][]float64, o.Chains), make([][][]Level, o.Chains)
+		res.All, res.AllLevels = make([][][][]float64, chains), make([][][]Level, chains)
 		for c := range res.All {
-			res.All[c], res.AllLevels[c] = make([][][]float64, levels), make([][]Level, levels)
+			res.All[c], res.AllLevels[c] = make([][][]float64, k.st.Levels), make([][]Level, k.st.Levels)
 		}
 	}
-	draw := Draw{Values: make([]float64, len(res.Columns))}
-	s.Dynamics.Init(rows, d)
-
-	mover := &mover{s: &s, ex: ex, cycles: cycles, st: st, rngs: rngs, levels: levels,
-		workers: min(rows, cmp.Or(o.Threads, runtime.GOMAXPROCS(0)))}
-	total := o.Burn + o.Iters
-	for k := 0; k < total; k++ {
-		if err := ctx.Err(); err != nil {
-			return res, err
-		}
-		var rowIdx []int
-		if batches != nil {
-			rowIdx = batches.next()
-		}
-		if err := eval.Evaluate(theta, rowIdx, st.energy, st.grad, st.variance); err != nil {
-			return res, fmt.Errorf("iteration %d: %w", k+1, err)
-		}
-		addNoise(st.energy, st.grad, st.variance, o.EnergyNoise, o.GradNoise, rngs, d)
-		if err := checkFinite(theta, st.energy, d, levels, k); err != nil {
-			return res, err
-		}
-		// Record the state the gradient was taken at, then exchange and move.
-		if cycles.keep(k, o) {
-			for r := range rows {
-				c, l := r/levels, r%levels
-				if l > 0 && !o.KeepAll {
-					continue
-				}
-				lv := s.level(ex, c, l, k)
-				draw.Chain, draw.Iter, draw.Level, draw.LR, draw.Temperature = c, k-o.Burn, l, lv.LR, lv.Temperature
-				draw.Cycle = cycles.cycle(k)
-				draw.Values[0] = -st.energy[r]
-				target.Constrain(draw.Values[1:], theta[r*d:(r+1)*d])
-				if l == 0 {
-					res.Draws[c] = append(res.Draws[c], slices.Clone(draw.Values))
-					if cycles != nil {
-						res.Cycle[c] = append(res.Cycle[c], draw.Cycle)
-					}
-				}
-				if o.KeepAll {
-					if l == 0 {
-						res.All[c][0] = res.Draws[c]
-					} else {
-						res.All[c][l] = append(res.All[c][l], slices.Clone(draw.Values))
-					}
-					res.AllLevels[c][l] = append(res.AllLevels[c][l], lv)
-				}
-				if o.OnDraw != nil {
-					if err := o.OnDraw(draw); err != nil {
-						return res, err
-					}
-				}
-			}
-		}
-		if ex != nil && (k+1)%ex.every == 0 {
-			if err := ex.round(st, k); err != nil {
-				return res, fmt.Errorf("iteration %d: %w", k+1, err)
-			}
-		}
-		mover.k = k
-		kernel.ParallelFor(mover.workers, mover.workers, mover)
-		res.Iterations = k + 1
-		if o.Progress != nil {
-			o.Progress(Progress{Done: k + 1, Total: total, Replicas: levels, Chains: o.Chains})
+	if k.ex != nil {
+		for _, l := range k.st.Ladders {
+			res.Exchange = append(res.Exchange, &l.Report)
 		}
 	}
-	return res, nil
+	return &recorder{target: target, k: k, o: o, res: res, draw: Draw{Values: make([]float64, len(res.Columns))}}
 }
 
-// mover moves the replicas after iteration k's evaluation, the rows w,
-// w + W, w + 2W, ... on part w of W goroutines (kernel.ParallelFor): the
-// dynamics keep each replica's state apart and each replica has its own
-// random stream, so the moves do not depend on the goroutines.
-type mover struct {
-	s       *Sampler
-	ex      *exchanger
-	cycles  *stages
-	st      *state
-	rngs    []*Rand
-	levels  int
-	workers int
-	k       int
-}
-
-func (m *mover) RunPart(w int) {
-	d := m.st.d
-	for r := w; r < len(m.rngs); r += m.workers {
-		lv := m.s.level(m.ex, r/m.levels, r%m.levels, m.k)
-		if m.cycles.exploring(m.k) { // seed 002, Section 3.1: explore at T = 0
-			lv.Temperature = 0
-		}
-		m.s.Dynamics.Step(r, m.st.theta[r*d:(r+1)*d], m.st.grad[r*d:(r+1)*d], lv.LR, lv.Temperature, m.rngs[r])
+// record keeps the draws of the iteration info reports, if it is kept:
+// the state at which its gradient was taken, before its exchange round's
+// swaps, of every running chain.
+func (rc *recorder) record(info *Info) error {
+	st, k, res := rc.k.st, info.Iteration, rc.res
+	if !rc.k.stages.keep(k, st.Burn, rc.o.Thin) {
+		return nil
 	}
-}
-
-// state is the replicas' positions with what the last evaluation found.
-type state struct {
-	theta, grad, energy, variance []float64
-	d                             int
-}
-
-// swapRows exchanges two replicas' positions and what was evaluated there;
-// the dynamics' auxiliary variables stay with their level.
-func (st *state) swapRows(a, b int) {
-	d := st.d
-	ta, tb := st.theta[a*d:(a+1)*d], st.theta[b*d:(b+1)*d]
-	ga, gb := st.grad[a*d:(a+1)*d], st.grad[b*d:(b+1)*d]
-	for i := range ta {
-		ta[i], tb[i] = tb[i], ta[i]
-		ga[i], gb[i] = gb[i], ga[i]
-	}
-	st.energy[a], st.energy[b] = st.energy[b], st.energy[a]
-	st.variance[a], st.variance[b] = st.variance[b], st.variance[a]
-}
-
-// addNoise adds the synthetic noise of Options.EnergyNoise and GradNoise
-// to each replica's energy and gradient, from the replica's own stream; the
-// gradient's comes in chunks from the bulk normal fill, added while the
-// chunk is in L1.
-func addNoise(energy, grad, variance []float64, es, gs float64, rngs []*Rand, d int) {
-	if es == 0 && gs == 0 {
-		return
-	}
-	for c, rng := range rngs {
-		if es > 0 {
-			energy[c] += es * rng.NormFloat64()
-			variance[c] += es * es
-		}
-		if gs > 0 {
-			g := grad[c*d : (c+1)*d]
-			for len(g) > 0 {
-				z := rng.Normals(len(g))
-				gz := g[:len(z)]
-				for i, zi := range z {
-					gz[i] += gs * zi
-				}
-				g = g[len(z):]
-			}
-		}
-	}
-}
-
-func checkFinite(theta, energy []float64, d, levels, k int) error {
-	where := func(r int) string {
-		if levels == 1 {
-			return fmt.Sprintf("chain %d", r+1)
-		}
-		return fmt.Sprintf("chain %d replica %d", r/levels+1, r%levels+1)
-	}
-	for r, e := range energy {
-		if math.IsNaN(e) || math.IsInf(e, 0) {
-			return fmt.Errorf("%s %w at iteration %d: energy is %v; a smaller step size (lr) may help", where(r), ErrDiverged, k+1, e)
-		}
-		if kernel.AllFinite(theta[r*d : (r+1)*d]) {
+	d, levels := st.Dim, st.Levels
+	draw := &rc.draw
+	for r := range st.Chains * levels {
+		c, l := r/levels, r%levels
+		if l > 0 && !rc.o.KeepAll || st.failed(c) {
 			continue
 		}
-		for _, x := range theta[r*d : (r+1)*d] {
-			if x-x != 0 { // NaN or ±Inf
-				return fmt.Errorf("%s %w at iteration %d: a parameter is %v; a smaller step size (lr) may help", where(r), ErrDiverged, k+1, x)
+		lv := rc.k.level(c, l, k)
+		draw.Chain, draw.Iter, draw.Level, draw.LR, draw.Temperature = c, k-st.Burn, l, lv.LR, lv.Temperature
+		draw.Cycle = rc.k.stages.cycle(k)
+		draw.Values[0] = -st.Energy[r]
+		rc.target.Constrain(draw.Values[1:], row(st.Theta, r, d))
+		if l == 0 {
+			res.Draws[c] = append(res.Draws[c], slices.Clone(draw.Values))
+			if res.Cycle != nil {
+				res.Cycle[c] = append(res.Cycle[c], draw.Cycle)
+			}
+		}
+		if rc.o.KeepAll {
+			if l == 0 {
+				res.All[c][0] = res.Draws[c]
+			} else {
+				res.All[c][l] = append(res.All[c][l], slices.Clone(draw.Values))
+			}
+			res.AllLevels[c][l] = append(res.AllLevels[c][l], lv)
+		}
+		if rc.o.OnDraw != nil {
+			if err := rc.o.OnDraw(*draw); err != nil {
+				return err
 			}
 		}
 	}
 	return nil
-}
-
-// minibatcher deals each chain its minibatches: the rows of a random
-// permutation, B at a time, reshuffled each epoch. Every batch is a uniform
-// draw of B distinct rows, which makes the scaled minibatch energy an
-// unbiased estimate of the full one.
-type minibatcher struct {
-	perms [][]int
-	pos   []int
-	batch int
-	rows  []int
-	rngs  []*Rand
-}
-
-func newMinibatcher(n, batch int, rngs []*Rand) *minibatcher {
-	m := &minibatcher{batch: batch, rows: make([]int, len(rngs)*batch), rngs: rngs, pos: make([]int, len(rngs))}
-	for c := range rngs {
-		perm := make([]int, n)
-		for i := range perm {
-			perm[i] = i
-		}
-		m.perms = append(m.perms, perm)
-		m.pos[c] = n // shuffle before first use
-	}
-	return m
-}
-
-func (m *minibatcher) next() []int {
-	for c, perm := range m.perms {
-		if m.pos[c]+m.batch > len(perm) {
-			m.rngs[c].Shuffle(len(perm), func(i, j int) { perm[i], perm[j] = perm[j], perm[i] })
-			m.pos[c] = 0
-		}
-		copy(m.rows[c*m.batch:(c+1)*m.batch], perm[m.pos[c]:m.pos[c]+m.batch])
-		m.pos[c] += m.batch
-	}
-	return m.rows
 }

@@ -73,15 +73,16 @@ func RoundTripTime(window int, rejections []float64) float64 {
 	return 2*w*p + 2*w*p*sum
 }
 
-// schemeState is a scheme's state for one ladder: the gates of DEO_W.
+// schemeState is a scheme's state for one ladder: the gates of DEO_W,
+// which live in the run's State.
 type schemeState struct {
 	s     Scheme
 	open  []bool
 	pairs []int
 }
 
-func (s Scheme) start(levels int) *schemeState {
-	return &schemeState{s: s, open: make([]bool, levels-1), pairs: make([]int, 0, levels-1)}
+func (s Scheme) start(open []bool) *schemeState {
+	return &schemeState{s: s, open: open, pairs: make([]int, 0, len(open))}
 }
 
 // attempt lists the pairs tried in exchange round k, in order.
@@ -121,7 +122,7 @@ func (st *schemeState) swapped(p int) {
 	}
 }
 
-// roundTrips follows the replica index process of one ladder: which
+// RoundTrips follows the replica index process of one ladder: which
 // particle (state) is at which level. A round trip is a particle's passage
 // from the target level to the top level and back (Syed et al. 2021), the
 // cycle whose expected length Lemma 1 of seed 000 computes (appendix B.1,
@@ -132,51 +133,51 @@ func (st *schemeState) swapped(p int) {
 // between them, A.5 also credits p → 1 → p → P → p, two half trips, so
 // counting by A.5 gives more: about 20% more for DEO and 11% more for DEO*
 // on cosine2d (a simulation of this code's run, 20,000 iterations).
-type roundTrips struct {
-	at       []int  // at[level] = particle
-	leftLow  []bool // particle has been at the bottom since its last round trip
-	reached  []bool // ... and at the top since then
-	last     []int  // round at which the particle last completed a round trip (-1: none)
-	count    int
-	timeSum  float64
-	timeSeen int
+type RoundTrips struct {
+	At      []int  // At[level] = particle
+	LeftLow []bool // particle has been at the bottom since its last round trip
+	Reached []bool // ... and at the top since then
+	Last    []int  // round at which the particle last completed a round trip (-1: none)
+	Count   int
+	TimeSum float64
+	Seen    int
 }
 
-func newRoundTrips(levels int) *roundTrips {
-	r := &roundTrips{at: make([]int, levels), leftLow: make([]bool, levels), reached: make([]bool, levels), last: make([]int, levels)}
-	for i := range r.at {
-		r.at[i], r.last[i] = i, -1
+func newRoundTrips(levels int) RoundTrips {
+	r := RoundTrips{At: make([]int, levels), LeftLow: make([]bool, levels), Reached: make([]bool, levels), Last: make([]int, levels)}
+	for i := range r.At {
+		r.At[i], r.Last[i] = i, -1
 	}
 	r.observe(0)
 	return r
 }
 
-func (r *roundTrips) swap(p int) { r.at[p], r.at[p+1] = r.at[p+1], r.at[p] }
+func (r *RoundTrips) swap(p int) { r.At[p], r.At[p+1] = r.At[p+1], r.At[p] }
 
 // observe records the levels after round k.
-func (r *roundTrips) observe(k int) {
-	top := len(r.at) - 1
-	bottom := r.at[0]
-	if r.reached[bottom] {
-		r.count++
-		if r.last[bottom] >= 0 {
-			r.timeSum += float64(k - r.last[bottom])
-			r.timeSeen++
+func (r *RoundTrips) observe(k int) {
+	top := len(r.At) - 1
+	bottom := r.At[0]
+	if r.Reached[bottom] {
+		r.Count++
+		if r.Last[bottom] >= 0 {
+			r.TimeSum += float64(k - r.Last[bottom])
+			r.Seen++
 		}
-		r.last[bottom] = k
-		r.reached[bottom] = false
+		r.Last[bottom] = k
+		r.Reached[bottom] = false
 	}
-	r.leftLow[bottom] = true
-	if q := r.at[top]; r.leftLow[q] {
-		r.reached[q] = true
+	r.LeftLow[bottom] = true
+	if q := r.At[top]; r.LeftLow[q] {
+		r.Reached[q] = true
 	}
 }
 
 // meanTime is the mean time between a particle's successive round trips,
 // in exchange rounds (NaN before any particle completes two).
-func (r *roundTrips) meanTime() float64 {
-	if r.timeSeen == 0 {
+func (r *RoundTrips) meanTime() float64 {
+	if r.Seen == 0 {
 		return math.NaN()
 	}
-	return r.timeSum / float64(r.timeSeen)
+	return r.TimeSum / float64(r.Seen)
 }

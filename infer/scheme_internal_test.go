@@ -12,7 +12,7 @@ import (
 // returns the mean round-trip time in rounds and the number of round trips.
 func simulateIndexProcess(s Scheme, r []float64, rounds int, rng *rand.Rand, gates bool) (float64, int) {
 	levels := len(r) + 1
-	st, trips := s.start(levels), newRoundTrips(levels)
+	st, trips := s.start(make([]bool, levels-1)), newRoundTrips(levels)
 	for k := range rounds {
 		for _, p := range st.attempt(k, rng) {
 			if rng.Float64() >= r[p] {
@@ -24,7 +24,7 @@ func simulateIndexProcess(s Scheme, r []float64, rounds int, rng *rand.Rand, gat
 		}
 		trips.observe(k + 1)
 	}
-	return trips.meanTime(), trips.count
+	return trips.meanTime(), trips.Count
 }
 
 // TestRoundTripTimeLemma1 checks the index process of the DEO_W scheme

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 )
 
 // validate reports a composition that cannot run.
@@ -30,14 +31,6 @@ func (s Sampler) validate() error {
 		return fmt.Errorf("sampler %q: every must be ≥ 1, got %d", s.Name, s.Every)
 	}
 	return nil
-}
-
-// level is the step size and temperature of chain c's level l at iteration k.
-func (s Sampler) level(ex *exchanger, c, l, k int) Level {
-	if ex == nil {
-		return Level{LR: s.Schedule.StepSize(k), Temperature: s.Temperature}
-	}
-	return ex.chains[c].ladder.level(l, k, s.Schedule)
 }
 
 // ExchangeReport is what one chain's ladder did: the swap attempts and
@@ -68,9 +61,11 @@ type ExchangeReport struct {
 	HasBuffer bool
 	// Index is the replica index process, sampled every IndexEvery rounds:
 	// Index[i][l] is the replica (numbered by its starting level) at level
-	// l.
-	IndexEvery int
-	Index      [][]int
+	// l. LadderTrace[i] is the ladder's values (temperatures or step
+	// sizes) at the same rounds, before that round's adaptation.
+	IndexEvery  int
+	Index       [][]int
+	LadderTrace [][]float64
 }
 
 // SwapRate is pair p's accepted fraction of attempts.
@@ -81,17 +76,19 @@ func (r *ExchangeReport) SwapRate(p int) float64 {
 	return float64(r.Accepts[p]) / float64(r.Attempts[p])
 }
 
-// maxIndexSamples bounds the index process kept for plotting.
+// maxIndexSamples bounds the index process and ladder trace kept for
+// plotting.
 const maxIndexSamples = 1000
 
-// exchanger runs the exchange rounds of every chain's ladder.
+// exchanger runs the exchange rounds of every chain's ladder. Its ladders'
+// state lives in the run's State; it keeps only what is rebuilt from the
+// sampler.
 type exchanger struct {
 	s        Sampler
 	levels   int
 	every    int
 	chains   []*ladderRun
 	adaptive bool // every pair's probability is needed each round
-	res      *Result
 
 	// second is the second energy estimator of m-reSGLD; exchangeBatch the
 	// growing exchange minibatch of the Barker test (barker.go).
@@ -101,51 +98,64 @@ type exchanger struct {
 	restart       restarter // the dynamics, when each trajectory starts afresh
 }
 
-// ladderRun is one chain's ladder.
+// ladderRun is one chain's ladder: its state, and the parts that act on it.
 type ladderRun struct {
+	st        *LadderState
 	ladder    *ladderState
 	test      ExchangeTest
 	scheme    *schemeState
-	trips     *roundTrips
 	rng       *rand.Rand
-	report    *ExchangeReport
-	probs     []float64
 	attempted []bool
+	// at[l] is the row offset within the chain of the state now at level
+	// l: swaps decided in a round move the states only at the start of
+	// the next Step, after the round's draws are recorded.
+	at []int
 }
 
-func newExchanger(target Target, s Sampler, o Options, levels, batch int, res *Result) (*exchanger, error) {
-	ex := &exchanger{s: s, levels: levels, every: max(1, s.Every), res: res}
+// newExchanger prepares the exchange rounds of st's chains, starting their
+// ladders when st is fresh (st.Ladders nil).
+func newExchanger(target Target, s Sampler, o Options, st *State, batch, totalRounds int) (*exchanger, error) {
+	levels := st.Levels
+	ex := &exchanger{s: s, levels: levels, every: max(1, s.Every)}
 	ex.adaptive = s.Ladder.Adaptive
 	if d, ok := s.Exchange.(*Deterministic); ok && d.Adaptive {
 		ex.adaptive = true
 	}
-	totalRounds := (o.Burn + o.Iters) / ex.every
-	indexEvery := max(1, (totalRounds+maxIndexSamples-1)/maxIndexSamples)
-	for c := range o.Chains {
-		lr := &ladderRun{
-			ladder:    s.Ladder.start(levels),
-			test:      s.Exchange.Start(levels),
-			scheme:    s.Scheme.start(levels),
-			trips:     newRoundTrips(levels),
-			rng:       rand.New(rand.NewPCG(o.Seed, 1<<40+uint64(c))),
-			probs:     make([]float64, levels-1),
-			attempted: make([]bool, levels-1),
-			report: &ExchangeReport{Scheme: s.Scheme.String(), Window: max(1, s.Scheme.Window),
-				Attempts: make([]int, levels-1), Accepts: make([]int, levels-1), IndexEvery: indexEvery},
+	if st.Ladders == nil {
+		indexEvery := max(1, (totalRounds+maxIndexSamples-1)/maxIndexSamples)
+		for c := range st.Chains {
+			lst := &LadderState{
+				Values: s.Ladder.initial(levels),
+				Open:   make([]bool, levels-1),
+				Trips:  newRoundTrips(levels),
+				Rng:    rand.NewPCG(st.Seed, 1<<40+uint64(c)),
+				Report: ExchangeReport{Scheme: s.Scheme.String(), Window: max(1, s.Scheme.Window),
+					Attempts: make([]int, levels-1), Accepts: make([]int, levels-1), IndexEvery: indexEvery},
+			}
+			if s.Scheme.Kind != DEO {
+				lst.Report.Window = 1
+			}
+			st.Ladders = append(st.Ladders, lst)
 		}
-		if s.Scheme.Kind != DEO {
-			lr.report.Window = 1
-		}
-		ex.chains = append(ex.chains, lr)
-		res.Exchange = append(res.Exchange, lr.report)
 	}
-	rows := o.Chains * levels
+	for _, lst := range st.Ladders {
+		ex.chains = append(ex.chains, &ladderRun{
+			st:        lst,
+			ladder:    s.Ladder.start(lst.Values),
+			test:      s.Exchange.Start(levels, &lst.Test),
+			scheme:    s.Scheme.start(lst.Open),
+			rng:       rand.New(lst.Rng),
+			attempted: make([]bool, levels-1),
+			at:        make([]int, levels),
+		})
+	}
+	rows := st.Chains * levels
 	var err error
 	if two, b2 := twoEstimators(s.Exchange); two {
 		if b2 == 0 {
 			b2 = batch
 		}
-		if ex.second, err = newSideEstimator(target, o, rows, b2, 1<<41); err != nil {
+		if ex.second, err = newSideEstimator(target, o, rows, b2, 1<<41, &st.Second); err != nil {
 			return nil, err
 		}
 	}
@@ -157,7 +167,7 @@ func newExchanger(target Target, s Sampler, o Options, levels, batch int, res *R
 		if eb == 0 {
 			eb = batch
 		}
-		if ex.exchangeBatch, err = newSideEstimator(target, o, rows, eb, 1<<42); err != nil {
+		if ex.exchangeBatch, err = newSideEstimator(target, o, rows, eb, 1<<42, &st.ExchangeBatch); err != nil {
 			return nil, err
 		}
 		ex.sigmaStar2 = b.Compensation.SigmaStar2()
@@ -172,26 +182,51 @@ func newExchanger(target Target, s Sampler, o Options, levels, batch int, res *R
 	return ex, nil
 }
 
+// level is level l of chain c's ladder at iteration k.
+func (ex *exchanger) level(c, l, k int) Level {
+	return ex.chains[c].ladder.level(l, k, ex.s.Schedule)
+}
+
+// due reports whether iteration k ends with an exchange round.
+func (ex *exchanger) due(k int) bool { return (k+1)%ex.every == 0 }
+
+// applyPending moves the states that the last round swapped, in the order
+// it swapped them, and clears the ladders' pending swaps.
+func (ex *exchanger) applyPending(st *State) {
+	for c, run := range ex.chains {
+		base := c * ex.levels
+		for _, p := range run.st.Pending {
+			st.swapRows(base+p, base+p+1)
+		}
+		run.st.Pending = run.st.Pending[:0]
+	}
+}
+
 var errNoSecond = errors.New("the second energy estimator failed")
 
-// round is one exchange round after iteration k, for every chain.
-func (ex *exchanger) round(st *state, k int) error {
+// round is the exchange round after iteration k, for every running chain:
+// it decides the swaps, records them as pending in the ladders' state and
+// reports them in info.
+func (ex *exchanger) round(st *State, k int, info *Info) error {
 	r := k / ex.every
-	for _, run := range ex.chains {
+	for c, run := range ex.chains {
 		clear(run.attempted)
+		if st.failed(c) {
+			continue
+		}
 		for _, p := range run.scheme.attempt(r, run.rng) {
 			run.attempted[p] = true
 		}
 	}
 	if ex.second != nil {
 		ex.second.start()
-		if err := ex.second.grow(st.theta); err != nil {
+		if err := ex.second.grow(st.Theta); err != nil {
 			return fmt.Errorf("%w: %w", errNoSecond, err)
 		}
 	}
-	energy, variance := st.energy, st.variance
+	energy, variance := st.Energy, st.Variance
 	if ex.exchangeBatch != nil {
-		if err := ex.growExchangeBatch(st.theta, k); err != nil {
+		if err := ex.growExchangeBatch(st, k); err != nil {
 			return err
 		}
 		energy, variance = ex.exchangeBatch.Energy, ex.exchangeBatch.Variance
@@ -210,15 +245,23 @@ func (ex *exchanger) round(st *state, k int) error {
 	// instead of S = 0.4, and DEO* from 20.1 to 21.7, so it was not kept.
 	var x Pair
 	x.Round = r
+	info.Rounds = info.Rounds[:0]
 	for c, run := range ex.chains {
+		ri := RoundInfo{Chain: c, Round: r, Attempted: run.attempted, Probs: make([]float64, ex.levels-1)}
+		if st.failed(c) {
+			continue
+		}
 		base := c * ex.levels
+		for l := range run.at {
+			run.at[l] = l
+		}
 		for p := range ex.levels - 1 {
 			if !run.attempted[p] && !ex.adaptive {
 				continue
 			}
-			a, b := base+p, base+p+1
+			a, b := base+run.at[p], base+run.at[p+1]
 			x.Index = p
-			x.Levels = ex.pairLevels(run, p, k)
+			x.Levels = [2]Level{ex.level(c, p, k), ex.level(c, p+1, k)}
 			x.Energy = [2]float64{energy[a], energy[b]}
 			x.Variance = [2]float64{variance[a], variance[b]}
 			if ex.second != nil {
@@ -226,90 +269,104 @@ func (ex *exchanger) round(st *state, k int) error {
 				x.Variance2 = [2]float64{ex.second.Variance[a], ex.second.Variance[b]}
 			}
 			swap, prob := run.test.Decide(&x, run.rng)
-			run.probs[p] = prob
+			ri.Probs[p] = prob
 			if !run.attempted[p] {
 				continue
 			}
-			run.report.Attempts[p]++
+			rep := &run.st.Report
+			rep.Attempts[p]++
 			if swap {
-				run.report.Accepts[p]++
-				st.swapRows(a, b)
-				for _, se := range []*sideEstimator{ex.second, ex.exchangeBatch} {
-					if se != nil {
-						se.swap(a, b)
-					}
-				}
+				rep.Accepts[p]++
+				run.at[p], run.at[p+1] = run.at[p+1], run.at[p]
+				run.st.Pending = append(run.st.Pending, p)
 				run.scheme.swapped(p)
-				run.trips.swap(p)
+				run.st.Trips.swap(p)
 			}
 		}
+		rep := &run.st.Report
 		if ex.adaptive {
-			gamma := 0.0
-			if ex.s.Ladder.Adapt != nil {
-				gamma = ex.s.Ladder.Adapt.StepSize(r)
-			} else if d, ok := ex.s.Exchange.(*Deterministic); ok && d.Adapt != nil {
-				gamma = d.Adapt.StepSize(r)
+			if rep.Acceptance == nil {
+				rep.Acceptance = make([]float64, len(ri.Probs))
 			}
-			run.test.Adapt(run.probs, gamma)
-			run.ladder.adapt(run.probs, gamma)
-			if run.report.Acceptance == nil {
-				run.report.Acceptance = make([]float64, len(run.probs))
-			}
-			for p, a := range run.probs {
-				run.report.Acceptance[p] += (a - run.report.Acceptance[p]) / float64(r+1)
+			for p, a := range ri.Probs {
+				rep.Acceptance[p] += (a - rep.Acceptance[p]) / float64(r+1)
 			}
 		}
-		run.trips.observe(r + 1)
-		run.report.Rounds = r + 1
-		if r%run.report.IndexEvery == 0 {
-			run.report.Index = append(run.report.Index, append([]int(nil), run.trips.at...))
+		run.st.Trips.observe(r + 1)
+		rep.Rounds = r + 1
+		if r%rep.IndexEvery == 0 {
+			rep.Index = append(rep.Index, slices.Clone(run.st.Trips.At))
+			rep.LadderTrace = append(rep.LadderTrace, slices.Clone(run.st.Values))
 		}
+		ri.Swaps = run.st.Pending
+		ri.At = run.st.Trips.At
+		info.Rounds = append(info.Rounds, ri)
 	}
 	if ex.restart != nil { // Algorithm 2 of seed 001, line 3: every trajectory starts afresh
-		for row := range st.energy {
-			ex.restart.Restart(row)
+		for r := range st.Energy {
+			ex.restart.Restart(row(st.Aux, r, st.AuxLen))
 		}
 	}
 	return nil
 }
 
-func (ex *exchanger) pairLevels(run *ladderRun, p, k int) [2]Level {
-	return [2]Level{run.ladder.level(p, k, ex.s.Schedule), run.ladder.level(p+1, k, ex.s.Schedule)}
+// adapt applies one step of the stochastic approximations of seed 000
+// (Eq. 9-12: the adaptive ladder and correction buffer) to the ladders of
+// the round info reports.
+func (ex *exchanger) adapt(info *Info) {
+	if !ex.adaptive {
+		return
+	}
+	for _, ri := range info.Rounds {
+		gamma := 0.0
+		if ex.s.Ladder.Adapt != nil {
+			gamma = ex.s.Ladder.Adapt.StepSize(ri.Round)
+		} else if d, ok := ex.s.Exchange.(*Deterministic); ok && d.Adapt != nil {
+			gamma = d.Adapt.StepSize(ri.Round)
+		}
+		run := ex.chains[ri.Chain]
+		run.test.Adapt(ri.Probs, gamma)
+		run.ladder.adapt(ri.Probs, gamma)
+	}
 }
 
 // growExchangeBatch evaluates the exchange minibatch of the Barker test,
 // adding chunks until every pair the round decides has var[ΔẼ] < σ*²
 // (Algorithm 1 of seed 001, lines 2-4), and counts the chunks.
-func (ex *exchanger) growExchangeBatch(theta []float64, k int) error {
+func (ex *exchanger) growExchangeBatch(st *State, k int) error {
 	se := ex.exchangeBatch
 	se.start()
 	for {
-		if err := se.grow(theta); err != nil {
+		if err := se.grow(st.Theta); err != nil {
 			return fmt.Errorf("the exchange minibatch: %w", err)
 		}
-		if ex.exchangeVarianceBelow(se.Variance, k) {
+		if ex.exchangeVarianceBelow(st, se.Variance, k) {
 			break
 		}
 		if se.chunks >= se.maxChunks() {
 			return growError(se, ex.sigmaStar2)
 		}
 	}
-	for _, run := range ex.chains {
-		run.report.ExchangeEvaluations += se.chunks
+	for c, run := range ex.chains {
+		if !st.failed(c) {
+			run.st.Report.ExchangeEvaluations += se.chunks
+		}
 	}
 	return nil
 }
 
 // exchangeVarianceBelow reports whether every pair the round decides has
 // var[ΔẼ] = δ²(var Ũ_p + var Ũ_{p+1}) below σ*².
-func (ex *exchanger) exchangeVarianceBelow(variance []float64, k int) bool {
+func (ex *exchanger) exchangeVarianceBelow(st *State, variance []float64, k int) bool {
 	for c, run := range ex.chains {
+		if st.failed(c) {
+			continue
+		}
 		for p := range ex.levels - 1 {
 			if !run.attempted[p] && !ex.adaptive {
 				continue
 			}
-			lv := ex.pairLevels(run, p, k)
-			delta := 1/lv[0].Temperature - 1/lv[1].Temperature
+			delta := 1/ex.level(c, p, k).Temperature - 1/ex.level(c, p+1, k).Temperature
 			a := c*ex.levels + p
 			if delta*delta*(variance[a]+variance[a+1]) >= ex.sigmaStar2 {
 				return false
@@ -320,14 +377,14 @@ func (ex *exchanger) exchangeVarianceBelow(variance []float64, k int) bool {
 }
 
 // restarter is dynamics whose trajectories can start afresh (NoseHoover).
-type restarter interface{ Restart(replica int) }
+type restarter interface{ Restart(aux []float64) }
 
-// report fills in what the reports keep of the final state.
-func (ex *exchanger) report() {
-	k := ex.res.Iterations
+// finish fills in what the reports keep of the final state after k
+// iterations.
+func (ex *exchanger) finish(k int) {
 	for _, run := range ex.chains {
-		rep := run.report
-		rep.RoundTrips, rep.MeanRoundTripTime = run.trips.count, run.trips.meanTime()
+		rep := &run.st.Report
+		rep.RoundTrips, rep.MeanRoundTripTime = run.st.Trips.Count, run.st.Trips.meanTime()
 		rep.Ladder = make([]Level, ex.levels)
 		for l := range rep.Ladder {
 			rep.Ladder[l] = run.ladder.level(l, k, ex.s.Schedule)

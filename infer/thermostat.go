@@ -101,13 +101,17 @@ type NoseHoover struct {
 	// 2cε: T' = cT/(oT + c) for Eq. 19 (0.091 at T = 1 for RELD with the
 	// paper's c = 0.1) and T' = cT/(o + c) for Eq. 3.
 	Frozen bool
-
-	momenta     []float64 // v, P × D
-	thermostats []float64 // s, one per replica
-	started     []bool    // the thermostat has been set
-	redraw      []bool    // the momentum is to be drawn afresh
-	d           int
 }
+
+// The auxiliary state of a replica is its momentum v (D values), then its
+// thermostat s, then two flags: whether the thermostat has been set, and
+// whether the momentum is to be drawn afresh (Restart).
+const (
+	nhThermostat = iota
+	nhStarted
+	nhRedraw
+	nhScalars
+)
 
 func (nh *NoseHoover) Name() string {
 	name := "nose_hoover"
@@ -120,9 +124,7 @@ func (nh *NoseHoover) Name() string {
 	return name
 }
 
-func (nh *NoseHoover) Init(p, d int) {
-	nh.momenta, nh.thermostats, nh.started, nh.redraw, nh.d = make([]float64, p*d), make([]float64, p), make([]bool, p), make([]bool, p), d
-}
+func (nh *NoseHoover) AuxLen(d int) int { return d + nhScalars }
 
 // nhEquilibrium is s̄(T), the thermostat's stationary value without gradient
 // noise: c/T for Eq. 19 (1 at T = 0, see NoseHoover), 0 for Eq. 3.
@@ -139,16 +141,19 @@ func (nh *NoseHoover) nhEquilibrium(temperature float64) float64 {
 	}
 }
 
-func (nh *NoseHoover) Step(p int, theta, grad []float64, lr, temperature float64, rng *Rand) {
-	v := nh.momenta[p*nh.d : (p+1)*nh.d]
-	if !nh.started[p] || nh.Frozen {
-		nh.thermostats[p] = nh.Offset + nh.nhEquilibrium(temperature)
-	} else if nh.redraw[p] && nh.d > 0 {
-		nh.thermostats[p] = nh.Offset + nh.nhEquilibrium(temperature) + math.Sqrt(temperature*lr/float64(nh.d))*rng.NormFloat64()
+func (nh *NoseHoover) Step(aux, theta, grad []float64, lr, temperature float64, rng *Rand) {
+	d := len(aux) - nhScalars
+	v, scalars := aux[:d], aux[d:]
+	thermostat := &scalars[nhThermostat]
+	started, redraw := scalars[nhStarted] != 0, scalars[nhRedraw] != 0
+	if !started || nh.Frozen {
+		*thermostat = nh.Offset + nh.nhEquilibrium(temperature)
+	} else if redraw && d > 0 {
+		*thermostat = nh.Offset + nh.nhEquilibrium(temperature) + math.Sqrt(temperature*lr/float64(d))*rng.NormFloat64()
 	}
 	kick := lr // Δt² = ε: a full step's kick
-	if !nh.started[p] || nh.redraw[p] {
-		nh.started[p], nh.redraw[p] = true, false
+	if !started || redraw {
+		scalars[nhStarted], scalars[nhRedraw] = 1, 0
 		// Algorithm 2, line 3: v ~ N(0, Tε), the stationary law of v = pΔt.
 		scale := math.Sqrt(temperature * lr)
 		rng.FillNormal(v)
@@ -157,7 +162,7 @@ func (nh *NoseHoover) Step(p int, theta, grad []float64, lr, temperature float64
 		}
 		kick = lr / 2 // leapfrog's first half kick (see NoseHoover)
 	}
-	friction := nh.thermostats[p]
+	friction := *thermostat
 	if nh.AdaptiveLangevin {
 		friction += nh.C
 	}
@@ -188,20 +193,24 @@ func (nh *NoseHoover) Step(p int, theta, grad []float64, lr, temperature float64
 		}
 		grad, v, theta = grad[n:], v[n:], theta[n:]
 	}
-	if !nh.Frozen && nh.d > 0 {
-		nh.thermostats[p] += kinetic/float64(nh.d) - temperature*lr
+	if !nh.Frozen && d > 0 {
+		*thermostat += kinetic/float64(d) - temperature*lr
 	}
 }
 
-// Restart makes replica p's next Step draw its momentum v ~ N(0, Tε) and
-// its thermostat afresh, as Algorithm 2 does at the start of every
-// trajectory of N steps (line 3; see NoseHoover for the thermostat's law).
-func (nh *NoseHoover) Restart(p int) { nh.redraw[p] = true }
+// Restart makes the next Step of the replica whose auxiliary state is aux
+// draw its momentum v ~ N(0, Tε) and its thermostat afresh, as Algorithm 2
+// does at the start of every trajectory of N steps (line 3; see NoseHoover
+// for the thermostat's law).
+func (nh *NoseHoover) Restart(aux []float64) { aux[len(aux)-nhScalars+nhRedraw] = 1 }
 
-// Thermostat returns replica p's thermostat s = ξΔt (Eq. 20), 0 before its
-// first Step (for diagnostics: it settles at the value in NoseHoover's doc).
-func (nh *NoseHoover) Thermostat(p int) float64 { return nh.thermostats[p] }
+// Thermostat returns the thermostat s = ξΔt (Eq. 20) in a replica's
+// auxiliary state, 0 before its first Step (for diagnostics: it settles at
+// the value in NoseHoover's doc).
+func (nh *NoseHoover) Thermostat(aux []float64) float64 {
+	return aux[len(aux)-nhScalars+nhThermostat]
+}
 
-// Momentum returns replica p's momentum v = pΔt (Eq. 20; for tests and
-// diagnostics).
-func (nh *NoseHoover) Momentum(p int) []float64 { return nh.momenta[p*nh.d : (p+1)*nh.d] }
+// Momentum returns the momentum v = pΔt (Eq. 20) in a replica's auxiliary
+// state (for tests and diagnostics).
+func (nh *NoseHoover) Momentum(aux []float64) []float64 { return aux[:len(aux)-nhScalars] }

@@ -21,7 +21,7 @@ var nhScales = []float64{0.5, 0.5, 0.75, 0.75, 1, 1, 1.5, 1.5, 2, 2}
 // s (0 unless dyn is a NoseHoover).
 func nhSample(dyn infer.Dynamics, temperature, lr, gradNoise float64, burn, n int, seed uint64) (ratios []float64, thermostat float64) {
 	d := len(nhScales)
-	dyn.Init(1, d)
+	aux := make([]float64, dyn.AuxLen(d))
 	rng := infer.NewRand(seed, 0x5e9)
 	theta, grad := make([]float64, d), make([]float64, d)
 	for i, s := range nhScales {
@@ -33,7 +33,7 @@ func nhSample(dyn infer.Dynamics, temperature, lr, gradNoise float64, burn, n in
 		for i, s := range nhScales {
 			grad[i] = theta[i]/(s*s) + gradNoise*rng.NormFloat64()
 		}
-		dyn.Step(0, theta, grad, lr, temperature, rng)
+		dyn.Step(aux, theta, grad, lr, temperature, rng)
 		if k < burn {
 			continue
 		}
@@ -41,7 +41,7 @@ func nhSample(dyn infer.Dynamics, temperature, lr, gradNoise float64, burn, n in
 			ratios[i] += x * x
 		}
 		if nh != nil {
-			thermostat += nh.Thermostat(0)
+			thermostat += nh.Thermostat(aux)
 		}
 	}
 	for i, s := range nhScales {
@@ -158,7 +158,7 @@ func nhFormat(xs []float64) string {
 func TestNoseHooverStepAlgorithm2(t *testing.T) {
 	const c, lr, temperature, d = 0.1, 0.01, 2.0, 3
 	nh := &infer.NoseHoover{C: c}
-	nh.Init(2, d)
+	aux := make([]float64, nh.AuxLen(d))
 	theta := []float64{0.5, -1, 2}
 	grad := []float64{1, 0.5, -2}
 	want := append([]float64(nil), theta...)
@@ -166,16 +166,16 @@ func TestNoseHooverStepAlgorithm2(t *testing.T) {
 
 	for step := range 3 {
 		if step == 2 {
-			nh.Restart(0)
+			nh.Restart(aux)
 		}
-		s := nh.Thermostat(0)
+		s := nh.Thermostat(aux)
 		switch step {
 		case 0:
 			s = c / temperature // line 3
 		case 2:
 			s = c/temperature + math.Sqrt(temperature*lr/d)*ref.NormFloat64()
 		}
-		v := append([]float64(nil), nh.Momentum(0)...)
+		v := append([]float64(nil), nh.Momentum(aux)...)
 		kick := lr
 		if step != 1 {
 			kick = lr / 2
@@ -194,18 +194,15 @@ func TestNoseHooverStepAlgorithm2(t *testing.T) {
 		}
 		s += kinetic/d - temperature*lr
 
-		nh.Step(0, theta, grad, lr, temperature, rng)
+		nh.Step(aux, theta, grad, lr, temperature, rng)
 		for i := range v {
-			if math.Abs(theta[i]-want[i]) > 1e-14 || math.Abs(nh.Momentum(0)[i]-v[i]) > 1e-14 {
-				t.Errorf("step %d: θ_%d = %g, v_%d = %g; want %g, %g", step, i, theta[i], i, nh.Momentum(0)[i], want[i], v[i])
+			if math.Abs(theta[i]-want[i]) > 1e-14 || math.Abs(nh.Momentum(aux)[i]-v[i]) > 1e-14 {
+				t.Errorf("step %d: θ_%d = %g, v_%d = %g; want %g, %g", step, i, theta[i], i, nh.Momentum(aux)[i], want[i], v[i])
 			}
 		}
-		if math.Abs(nh.Thermostat(0)-s) > 1e-14 {
-			t.Errorf("step %d: thermostat %.17g, want %.17g", step, nh.Thermostat(0), s)
+		if math.Abs(nh.Thermostat(aux)-s) > 1e-14 {
+			t.Errorf("step %d: thermostat %.17g, want %.17g", step, nh.Thermostat(aux), s)
 		}
-	}
-	if nh.Thermostat(1) != 0 || nh.Momentum(1)[0] != 0 {
-		t.Errorf("replica 1 never stepped but has thermostat %g, momentum %v", nh.Thermostat(1), nh.Momentum(1))
 	}
 	for _, tc := range []struct {
 		dyn  *infer.NoseHoover
@@ -237,27 +234,26 @@ func TestNoseHooverFrozenIsHamiltonian(t *testing.T) {
 	} {
 		h := &infer.Hamiltonian{Friction: tc.friction}
 		d := len(nhScales)
-		tc.nh.Init(1, d)
-		h.Init(1, d)
+		auxNH, v := make([]float64, tc.nh.AuxLen(d)), make([]float64, h.AuxLen(d))
 		a, b := make([]float64, d), make([]float64, d)
 		ra, rb := infer.NewRand(5, 6), infer.NewRand(5, 6)
 		grad := make([]float64, d)
 		// The first step draws the momentum (line 3) and then the noise of
 		// the step: start SGHMC from there, its generator as far along.
-		tc.nh.Step(0, a, grad, lr, temperature, ra)
+		tc.nh.Step(auxNH, a, grad, lr, temperature, ra)
 		copy(b, a)
-		copy(h.Momentum(0), tc.nh.Momentum(0))
+		copy(v, tc.nh.Momentum(auxNH))
 		rb.Normals(2 * d)
 		worst := 0.0
 		for range 2000 {
 			for i, s := range nhScales {
 				grad[i] = a[i] / (s * s)
 			}
-			tc.nh.Step(0, a, grad, lr, temperature, ra)
+			tc.nh.Step(auxNH, a, grad, lr, temperature, ra)
 			for i, s := range nhScales {
 				grad[i] = b[i] / (s * s)
 			}
-			h.Step(0, b, grad, lr, temperature, rb)
+			h.Step(v, b, grad, lr, temperature, rb)
 			for i := range a {
 				worst = max(worst, math.Abs(a[i]-b[i]))
 			}
@@ -265,7 +261,7 @@ func TestNoseHooverFrozenIsHamiltonian(t *testing.T) {
 		if worst > 1e-12 {
 			t.Errorf("%s: trajectory differs from SGHMC with friction %g by up to %g", tc.nh.Name(), tc.friction, worst)
 		}
-		if got := tc.nh.Thermostat(0); got != tc.frozenAt {
+		if got := tc.nh.Thermostat(auxNH); got != tc.frozenAt {
 			t.Errorf("%s: thermostat %g, want it frozen at %g", tc.nh.Name(), got, tc.frozenAt)
 		}
 	}

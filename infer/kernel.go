@@ -1,0 +1,455 @@
+package infer
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"runtime"
+	"slices"
+	"strconv"
+
+	"github.com/temper-ppl/temper/autodiff/kernel"
+)
+
+// Info is what one step did (DESIGN.md section 6): the iteration it
+// reached, the chains that diverged or replicas that were restarted at
+// it, and its exchange round's decisions. Its slices belong to the run and
+// change with the next step; copy what you keep.
+type Info struct {
+	Iteration int // counted from 0, burn-in included
+	// Energy is each row's minibatch energy at the new state (rows
+	// chain-major, as State's).
+	Energy []float64
+	// Diverged are the chains that stopped at this step; Restarted the
+	// hottest levels restarted from their neighbour's state.
+	Diverged, Restarted []Failure
+	// Rounds are the running chains' exchange rounds, when the step ended
+	// with one.
+	Rounds []RoundInfo
+}
+
+// RoundInfo is one chain's exchange round.
+type RoundInfo struct {
+	Chain, Round int
+	// Attempted[p] says whether pair (p, p+1) was tried; Probs[p] is its
+	// swap probability (for every pair when an adaptive part needs it, the
+	// tried ones otherwise); Swaps are the pairs swapped, in order.
+	Attempted []bool
+	Probs     []float64
+	Swaps     []int
+	// At[l] is the replica (numbered by its starting level) now at level l.
+	At []int
+}
+
+// AdaptMode says when the adaptive parts of a sampler (the ladder and the
+// correction buffer) learn.
+type AdaptMode int
+
+const (
+	// AdaptWarmup adapts during burn-in and freezes the parts after it; a
+	// run without burn-in adapts throughout, and says so in a warning.
+	AdaptWarmup AdaptMode = iota
+	// AdaptAlways adapts throughout the run (seed 000, Algorithm 1, as
+	// written).
+	AdaptAlways
+	// AdaptNever keeps the starting ladder and buffer.
+	AdaptNever
+)
+
+func (m AdaptMode) String() string {
+	switch m {
+	case AdaptWarmup:
+		return "warmup"
+	case AdaptAlways:
+		return "always"
+	case AdaptNever:
+		return "never"
+	}
+	return "AdaptMode(" + strconv.Itoa(int(m)) + ")"
+}
+
+// sgKernel, the stochastic-gradient kernel, steps a run's State: it moves every running replica with the
+// sampler's dynamics, evaluates the target at the new positions, checks
+// them, and decides the exchange round. Its own fields are rebuilt from
+// the sampler and the target; everything that changes lives in st.
+type sgKernel struct {
+	s       Sampler
+	o       Options
+	st      *State
+	eval    Evaluator
+	rngs    []*Rand
+	batches *minibatcher
+	ex      *exchanger
+	stages  *stages
+	workers int
+}
+
+// newKernel checks the sampler and options and makes the kernel of a
+// fresh run, or of the one o.Resume continues.
+func newKernel(target Target, s Sampler, o Options) (*sgKernel, error) {
+	d := target.Dim()
+	if err := o.validate(d); err != nil {
+		return nil, err
+	}
+	if err := s.validate(); err != nil {
+		return nil, err
+	}
+	levels := max(1, s.Replicas)
+	n := target.NumData()
+	batch := o.Batch
+	if n == 0 || batch >= n {
+		batch = 0
+	}
+	st := o.Resume
+	if st == nil {
+		st = &State{Fingerprint: o.Fingerprint, Seed: o.Seed, Burn: o.Burn, ScheduleIterations: o.Burn + o.Iters,
+			Chains: o.Chains, Levels: levels, Dim: d}
+	} else if err := checkResume(st, target, s, o, levels, batch); err != nil {
+		return nil, err
+	}
+	stages, err := s.startStages(o, st.ScheduleIterations) // cyclical schedules (cyclical.go); nil for others
+	if err != nil {
+		return nil, err
+	}
+	rows := st.Chains * levels
+	eval, err := target.Evaluator(rows, batch)
+	if err != nil {
+		return nil, err
+	}
+	k := &sgKernel{s: s, o: o, st: st, eval: eval, stages: stages,
+		workers: min(rows, cmp.Or(o.Threads, runtime.GOMAXPROCS(0)))}
+
+	// One random stream per replica, (seed, r+1) of package noise: initial
+	// point, minibatches, synthetic noise and the dynamics' noise. Each
+	// replica reads only its own, so the draws do not depend on the order
+	// or the goroutines the replicas run on.
+	k.rngs = make([]*Rand, rows)
+	for r := range k.rngs {
+		k.rngs[r] = NewRand(st.Seed, uint64(r)+1)
+		if o.Resume != nil {
+			k.rngs[r].Seek(st.Streams[r])
+		}
+	}
+	if o.Resume == nil {
+		st.Theta, st.Grad = make([]float64, rows*d), make([]float64, rows*d)
+		st.Energy, st.Variance = make([]float64, rows), make([]float64, rows)
+		st.AuxLen = s.Dynamics.AuxLen(d)
+		st.Aux = make([]float64, rows*st.AuxLen)
+		st.Streams = make([]uint64, rows)
+		for r := range rows {
+			x := row(st.Theta, r, d)
+			if o.Init != nil {
+				copy(x, o.Init[r/levels])
+				continue
+			}
+			for i := range x {
+				x[i] = o.InitRadius * (2*k.rngs[r].Float64() - 1)
+			}
+		}
+		if batch > 0 {
+			st.Batches = newBatchState(n, rows)
+		}
+	}
+	if batch > 0 {
+		k.batches = &minibatcher{st: st.Batches, batch: batch, rows: make([]int, rows*batch), rngs: k.rngs}
+	}
+	if levels > 1 {
+		totalRounds := (st.Burn + o.Iters) / max(1, s.Every)
+		if k.ex, err = newExchanger(target, s, o, st, batch, totalRounds); err != nil {
+			return nil, err
+		}
+	}
+	return k, nil
+}
+
+// checkResume refuses a State that this target, sampler and options cannot
+// continue.
+func checkResume(st *State, target Target, s Sampler, o Options, levels, batch int) error {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%w: "+format, append([]any{ErrBadCheckpoint}, args...)...)
+	}
+	rows := st.Chains * st.Levels
+	switch {
+	case st.Fingerprint != o.Fingerprint:
+		return bad("it was written by a run of another model, data or sampler")
+	case st.Dim != target.Dim() || st.Levels != levels:
+		return bad("it has %d parameters and %d levels, this run %d and %d", st.Dim, st.Levels, target.Dim(), levels)
+	case st.Chains != o.Chains && o.Chains != 0:
+		return bad("it has %d chains, this run asks for %d", st.Chains, o.Chains)
+	case st.Seed != o.Seed:
+		return bad("it was started with seed %d, this run has seed %d", st.Seed, o.Seed)
+	case o.Burn != 0 && o.Burn != st.Burn:
+		return fmt.Errorf("burn is fixed by the run being resumed (%d); leave it out", st.Burn)
+	case o.Init != nil:
+		return fmt.Errorf("a resumed run continues from its checkpoint; it takes no starting points")
+	case (st.Batches != nil) != (batch > 0):
+		return bad("its minibatches do not match this run's batch %d", batch)
+	case len(st.Theta) != rows*st.Dim || len(st.Grad) != rows*st.Dim || len(st.Energy) != rows || len(st.Variance) != rows ||
+		len(st.Streams) != rows || st.AuxLen != s.Dynamics.AuxLen(st.Dim) || len(st.Aux) != rows*st.AuxLen:
+		return bad("its arrays do not have the sizes of %d chains × %d levels × %d parameters", st.Chains, st.Levels, st.Dim)
+	case levels > 1 && len(st.Ladders) != st.Chains:
+		return bad("it has %d ladders for %d chains", len(st.Ladders), st.Chains)
+	}
+	return nil
+}
+
+// level is the step size and temperature of chain c's level l at
+// iteration k.
+func (k *sgKernel) level(c, l, it int) Level {
+	if k.ex == nil {
+		return Level{LR: k.s.Schedule.StepSize(it), Temperature: k.s.Temperature}
+	}
+	return k.ex.level(c, l, it)
+}
+
+// init evaluates the starting point: iteration 0.
+func (k *sgKernel) init(info *Info) error {
+	return k.evaluate(0, info)
+}
+
+// step makes the next iteration: the last round's swaps reach the rows,
+// every running replica moves, and the target is evaluated and checked at
+// the new positions, followed by the iteration's exchange round if due.
+func (k *sgKernel) step(info *Info) error {
+	if k.ex != nil {
+		k.ex.applyPending(k.st)
+	}
+	kernel.ParallelFor(k.workers, k.workers, &mover{k: k, it: k.st.Done - 1})
+	return k.evaluate(k.st.Done, info)
+}
+
+// evaluate is the evaluation, check and exchange round of iteration it.
+func (k *sgKernel) evaluate(it int, info *Info) error {
+	st := k.st
+	*info = Info{Iteration: it, Energy: st.Energy, Rounds: info.Rounds[:0]}
+	var rows []int
+	if k.batches != nil {
+		rows = k.batches.next()
+	}
+	if err := k.eval.Evaluate(st.Theta, rows, st.Energy, st.Grad, st.Variance); err != nil {
+		return fmt.Errorf("iteration %d: %w", it+1, err)
+	}
+	addNoise(st.Energy, st.Grad, st.Variance, k.o.EnergyNoise, k.o.GradNoise, k.rngs, st.Dim)
+	k.check(it, info)
+	st.Done = it + 1
+	if st.Running() == 0 || k.ex == nil || !k.ex.due(it) {
+		return nil
+	}
+	if err := k.ex.round(st, it, info); err != nil {
+		return fmt.Errorf("iteration %d: %w", it+1, err)
+	}
+	return nil
+}
+
+// adapt runs the adapters on the step info reports, while the run adapts.
+func (k *sgKernel) adapt(info *Info) {
+	if k.ex == nil || len(info.Rounds) == 0 {
+		return
+	}
+	switch k.s.Adapt {
+	case AdaptNever:
+		return
+	case AdaptWarmup:
+		if k.st.Burn > 0 && info.Iteration >= k.st.Burn {
+			return
+		}
+	}
+	k.ex.adapt(info)
+}
+
+// check finds the rows of running chains whose energy or position is not
+// finite. The hottest level of a ladder restarts from its neighbour's
+// state; any other row stops its chain.
+func (k *sgKernel) check(it int, info *Info) {
+	st := k.st
+	d, levels := st.Dim, st.Levels
+	for r := range st.Energy {
+		c, l := r/levels, r%levels
+		if st.failed(c) {
+			continue
+		}
+		what, value := "", 0.0
+		if e := st.Energy[r]; math.IsNaN(e) || math.IsInf(e, 0) {
+			what, value = "energy", e
+		} else if theta := row(st.Theta, r, d); !kernel.AllFinite(theta) {
+			i := slices.IndexFunc(theta, func(x float64) bool { return x-x != 0 }) // NaN or ±Inf
+			what, value = "parameter "+strconv.Itoa(i+1), theta[i]
+		}
+		if what == "" {
+			continue
+		}
+		f := Failure{Chain: c, Replica: l, Iteration: it + 1, What: what, Value: value}
+		if levels > 1 && l == levels-1 {
+			// The hottest level leaves no gap behind: it takes its
+			// neighbour's state (the evaluation there is valid) with its
+			// auxiliary variables reset.
+			copy(row(st.Theta, r, d), row(st.Theta, r-1, d))
+			copy(row(st.Grad, r, d), row(st.Grad, r-1, d))
+			st.Energy[r], st.Variance[r] = st.Energy[r-1], st.Variance[r-1]
+			clear(row(st.Aux, r, st.AuxLen))
+			st.Restarts = append(st.Restarts, f)
+			info.Restarted = append(info.Restarted, f)
+			continue
+		}
+		st.Failures = append(st.Failures, f)
+		info.Diverged = append(info.Diverged, f)
+	}
+}
+
+// sync writes into the State what lives outside it between steps: the
+// random streams' positions.
+func (k *sgKernel) sync() {
+	for r, rng := range k.rngs {
+		k.st.Streams[r] = rng.Pos()
+	}
+}
+
+// progress is what the run reports after an iteration.
+func (k *sgKernel) progress(total int) Progress {
+	st := k.st
+	p := Progress{Done: st.Done, Total: total, Replicas: st.Levels, Chains: st.Chains, Failed: len(st.Failures)}
+	if k.stages != nil {
+		c, ok := k.s.Schedule.(Cyclical)
+		if ok {
+			p.Cycles = (c.Iterations + c.Length() - 1) / c.Length()
+		}
+		p.Cycle = k.stages.cycle(st.Done - 1)
+		p.Exploring = k.stages.exploring(st.Done - 1)
+	}
+	if k.ex != nil {
+		attempts, accepts := 0, 0
+		for _, l := range st.Ladders {
+			for i := range l.Report.Attempts {
+				attempts += l.Report.Attempts[i]
+				accepts += l.Report.Accepts[i]
+			}
+			p.RoundTrips += l.Trips.Count
+		}
+		if attempts > 0 {
+			p.SwapRate = float64(accepts) / float64(attempts)
+		}
+	}
+	return p
+}
+
+// warnings are what the run should tell its user about its kernel.
+func (k *sgKernel) warnings() []string {
+	var w []string
+	st := k.st
+	if k.ex != nil && k.ex.adaptive && k.s.Adapt == AdaptWarmup && st.Burn == 0 {
+		w = append(w, "the ladder and correction buffer adapted throughout sampling, since the run has no burn-in: set burn to adapt during warm-up only, or adapt = always to keep adapting and silence this warning")
+	}
+	if len(st.Failures) > 0 {
+		w = append(w, fmt.Sprintf("%d of %d chains diverged and stopped (%s); the summary is of the %d that finished", len(st.Failures), st.Chains, failureList(st.Failures), st.Running()))
+	}
+	if len(st.Restarts) > 0 {
+		w = append(w, fmt.Sprintf("the hottest level diverged %d times and was restarted from its neighbour's state (first: %s); narrow the ladder (t_max, lr_max) or lower lr", len(st.Restarts), st.Restarts[0]))
+	}
+	return w
+}
+
+// mover moves the running replicas from iteration it, the rows w, w + W,
+// w + 2W, ... on part w of W goroutines (kernel.ParallelFor): each
+// replica's auxiliary state is its own and each replica has its own random
+// stream, so the moves do not depend on the goroutines.
+type mover struct {
+	k  *sgKernel
+	it int
+}
+
+func (m *mover) RunPart(w int) {
+	k, st := m.k, m.k.st
+	d, levels := st.Dim, st.Levels
+	for r := w; r < len(k.rngs); r += k.workers {
+		c, l := r/levels, r%levels
+		if st.failed(c) {
+			continue
+		}
+		lv := k.level(c, l, m.it)
+		if k.stages.exploring(m.it) { // seed 002, Section 3.1: explore at T = 0
+			lv.Temperature = 0
+		}
+		k.s.Dynamics.Step(row(st.Aux, r, st.AuxLen), row(st.Theta, r, d), row(st.Grad, r, d), lv.LR, lv.Temperature, k.rngs[r])
+	}
+}
+
+// swapRows exchanges two replicas' positions and what was evaluated there;
+// the dynamics' auxiliary variables stay with their level.
+func (st *State) swapRows(a, b int) {
+	d := st.Dim
+	ta, tb := row(st.Theta, a, d), row(st.Theta, b, d)
+	ga, gb := row(st.Grad, a, d), row(st.Grad, b, d)
+	for i := range ta {
+		ta[i], tb[i] = tb[i], ta[i]
+		ga[i], gb[i] = gb[i], ga[i]
+	}
+	st.Energy[a], st.Energy[b] = st.Energy[b], st.Energy[a]
+	st.Variance[a], st.Variance[b] = st.Variance[b], st.Variance[a]
+}
+
+// addNoise adds the synthetic noise of Options.EnergyNoise and GradNoise
+// to each replica's energy and gradient, from the replica's own stream; the
+// gradient's comes in chunks from the bulk normal fill, added while the
+// chunk is in L1.
+func addNoise(energy, grad, variance []float64, es, gs float64, rngs []*Rand, d int) {
+	if es == 0 && gs == 0 {
+		return
+	}
+	for c, rng := range rngs {
+		if es > 0 {
+			energy[c] += es * rng.NormFloat64()
+			variance[c] += es * es
+		}
+		if gs > 0 {
+			g := grad[c*d : (c+1)*d]
+			for len(g) > 0 {
+				z := rng.Normals(len(g))
+				gz := g[:len(z)]
+				for i, zi := range z {
+					gz[i] += gs * zi
+				}
+				g = g[len(z):]
+			}
+		}
+	}
+}
+
+// minibatcher deals each replica its minibatches: the rows of a random
+// permutation, B at a time, reshuffled each epoch. Every batch is a uniform
+// draw of B distinct rows, which makes the scaled minibatch energy an
+// unbiased estimate of the full one. The permutations live in the State.
+type minibatcher struct {
+	st    *BatchState
+	batch int
+	rows  []int
+	rngs  []*Rand
+}
+
+func identity(n int) []int {
+	perm := make([]int, n)
+	for i := range perm {
+		perm[i] = i
+	}
+	return perm
+}
+
+func newBatchState(n, replicas int) *BatchState {
+	b := &BatchState{Perms: make([][]int, replicas), Pos: make([]int, replicas)}
+	for r := range b.Perms {
+		b.Perms[r] = identity(n)
+		b.Pos[r] = n // shuffle before first use
+	}
+	return b
+}
+
+func (m *minibatcher) next() []int {
+	for c, perm := range m.st.Perms {
+		if m.st.Pos[c]+m.batch > len(perm) {
+			m.rngs[c].Shuffle(len(perm), func(i, j int) { perm[i], perm[j] = perm[j], perm[i] })
+			m.st.Pos[c] = 0
+		}
+		copy(m.rows[c*m.batch:(c+1)*m.batch], perm[m.st.Pos[c]:m.st.Pos[c]+m.batch])
+		m.st.Pos[c] += m.batch
+	}
+	return m.rows
+}
