@@ -2,6 +2,7 @@ package infer
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -83,6 +84,16 @@ func adapting(s map[string]string) bool {
 	return exchanging(s) && (strings.HasPrefix(s["ladder"], "adaptive") || s["buffer"] == "auto" && s["exchange"] == "deterministic" || s["correction"] == "running" && s["exchange"] != "deterministic")
 }
 
+// tuning is a composition with parts that learn: an adaptive ladder or an
+// adaptive correction buffer, which the setting adapt governs.
+func tuning(s map[string]string) bool {
+	return exchanging(s) && (strings.HasPrefix(s["ladder"], "adaptive") || s["buffer"] == "auto" && s["exchange"] == "deterministic")
+}
+
+// byHand is a ladder whose levels are given (ladder_levels), so its ends
+// are too.
+func byHand(s map[string]string) bool { return s["ladder_levels"] != "none" }
+
 func thermostat(s map[string]string) bool {
 	return s["dynamics"] == "nose_hoover" || s["dynamics"] == "adaptive_langevin"
 }
@@ -124,11 +135,13 @@ var settings = map[string]setting{
 	"window":              {"1", "DEO window W, or auto for W* (Theorem 1)", func(s map[string]string) bool { return exchanging(s) && s["scheme"] == "deo" }},
 	"swap_rate":           {"0.4", "target swap rate S (for window=auto, adaptive ladders and buffers)", func(s map[string]string) bool { return adapting(s) || exchanging(s) && s["window"] == "auto" }},
 	"ladder":              {"temperature", "temperature, lr, adaptive_temperature or adaptive_lr", exchanging},
-	"t_min":               {"1", "temperature of the target level τ^(1)", temperatureLadder},
-	"t_max":               {"10", "temperature of the hottest level τ^(P)", func(s map[string]string) bool { return temperatureLadder(s) && s["tau"] == "none" }},
-	"tau":                 {"none", "ratio τ > 1 of a geometric temperature ladder T_j = t_min·τ^j (seed 001, Eq. 21), or none to end it at t_max", temperatureLadder},
-	"lr_min":              {"1e-4", "step size of the target level η^(1)", lrLadder},
-	"lr_max":              {"1e-2", "step size of the most exploring level η^(P)", lrLadder},
+	"t_min":               {"1", "temperature of the target level τ^(1)", func(s map[string]string) bool { return temperatureLadder(s) && !byHand(s) }},
+	"t_max":               {"10", "temperature of the hottest level τ^(P)", func(s map[string]string) bool { return temperatureLadder(s) && s["tau"] == "none" && !byHand(s) }},
+	"tau":                 {"none", "ratio τ > 1 of a geometric temperature ladder T_j = t_min·τ^j (seed 001, Eq. 21), or none to end it at t_max", func(s map[string]string) bool { return temperatureLadder(s) && !byHand(s) }},
+	"lr_min":              {"1e-4", "step size of the target level η^(1)", func(s map[string]string) bool { return lrLadder(s) && !byHand(s) }},
+	"lr_max":              {"1e-2", "step size of the most exploring level η^(P)", func(s map[string]string) bool { return lrLadder(s) && !byHand(s) }},
+	"ladder_levels":       {"none", "the ladder's levels by hand, increasing from the target: temperatures or step sizes ([1, 2, 4, 8]); replicas is their number. An adaptive ladder starts there and keeps the ends", exchanging},
+	"adapt":               {"warmup", "when the adaptive ladder and buffer learn: warmup (during burn-in, then frozen; throughout a run without burn-in, with a warning), always or never", tuning},
 	"explore_temperature": {"0", "temperature of the levels above the target on a step-size ladder (0: SGD)", lrLadder},
 	"adapt_rate":          {"0.5", "stochastic-approximation step γ_k = adapt_rate·(k + 1)^-adapt_decay", adapting},
 	"adapt_decay":         {"0.5", "decay exponent of γ_k", adapting},
@@ -222,6 +235,13 @@ func sortedKeys(m map[string]string) []string {
 // (values as written: "0.01", "auto", "deo"), and rejects unknown settings,
 // settings that do not apply, and impossible values with a *SettingError.
 func NewSampler(name string, overrides map[string]string) (Sampler, error) {
+	if levels, ok := overrides["ladder_levels"]; ok && overrides["replicas"] == "" {
+		// The levels given by hand say how many there are.
+		if values, err := parseLevels(levels); err == nil {
+			overrides = maps.Clone(overrides)
+			overrides["replicas"] = strconv.Itoa(len(values))
+		}
+	}
 	o, err := SamplerOptions(name, overrides)
 	if err != nil {
 		return Sampler{}, err
@@ -342,6 +362,9 @@ func (b *builder) build() Sampler {
 		s.Restart = b.oneOf("restart", "true", "false") == "true"
 	}
 	s.Scheme = b.scheme(s.Replicas, swapRate)
+	if _, ok := b.o["adapt"]; ok {
+		s.Adapt = map[string]AdaptMode{"warmup": AdaptWarmup, "always": AdaptAlways, "never": AdaptNever}[b.oneOf("adapt", "warmup", "always", "never")]
+	}
 	if b.err == nil && exchange != "deterministic" && s.Ladder.Kind == StepSizeLadder && (s.Ladder.Exploit == 0 || s.Ladder.Explore == 0) {
 		b.fail("exchange", "the %s test needs positive temperatures on every level; a step-size ladder with SGD levels (temperature 0) needs exchange=deterministic", exchange)
 	}
@@ -397,6 +420,18 @@ func (b *builder) ladder(kind string, swapRate float64, adapt Schedule) *Ladder 
 		l.Kind, lo, hi = StepSizeLadder, "lr_min", "lr_max"
 		l.Exploit = b.nonNegative("temperature")
 		l.Explore = b.nonNegative("explore_temperature")
+	}
+	if text := b.o["ladder_levels"]; text != "none" {
+		levels, err := parseLevels(text)
+		switch {
+		case err != nil:
+			b.fail("ladder_levels", "%v", err)
+		case len(levels) != b.integer("replicas", 1):
+			b.fail("ladder_levels", "%d levels for replicas = %s; give one level per replica", len(levels), b.o["replicas"])
+		default:
+			l.Levels, l.Min, l.Max = levels, levels[0], levels[len(levels)-1]
+		}
+		return l
 	}
 	if tau, ok := b.o["tau"]; ok && tau != "none" {
 		// Eq. 21 of seed 001 numbers the rungs j = 1, ..., M; we count from
@@ -489,4 +524,26 @@ func (b *builder) scheme(replicas int, swapRate float64) Scheme {
 
 func unknownSampler(name string) error {
 	return fmt.Errorf("unknown sampler %q (samplers: %s)", name, strings.Join(SamplerNames(), ", "))
+}
+
+// parseLevels reads a ladder's levels as written: numbers separated by
+// commas or spaces, optionally in brackets ("[1, 2, 4]", "1,2,4"). They
+// must be positive, finite and strictly increasing, two at least.
+func parseLevels(text string) ([]float64, error) {
+	fields := strings.FieldsFunc(strings.Trim(strings.TrimSpace(text), "[]"), func(r rune) bool { return r == ',' || r == ' ' })
+	var levels []float64
+	for _, f := range fields {
+		x, err := strconv.ParseFloat(f, 64)
+		if err != nil || !(x > 0) || math.IsInf(x, 0) {
+			return nil, fmt.Errorf("want positive numbers, got %q", f)
+		}
+		if n := len(levels); n > 0 && x <= levels[n-1] {
+			return nil, fmt.Errorf("the levels must increase from the target level, got %g after %g", x, levels[n-1])
+		}
+		levels = append(levels, x)
+	}
+	if len(levels) < 2 {
+		return nil, fmt.Errorf("want two levels at least, got %q", text)
+	}
+	return levels, nil
 }

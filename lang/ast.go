@@ -217,7 +217,7 @@ func (*Vector) expr()           {}
 func (*String) expr()           {}
 
 // Setting is `key = value` in the infer block. Value is a Number, String,
-// Ident (a sampler name: `sampler = sgld`) or a SamplerSpec.
+// Ident (a sampler name: `sampler = sgld`), NumberList or SamplerSpec.
 type Setting struct {
 	Pos   Pos
 	Key   string
@@ -225,6 +225,15 @@ type Setting struct {
 }
 
 func (s *Setting) Position() Pos { return s.Pos }
+
+// NumberList is `[x1, x2, ...]` in the infer block: a list of numbers,
+// such as a ladder's levels given by hand.
+type NumberList struct {
+	Pos    Pos
+	Values []*Number
+}
+
+func (l *NumberList) Position() Pos { return l.Pos }
 
 // SamplerSpec is `name(key = value, ...)` in the infer block:
 // sampler = sghmc(lr = 1e-3, friction = 0.1).

@@ -477,7 +477,7 @@ type valueNode interface{ valueNode() }
 
 func parseValue(lex *lexer.PeekingLexer) (valueNode, error) {
 	t := lex.Peek()
-	if !(t.Type == tokNumber || t.Type == tokString || t.Type == tokIdent || t.Type == tokPunct && t.Value == "-") {
+	if !(t.Type == tokNumber || t.Type == tokString || t.Type == tokIdent || t.Type == tokPunct && (t.Value == "-" || t.Value == "[")) {
 		return nil, participle.NextMatch
 	}
 	p := &exprParser{lex: lex}
@@ -488,10 +488,34 @@ func parseValue(lex *lexer.PeekingLexer) (valueNode, error) {
 	return &settingValue{Node: n}, nil
 }
 
-// value parses number | "-" number | string | name | name "(" [option {"," option}] ")".
+// value parses number | "-" number | string | name | "[" number {"," number} "]"
+// | name "(" [option {"," option}] ")".
 func (p *exprParser) value() (Node, error) {
 	t := p.peek()
 	switch {
+	case p.is("["):
+		p.next()
+		list := &NumberList{Pos: toPos(t.Pos)}
+		for {
+			v, err := p.value()
+			if err != nil {
+				return nil, err
+			}
+			x, ok := v.(*Number)
+			if !ok {
+				return nil, &Error{Pos: v.Position(), Msg: "a list holds numbers only"}
+			}
+			list.Values = append(list.Values, x)
+			switch {
+			case p.is(","):
+				p.next()
+			case p.is("]"):
+				p.next()
+				return list, nil
+			default:
+				return nil, p.expected(`"," or "]"`)
+			}
+		}
 	case t.Type == tokNumber:
 		p.next()
 		return number(t, false)
