@@ -148,7 +148,8 @@ func (r *Result) SaveSummaries(dir string) error {
 
 // Summary is the posterior summary of every column (lp__ first): mean, sd,
 // Monte Carlo standard error, 5/50/95% quantiles, bulk and tail ESS and
-// split R-hat, over the chains' draws of the target level.
+// split R-hat, over the draws of the target level of the chains that
+// finished (a chain that diverged is left out: Finished).
 func (r *Result) Summary() []summary.Stats {
 	var stats []summary.Stats
 	for col, name := range r.Columns {
@@ -159,12 +160,27 @@ func (r *Result) Summary() []summary.Stats {
 
 // WriteTable prints the summary as temper run does, an aligned table, and
 // for a replica-exchange run an account of its ladders: swap rates by
-// pair, round trips, the final ladder and correction buffer.
+// pair, round trips, the final ladder and correction buffer; then the
+// run's warnings. When chains diverged it first says how many chains the
+// summary is of.
 func (r *Result) WriteTable(w io.Writer) error {
+	if n := len(r.Finished()); n < len(r.Draws) {
+		if _, err := fmt.Fprintf(w, "summary of the %d chains of %d that finished\n", n, len(r.Draws)); err != nil {
+			return err
+		}
+	}
 	if err := summary.Table(w, r.Summary()); err != nil {
 		return err
 	}
-	return r.writeExchange(w)
+	if err := r.writeExchange(w); err != nil {
+		return err
+	}
+	for _, warning := range r.Warnings {
+		if _, err := fmt.Fprintf(w, "\nwarning: %s\n", warning); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Diagnostics are a run's convergence and replica-exchange diagnostics,
@@ -183,6 +199,13 @@ type Diagnostics struct {
 	MaxRhat, MinESSBulk, MinESSTail float64
 	Completed                       bool
 	StoppedBy                       string // Result.Stopped's message, when set
+	// ChainsFinished counts the chains the summary is of; Failures are the
+	// chains that diverged and stopped, Restarts the hottest levels of
+	// ladders restarted from their neighbour.
+	ChainsFinished     int
+	Failures, Restarts []infer.Failure
+	// Warnings say what a user should know of the run and what to change.
+	Warnings []string
 	// Exchange is nil without replica exchange.
 	Exchange *ExchangeDiagnostics
 }
@@ -223,7 +246,7 @@ func (r *Result) diagnostics(stats []summary.Stats) Diagnostics {
 		Sampler:       r.Result.Sampler,
 		Replicas:      r.Replicas,
 		IterationsRun: r.Iterations,
-		DrawsPerChain: len(r.Draws[0]),
+		DrawsPerChain: r.DrawsPerChain(),
 		Seconds:       r.Elapsed.Seconds(),
 		// Each iteration steps every chain.
 		IterationsPerSecond: float64(r.Iterations) / r.Elapsed.Seconds(),
@@ -231,6 +254,10 @@ func (r *Result) diagnostics(stats []summary.Stats) Diagnostics {
 		MinESSBulk:          worst(stats, func(s summary.Stats) float64 { return s.ESSBulk }, false),
 		MinESSTail:          worst(stats, func(s summary.Stats) float64 { return s.ESSTail }, false),
 		Completed:           r.Stopped == nil,
+		ChainsFinished:      len(r.Finished()),
+		Failures:            r.Failures,
+		Restarts:            r.Restarts,
+		Warnings:            r.Warnings,
 	}
 	if r.Stopped != nil {
 		d.StoppedBy = r.Stopped.Error()
@@ -291,6 +318,14 @@ func (r *Result) diagnosticsJSON(stats []summary.Stats) map[string]any {
 		"min_ess_bulk":       finiteOrNil(d.MinESSBulk),
 		"min_ess_tail":       finiteOrNil(d.MinESSTail),
 		"completed":          d.Completed,
+		"chains_finished":    d.ChainsFinished,
+		"warnings":           append([]string{}, d.Warnings...),
+	}
+	if len(d.Failures) > 0 {
+		diag["failures"] = failuresJSON(d.Failures)
+	}
+	if len(d.Restarts) > 0 {
+		diag["restarts"] = failuresJSON(d.Restarts)
 	}
 	if r.Stopped != nil {
 		diag["stopped_by"] = d.StoppedBy
@@ -317,6 +352,7 @@ func exchangeJSON(diag map[string]any, x *ExchangeDiagnostics, res *infer.Result
 			"mean_round_trip_time": finiteOrNil(r.MeanRoundTripTime * float64(max(1, res.Iterations/max(1, r.Rounds)))),
 			"ladder":               ladder,
 			"index_process":        map[string]any{"every_rounds": r.IndexEvery, "levels": r.Index},
+			"ladder_trace":         map[string]any{"every_rounds": r.IndexEvery, "values": r.LadderTrace},
 		}
 		if r.HasBuffer {
 			c["correction_buffer"] = r.Buffer
@@ -345,6 +381,25 @@ func exchangeJSON(diag map[string]any, x *ExchangeDiagnostics, res *infer.Result
 		diag["exchange_evaluations_per_round"] = x.EvaluationsPerRound
 	}
 	diag["exchange_by_chain"] = chains
+}
+
+// failuresJSON lists divergences for diagnostics.json: chain and replica
+// counted from 1, as the draws file counts them.
+func failuresJSON(fs []infer.Failure) []map[string]any {
+	out := make([]map[string]any, len(fs))
+	for i, f := range fs {
+		out[i] = map[string]any{"chain": f.Chain + 1, "replica": f.Replica + 1, "iteration": f.Iteration, "what": f.What, "value": fmt.Sprint(f.Value)}
+	}
+	return out
+}
+
+// DrawsPerChain is the draws of a chain that finished (every one has as
+// many), or of chain 1 when none did.
+func (r *Result) DrawsPerChain() int {
+	if f := r.Finished(); len(f) > 0 {
+		return len(r.Draws[f[0]])
+	}
+	return len(r.Draws[0])
 }
 
 // roundTripsPer1000 is the round trips of one ladder per 1,000 iterations,

@@ -50,7 +50,7 @@ func (m *Model) Sample(ctx context.Context, opts Options) (*Result, error) {
 	r := &Result{Options: opts, model: m, sampler: s, settings: settings}
 	run := opts.runOptions()
 	run.OnDraw = func(d infer.Draw) error {
-		if d.Chain == 0 && d.Level == 0 {
+		if d.Level == 0 && (len(r.Iters) == 0 || d.Iter > r.Iters[len(r.Iters)-1]) {
 			r.Iters = append(r.Iters, d.Iter)
 		}
 		if opts.OnDraw == nil {
