@@ -175,6 +175,7 @@ func TestRunInterrupted(t *testing.T) {
 	}
 	s.Progress = nil
 	s.expect(":diag", "stopped early: context canceled")
+	s.expect(":run batch=2", "batch = 2, but the model has no plate")
 }
 
 // TestLoadAndInferBlock loads a file whose infer block names its data and
@@ -206,7 +207,12 @@ infer {
 	s.expect(":run lrr=1", `"lrr" is neither a run key`, "did you mean lr?")
 	s.expect(":run sgld friction=0.1", "friction: does not apply")
 	s.expect(":run nuts", `unknown sampler "nuts"`)
-	s.expect(":run chains=0", "chains must be at least 1")
+	s.expect(":run chains=0", `chains must be a whole number ≥ 1, got "0"`)
+	s.expect(":run replicas=0", `replicas must be a whole number ≥ 1, got "0"`)
+	s.expect(":run batch=0", "batch must be a whole number ≥ 1", "leave it out for every row")
+	s.expect(":run batch=5", "batch = 5 is more than the 4 rows of the data")
+	s.expect(":run checkpoint=x.ckpt", "checkpoint belongs in an infer block and temper run's flags, not in :run")
+	s.expect(":run energy-noise=-1", `energy_noise must be a number ≥ 0, got "-1"`)
 	s.expect(":load "+filepath.Join(dir, "none.ppl"), "no such file")
 	bad := writeFile(t, dir, "bad.ppl", "param { a: real }\nmodel { a ~ nromal(0, 1) }\n")
 	s.expect(":load "+bad, "bad.ppl:2:13", `"nromal"`)
@@ -219,7 +225,11 @@ infer {
 func TestCommandsAndHelp(t *testing.T) {
 	s := newTestSession(t)
 	s.expect(":help", ":load FILE.ppl", ":run [SAMPLER]", ":quit", "Ctrl-D")
-	s.expect(":help run", "chains, iters, burn")
+	s.expect(":help run", "chains, replicas, iters, burn")
+	out := s.expect(":help keys", "energy_noise=s", "add N(0, s²) noise to every energy", "keep=target|all")
+	if strings.Contains(out, "checkpoint") || strings.Contains(out, "out=") {
+		t.Errorf(":help keys lists keys that :run refuses:\n%s", out)
+	}
 	s.expect(":help sghmc", "friction", "0.1")
 	s.expect(":help normal", "y ~ normal(mu, sigma)")
 	s.expect(":help log_sum_exp", "log_sum_exp(x)")
