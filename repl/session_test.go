@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/temper-ppl/temper"
 	"github.com/temper-ppl/temper/infer/draws"
@@ -310,5 +311,24 @@ func TestDefaultHistoryFile(t *testing.T) {
 	}
 	if got, want := DefaultHistoryFile(), filepath.Join(dir, "temper", "repl_history"); got != want {
 		t.Errorf("DefaultHistoryFile() = %s, want %s", got, want)
+	}
+}
+
+// TestProgressLine: the REPL's progress shows the rate, the time left and
+// the replica-exchange, cyclical and failure notes.
+func TestProgressLine(t *testing.T) {
+	for _, c := range []struct {
+		p       temper.Progress
+		elapsed time.Duration
+		want    string
+	}{
+		{temper.Progress{Done: 0, Total: 100}, 0, "sampling: 0 of 100 iterations"},
+		{temper.Progress{Done: 500, Total: 2000}, 2 * time.Second, "sampling: 500 of 2000 iterations, 250 it/s, 6s left"},
+		{temper.Progress{Done: 500, Total: 2000, Replicas: 4, SwapRate: 0.38, RoundTrips: 12, Cycles: 4, Cycle: 2, Exploring: true, Chains: 4, Failed: 1}, 2 * time.Second,
+			"sampling: 500 of 2000 iterations, 250 it/s, 6s left; swap 0.38, 12 round trips; cycle 3/4 exploring; 1 of 4 chains stopped"},
+	} {
+		if got := progressLine(c.p, c.elapsed); got != c.want {
+			t.Errorf("%+v after %v:\n got %q\nwant %q", c.p, c.elapsed, got, c.want)
+		}
 	}
 }

@@ -152,7 +152,7 @@ func sample(ctx context.Context, path string, m *compile.Model, cfg config, stdo
 	defer file.Close()
 	progress := newProgress(stderr, quiet)
 	opts := cfg.opts
-	opts.Progress = func(p temper.Progress) { progress.update(p.Done, p.Total) }
+	opts.Progress = progress.update
 	model := temper.NewModel(m)
 	w, err := model.NewDrawsWriter(file, opts, "temper run "+path)
 	if err != nil {
