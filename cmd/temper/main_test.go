@@ -165,6 +165,22 @@ func TestRunFlagsFromTable(t *testing.T) {
 			t.Errorf("temper run -h lacks %q", want)
 		}
 	}
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	language, err := os.ReadFile(filepath.Join("..", "..", "docs", "language.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range temper.RunKeys {
+		if k.Allowed(temper.OnCommandLine) == nil && !strings.Contains(string(readme), "[--"+k.Flag+" ") {
+			t.Errorf("README.md's temper run lacks --%s", k.Flag)
+		}
+		if k.Allowed(temper.InInferBlock) == nil && !strings.Contains(string(language), "| `"+k.Name+"` |") {
+			t.Errorf("docs/language.md's infer block table lacks %s", k.Name)
+		}
+	}
 	dir := t.TempDir()
 	model := write(t, dir, "m.ppl", regression+"infer {\n  chains = 3\n  iters = 50\n}\n")
 	data := write(t, dir, "d.json", `{"N": 4, "x": [1, 2, 3, 4], "y": [1.1, 2.0, 2.9, 4.2]}`)
