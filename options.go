@@ -3,11 +3,10 @@ package temper
 import (
 	"errors"
 	"fmt"
-	"math"
 	"reflect"
-	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/temper-ppl/temper/compile"
 	"github.com/temper-ppl/temper/infer"
@@ -59,6 +58,17 @@ type Options struct {
 	// Threads is the number of goroutines that evaluate the replicas (and
 	// split large matrix products); 0 means GOMAXPROCS.
 	Threads int
+
+	// Checkpoint, if set, is a file the run's state is written to at the
+	// end, on Ctrl-C and every CheckpointEvery, atomically (written then
+	// renamed), so that a long run killed part-way can be resumed.
+	Checkpoint string
+	// CheckpointEvery is the time between checkpoints; 0 means 60 s when
+	// Checkpoint is set.
+	CheckpointEvery time.Duration
+	// Resume, if set, is a checkpoint file whose run continues for Iters
+	// more iterations, appending to the same output folder.
+	Resume string
 	// Init, if set, is each chain's unconstrained starting point (Chains ×
 	// Dim); by default every coordinate starts uniform in [-2, 2].
 	Init [][]float64
@@ -195,8 +205,9 @@ func LocateSettingError(err error, sampler string, positions map[string]lang.Pos
 	}
 	var errs lang.ErrorList
 	if strings.HasPrefix(se.Msg, "no such setting") {
-		msg := fmt.Sprintf("%q is neither a run setting (%s) nor a setting of sampler %s", se.Key, strings.Join(runSettings, ", "), sampler)
-		if near := lang.Suggest(se.Key, append(slices.Clone(runSettings), infer.SettingNames()...)); near != "" {
+		runKeys := append([]string{samplerKey}, RunKeyNames(InInferBlock)...)
+		msg := fmt.Sprintf("%q is neither a run setting (%s) nor a setting of sampler %s", se.Key, strings.Join(runKeys, ", "), sampler)
+		if near := lang.Suggest(se.Key, append(runKeys, infer.SettingNames()...)); near != "" {
 			msg += fmt.Sprintf("; did you mean %s?", near)
 		}
 		errs.Add(at, "%s", msg)
@@ -204,63 +215,6 @@ func LocateSettingError(err error, sampler string, positions map[string]lang.Pos
 		errs.Add(at, "%v", se)
 	}
 	return errs
-}
-
-// IsRunSetting reports whether an infer-block key configures the run (or
-// names files) rather than the sampler.
-func IsRunSetting(key string) bool { return slices.Contains(runSettings, key) }
-
-// SetRunSetting sets the run setting key (chains, iters, burn, thin,
-// batch, seed, threads, precision, keep, energy_noise or grad_noise) from
-// its text, as an
-// infer block or the REPL's :run writes it.
-func (o *Options) SetRunSetting(key, value string) error {
-	switch key {
-	case "chains", "iters", "burn", "thin", "batch", "seed", "threads":
-		x, err := strconv.ParseFloat(value, 64)
-		if err != nil || x != math.Trunc(x) || x < 0 || x > 1<<53 {
-			return fmt.Errorf("%s must be a whole number ≥ 0, got %q", key, value)
-		}
-		switch n := int(x); key {
-		case "chains":
-			o.Chains = n
-		case "iters":
-			o.Iters = n
-		case "burn":
-			o.Burn = n
-		case "thin":
-			o.Thin = n
-		case "batch":
-			o.Batch = n
-		case "seed":
-			o.Seed = uint64(n)
-		case "threads":
-			o.Threads = n
-		}
-	case "precision":
-		if value != "float64" && value != "float32" {
-			return fmt.Errorf("precision must be float64 or float32, got %q", value)
-		}
-		o.Precision = value
-	case "keep":
-		if value != "all" && value != "target" {
-			return fmt.Errorf("keep must be target or all, got %q", value)
-		}
-		o.KeepAll = value == "all"
-	case "energy_noise", "grad_noise":
-		x, err := strconv.ParseFloat(value, 64)
-		if err != nil || !(x >= 0) || math.IsInf(x, 0) {
-			return fmt.Errorf("%s must be a number ≥ 0, got %q", key, value)
-		}
-		if key == "energy_noise" {
-			o.EnergyNoise = x
-		} else {
-			o.GradNoise = x
-		}
-	default:
-		return fmt.Errorf("%s is not a run setting (chains, iters, burn, thin, batch, seed, threads, precision, keep, energy_noise, grad_noise)", key)
-	}
-	return nil
 }
 
 // checkRun reports run options the driver does not check itself.
@@ -288,17 +242,13 @@ func (o Options) runOptions() infer.Options {
 	}
 }
 
-// runSettings are the keys of an infer block that configure the run rather
-// than the sampler; every other key is a sampler setting.
-var runSettings = []string{"sampler", "chains", "iters", "burn", "thin", "batch", "seed", "threads", "precision", "data", "out", "keep", "energy_noise", "grad_noise"}
-
 // ReadInferBlock sets the fields of o that the infer block of f gives:
-// the sampler and its settings (sampler = sghmc(lr = 1e-3), or any other
-// key), chains, iters, burn, thin, batch, seed, keep (target or all) and
-// the noise scales; data and out concern files, not the run, and are
-// skipped. Fields the block does not set are left as they are. Bad values
-// and settings are reported at their place in the file (an ErrorList),
-// the sampler's settings checked by building it.
+// the sampler and its settings (sampler = sghmc(lr = 1e-3), or any key that
+// is not a run key) and the run keys (RunKeys); data and out name files
+// for the caller and are only checked to be quoted. Fields the block does
+// not set are left as they are. Bad values and settings are reported at
+// their place in the file (an ErrorList), the sampler's settings checked
+// by building it.
 func (o *Options) ReadInferBlock(f *lang.File) error {
 	if f == nil || f.Infer == nil {
 		return nil
@@ -312,41 +262,31 @@ func (o *Options) ReadInferBlock(f *lang.File) error {
 		o.Settings[key], pos[key] = value, at
 	}
 	for _, s := range f.Infer.Settings {
-		switch s.Key {
-		case "sampler":
-			switch v := s.Value.(type) {
-			case *lang.Ident:
-				o.Sampler = v.Name
-			case *lang.SamplerSpec:
-				o.Sampler = v.Name
-				for _, opt := range v.Options {
-					x, ok := settingValue(opt.Value)
-					if !ok {
-						errs.Add(opt.Pos, "sampler option %s must be a number or a name", opt.Key)
-						continue
-					}
-					set(opt.Key, x, opt.Pos)
-				}
-			default:
-				errs.Add(s.Pos, "sampler must be a name, as in sampler = sgld, or sgld(lr = 0.01)")
-			}
-		case "data", "out":
-		case "chains", "iters", "burn", "thin", "batch", "seed", "threads", "precision", "keep", "energy_noise", "grad_noise":
-			v, ok := settingValue(s.Value)
-			err := fmt.Errorf("%s must be a number or a name", s.Key)
-			if ok {
-				err = o.SetRunSetting(s.Key, v)
-			}
-			if err != nil {
+		if s.Key == samplerKey {
+			o.readSampler(s, set, &errs)
+			continue
+		}
+		value, ok := settingValue(s.Value)
+		if !ok {
+			errs.Add(s.Pos, "%s must be a number or a name", s.Key)
+			continue
+		}
+		k, isRunKey := LookupRunKey(s.Key)
+		if !isRunKey {
+			set(s.Key, value, s.Pos)
+			continue
+		}
+		pos[s.Key] = s.Pos // replicas is also the sampler's setting
+		_, quoted := s.Value.(*lang.String)
+		switch err := k.Allowed(InInferBlock); {
+		case err != nil:
+			errs.Add(s.Pos, "%v", err)
+		case k.Kind == Path && !quoted:
+			errs.Add(s.Pos, "%s must be a quoted path", s.Key)
+		case k.IsField():
+			if err := o.SetRunSetting(s.Key, value); err != nil {
 				errs.Add(s.Pos, "%v", err)
 			}
-		default:
-			x, ok := settingValue(s.Value)
-			if !ok {
-				errs.Add(s.Pos, "%s must be a number or a name", s.Key)
-				continue
-			}
-			set(s.Key, x, s.Pos)
 		}
 	}
 	if len(errs) > 0 {
@@ -366,10 +306,30 @@ func (o *Options) ReadInferBlock(f *lang.File) error {
 	return nil
 }
 
+// readSampler reads sampler = name or sampler = name(key = value, ...).
+func (o *Options) readSampler(s *lang.Setting, set func(key, value string, at lang.Pos), errs *lang.ErrorList) {
+	switch v := s.Value.(type) {
+	case *lang.Ident:
+		o.Sampler = v.Name
+	case *lang.SamplerSpec:
+		o.Sampler = v.Name
+		for _, opt := range v.Options {
+			x, ok := settingValue(opt.Value)
+			if !ok {
+				errs.Add(opt.Pos, "sampler option %s must be a number or a name", opt.Key)
+				continue
+			}
+			set(opt.Key, x, opt.Pos)
+		}
+	default:
+		errs.Add(s.Pos, "sampler must be a name, as in sampler = sgld, or sgld(lr = 0.01)")
+	}
+}
+
 // unknownSamplerPos is where the infer block names its sampler.
 func unknownSamplerPos(f *lang.File) (lang.Pos, bool) {
 	for _, s := range f.Infer.Settings {
-		if s.Key == "sampler" {
+		if s.Key == samplerKey {
 			return s.Value.Position(), true
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -339,27 +340,82 @@ func TestCompileFileAndInferOptions(t *testing.T) {
 }
 
 // TestSetRunSetting: the one reader of run settings written as text (the
-// infer block's values and the REPL's :run key=value).
+// infer block's values, temper run's flags and the REPL's :run key=value).
 func TestSetRunSetting(t *testing.T) {
 	var o temper.Options
-	for k, v := range map[string]string{"chains": "3", "iters": "1e3", "seed": "7", "keep": "all", "energy_noise": "0.5", "precision": "float32", "threads": "2"} {
+	for k, v := range map[string]string{"chains": "3", "iters": "1e3", "seed": "7", "keep": "all", "energy_noise": "0.5", "precision": "float32",
+		"threads": "2", "replicas": "4", "batch": "16", "checkpoint": "run.ckpt", "checkpoint-every": "1.5", "resume": "old.ckpt"} {
 		if err := o.SetRunSetting(k, v); err != nil {
 			t.Fatalf("%s=%s: %v", k, v, err)
 		}
 	}
-	if o.Chains != 3 || o.Iters != 1000 || o.Seed != 7 || !o.KeepAll || o.EnergyNoise != 0.5 || o.Precision != "float32" || o.Threads != 2 {
-		t.Errorf("options %+v", o)
+	want := temper.Options{Chains: 3, Iters: 1000, Seed: 7, KeepAll: true, EnergyNoise: 0.5, Precision: "float32", Threads: 2, Replicas: 4, Batch: 16,
+		Checkpoint: "run.ckpt", CheckpointEvery: 1500 * time.Millisecond, Resume: "old.ckpt"}
+	if !reflect.DeepEqual(o, want) {
+		t.Errorf("options %+v, want %+v", o, want)
 	}
 	for _, c := range [][3]string{
-		{"chains", "2.5", "chains must be a whole number ≥ 0"},
+		{"chains", "2.5", "chains must be a whole number ≥ 1"},
+		{"chains", "0", "chains must be a whole number ≥ 1"},
+		{"iters", "0", "iters must be a whole number ≥ 1"},
+		{"thin", "0", "thin must be a whole number ≥ 1"},
+		{"replicas", "0", "replicas must be a whole number ≥ 1"},
+		{"batch", "0", `batch must be a whole number ≥ 1, got "0"; leave it out for every row`},
+		{"batch", "-3", "batch must be a whole number ≥ 1"},
 		{"burn", "-1", "burn must be a whole number ≥ 0"},
 		{"keep", "some", "keep must be target or all"},
 		{"grad_noise", "NaN", "grad_noise must be a number ≥ 0"},
+		{"checkpoint_every", "0", "checkpoint_every must be a positive number of seconds"},
+		{"checkpoint_every", "-5", "checkpoint_every must be a positive number of seconds"},
 		{"lr", "0.1", "lr is not a run setting"},
 		{"precision", "half", "precision must be float64 or float32"},
+		{"out", "x", "out names files"},
 	} {
 		if err := o.SetRunSetting(c[0], c[1]); err == nil || !strings.Contains(err.Error(), c[2]) {
 			t.Errorf("%s=%s: %v, want %q", c[0], c[1], err, c[2])
+		}
+	}
+	if !temper.IsRunSetting("energy_noise") || !temper.IsRunSetting("sampler") || temper.IsRunSetting("lr") {
+		t.Error("IsRunSetting")
+	}
+}
+
+// TestInferBlockRunKeys: impossible run keys and keys that belong
+// elsewhere are reported at their place in the file.
+func TestInferBlockRunKeys(t *testing.T) {
+	for _, c := range []struct{ block, want string }{
+		{"replicas = 0", "3:9: replicas must be a whole number ≥ 1"},
+		{"batch = 0", "3:9: batch must be a whole number ≥ 1"},
+		{"resume = \"x\"", "3:9: resume belongs in temper run's flags, not in an infer block"},
+		{"checkpoint = x", "3:9: checkpoint must be a quoted path"},
+		{"checkpoint_every = 0", "3:9: checkpoint_every must be a positive number of seconds"},
+	} {
+		f, err := lang.Parse("m.ppl", []byte("param { a: real }\nmodel { a ~ normal(0, 1) }\ninfer { "+c.block+" }\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var o temper.Options
+		if err := o.ReadInferBlock(f); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.block, err, c.want)
+		}
+	}
+}
+
+// TestCheckData: a minibatch must fit the data's rows, and needs a plate.
+func TestCheckData(t *testing.T) {
+	for _, c := range []struct {
+		batch, rows int
+		want        string
+	}{
+		{0, 0, ""},
+		{0, 10, ""},
+		{10, 10, ""},
+		{11, 10, "batch = 11 is more than the 10 rows of the data"},
+		{5, 0, "the model has no plate"},
+	} {
+		err := temper.Options{Batch: c.batch}.CheckData(c.rows)
+		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("batch %d of %d rows: %v, want %q", c.batch, c.rows, err, c.want)
 		}
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/temper-ppl/temper"
@@ -52,7 +51,8 @@ func init() {
 				return false
 			}},
 		{"run", ":run [SAMPLER] [key=value ...]", "sample the model (Ctrl-C stops the run and keeps its draws)",
-			"Settings start from the infer block and the defaults of temper run (4 chains, 2000 iterations, seed 1).\nThe keys are temper run's flags: chains, iters, burn, thin, batch, seed, replicas, keep (target or all),\nenergy_noise, grad_noise; any other key is a sampler setting (lr=1e-3, scheme=deo, window=auto).\n:help samplers lists the samplers, :help SAMPLER its settings.",
+			"Settings start from the infer block and the defaults of temper run (4 chains, 2000 iterations, seed 1).\nThe run keys are temper run's flags: " + strings.Join(temper.RunKeyNames(temper.InREPL), ", ") +
+				";\nany other key is a sampler setting (lr=1e-3, scheme=deo, window=auto).\n:help keys describes the run keys, :help samplers lists the samplers, :help SAMPLER its settings.",
 			(*Session).run},
 		{"summary", ":summary [PARAM...]", "the posterior summary of the last run (of some parameters)",
 			"Mean, sd, Monte Carlo standard error, 5/50/95% quantiles, bulk and tail ESS and split R-hat.\nA parameter name selects all its elements (beta: beta.1, beta.2, ...).",
@@ -140,12 +140,9 @@ func (s *Session) command(ctx context.Context, text string) bool {
 	return c.run(s, ctx, fields[1:])
 }
 
-// runKeys are the keys of :run that configure the run, with temper run's
-// names; any other key is a sampler setting.
-var runKeys = []string{"chains", "iters", "burn", "thin", "batch", "seed", "replicas", "keep", "energy_noise", "grad_noise"}
-
 // runOptions are the options of :run: temper run's defaults, the infer
-// block, then the arguments.
+// block, then the arguments: run keys (temper.RunKeys) and sampler
+// settings.
 func (s *Session) runOptions(args []string) (temper.Options, error) {
 	opts := temper.Options{Seed: 1} // temper run's default seed
 	if err := opts.ReadInferBlock(s.file); err != nil {
@@ -170,36 +167,27 @@ func (s *Session) runOptions(args []string) (temper.Options, error) {
 		if key == "" || val == "" {
 			return opts, fmt.Errorf("%q: want key=value", a)
 		}
-		switch key {
-		case "replicas":
-			if n, err := strconv.Atoi(val); err != nil || n < 0 {
-				return opts, fmt.Errorf("replicas must be a whole number ≥ 0, got %q", val)
+		if k, ok := temper.LookupRunKey(key); ok {
+			if err := k.Allowed(temper.InREPL); err != nil {
+				return opts, err
 			}
-			if opts.Settings == nil {
-				opts.Settings = map[string]any{}
-			}
-			opts.Settings["replicas"] = val
-		case "chains", "iters", "burn", "thin", "batch", "seed", "keep", "energy_noise", "grad_noise":
 			if err := opts.SetRunSetting(key, val); err != nil {
 				return opts, err
 			}
-			// 0 would mean the default in Options; here it is a mistake.
-			if key == "chains" && opts.Chains == 0 || key == "iters" && opts.Iters == 0 || key == "thin" && opts.Thin == 0 {
-				return opts, fmt.Errorf("%s must be at least 1, got 0", key)
-			}
-		default:
-			if !slices.Contains(infer.SettingNames(), key) {
-				msg := fmt.Sprintf("%q is neither a run key (%s) nor a sampler setting", key, strings.Join(runKeys, ", "))
-				if near := lang.Suggest(key, append(slices.Clone(runKeys), infer.SettingNames()...)); near != "" {
-					msg += fmt.Sprintf("; did you mean %s?", near)
-				}
-				return opts, errors.New(msg)
-			}
-			if opts.Settings == nil {
-				opts.Settings = map[string]any{}
-			}
-			opts.Settings[key] = val
+			continue
 		}
+		if !slices.Contains(infer.SettingNames(), key) {
+			runKeys := temper.RunKeyNames(temper.InREPL)
+			msg := fmt.Sprintf("%q is neither a run key (%s) nor a sampler setting", key, strings.Join(runKeys, ", "))
+			if near := lang.Suggest(key, append(runKeys, infer.SettingNames()...)); near != "" {
+				msg += fmt.Sprintf("; did you mean %s?", near)
+			}
+			return opts, errors.New(msg)
+		}
+		if opts.Settings == nil {
+			opts.Settings = map[string]any{}
+		}
+		opts.Settings[key] = val
 	}
 	return opts, nil
 }
@@ -229,6 +217,10 @@ func (s *Session) run(ctx context.Context, args []string) bool {
 	}
 	m := s.compile(true)
 	if m == nil {
+		return false
+	}
+	if err := opts.CheckData(m.NumData()); err != nil {
+		s.printError(err)
 		return false
 	}
 	opts.Progress = s.Progress

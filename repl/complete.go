@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/temper-ppl/temper"
 	"github.com/temper-ppl/temper/infer"
 	"github.com/temper-ppl/temper/stdlib"
 )
@@ -50,7 +51,7 @@ func (s *Session) Complete(line string) (candidates []string, wordLen int) {
 			if arg == 0 && !strings.Contains(word, "=") {
 				pool = append(pool, infer.SamplerNames()...)
 			}
-			for _, k := range append(slices.Clone(runKeys), infer.SettingNames()...) {
+			for _, k := range append(temper.RunKeyNames(temper.InREPL), infer.SettingNames()...) {
 				pool = append(pool, k+"=")
 			}
 			if k, v, ok := strings.Cut(word, "="); ok {
@@ -92,9 +93,10 @@ func (s *Session) Complete(line string) (candidates []string, wordLen int) {
 
 // settingValues are the values worth offering for a key of :run.
 func settingValues(key string) []string {
+	if k, ok := temper.LookupRunKey(key); ok {
+		return k.Choices
+	}
 	switch key {
-	case "keep":
-		return []string{"target", "all"}
 	case "dynamics":
 		return []string{"langevin", "hamiltonian", "preconditioned", "fast_langevin", "nose_hoover", "adaptive_langevin"}
 	case "exchange":

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/temper-ppl/temper"
 	"github.com/temper-ppl/temper/infer"
 	"github.com/temper-ppl/temper/lang"
 	"github.com/temper-ppl/temper/stdlib"
@@ -62,7 +63,12 @@ func (s *Session) help(args []string) {
 		}
 		return
 	case "keys":
-		s.printf("keys of :run, with temper run's names: %s; any other key is a sampler setting\n", strings.Join(runKeys, ", "))
+		s.printf("keys of :run (temper run's flags, with _ for -); any other key is a sampler setting:\n")
+		for _, k := range temper.RunKeys {
+			if k.Allowed(temper.InREPL) == nil {
+				s.printf("  %-22s %s\n", k.Name+"="+k.Arg, k.Doc)
+			}
+		}
 		return
 	case "functions":
 		s.printf("%s\n", strings.Join(sortedKeys(s.env.Functions), ", "))

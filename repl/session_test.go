@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/temper-ppl/temper"
 	"github.com/temper-ppl/temper/infer/draws"
@@ -175,6 +176,7 @@ func TestRunInterrupted(t *testing.T) {
 	}
 	s.Progress = nil
 	s.expect(":diag", "stopped early: context canceled")
+	s.expect(":run batch=2", "batch = 2, but the model has no plate")
 }
 
 // TestLoadAndInferBlock loads a file whose infer block names its data and
@@ -206,7 +208,12 @@ infer {
 	s.expect(":run lrr=1", `"lrr" is neither a run key`, "did you mean lr?")
 	s.expect(":run sgld friction=0.1", "friction: does not apply")
 	s.expect(":run nuts", `unknown sampler "nuts"`)
-	s.expect(":run chains=0", "chains must be at least 1")
+	s.expect(":run chains=0", `chains must be a whole number ≥ 1, got "0"`)
+	s.expect(":run replicas=0", `replicas must be a whole number ≥ 1, got "0"`)
+	s.expect(":run batch=0", "batch must be a whole number ≥ 1", "leave it out for every row")
+	s.expect(":run batch=5", "batch = 5 is more than the 4 rows of the data")
+	s.expect(":run checkpoint=x.ckpt", "checkpoint belongs in an infer block and temper run's flags, not in :run")
+	s.expect(":run energy-noise=-1", `energy_noise must be a number ≥ 0, got "-1"`)
 	s.expect(":load "+filepath.Join(dir, "none.ppl"), "no such file")
 	bad := writeFile(t, dir, "bad.ppl", "param { a: real }\nmodel { a ~ nromal(0, 1) }\n")
 	s.expect(":load "+bad, "bad.ppl:2:13", `"nromal"`)
@@ -219,7 +226,11 @@ infer {
 func TestCommandsAndHelp(t *testing.T) {
 	s := newTestSession(t)
 	s.expect(":help", ":load FILE.ppl", ":run [SAMPLER]", ":quit", "Ctrl-D")
-	s.expect(":help run", "chains, iters, burn")
+	s.expect(":help run", "chains, replicas, iters, burn")
+	out := s.expect(":help keys", "energy_noise=s", "add N(0, s²) noise to every energy", "keep=target|all")
+	if strings.Contains(out, "checkpoint") || strings.Contains(out, "out=") {
+		t.Errorf(":help keys lists keys that :run refuses:\n%s", out)
+	}
 	s.expect(":help sghmc", "friction", "0.1")
 	s.expect(":help normal", "y ~ normal(mu, sigma)")
 	s.expect(":help log_sum_exp", "log_sum_exp(x)")
@@ -300,5 +311,24 @@ func TestDefaultHistoryFile(t *testing.T) {
 	}
 	if got, want := DefaultHistoryFile(), filepath.Join(dir, "temper", "repl_history"); got != want {
 		t.Errorf("DefaultHistoryFile() = %s, want %s", got, want)
+	}
+}
+
+// TestProgressLine: the REPL's progress shows the rate, the time left and
+// the replica-exchange, cyclical and failure notes.
+func TestProgressLine(t *testing.T) {
+	for _, c := range []struct {
+		p       temper.Progress
+		elapsed time.Duration
+		want    string
+	}{
+		{temper.Progress{Done: 0, Total: 100}, 0, "sampling: 0 of 100 iterations"},
+		{temper.Progress{Done: 500, Total: 2000}, 2 * time.Second, "sampling: 500 of 2000 iterations, 250 it/s, 6s left"},
+		{temper.Progress{Done: 500, Total: 2000, Replicas: 4, SwapRate: 0.38, RoundTrips: 12, Cycles: 4, Cycle: 2, Exploring: true, Chains: 4, Failed: 1}, 2 * time.Second,
+			"sampling: 500 of 2000 iterations, 250 it/s, 6s left; swap 0.38, 12 round trips; cycle 3/4 exploring; 1 of 4 chains stopped"},
+	} {
+		if got := progressLine(c.p, c.elapsed); got != c.want {
+			t.Errorf("%+v after %v:\n got %q\nwant %q", c.p, c.elapsed, got, c.want)
+		}
 	}
 }

@@ -224,18 +224,38 @@ func runTerminal(s *Session, cfg Config, sigs <-chan os.Signal) error {
 // redrawn at most ten times a second and erased at the end.
 func newProgressLine(w io.Writer) func(temper.Progress) {
 	var mu sync.Mutex
-	var last time.Time
+	var start, last time.Time
 	return func(p temper.Progress) {
-		done, total := p.Done, p.Total
 		mu.Lock()
 		defer mu.Unlock()
-		if done == total {
+		if p.Done == p.Total {
 			fmt.Fprint(w, "\r\033[K")
+			start = time.Time{} // the next run starts its own clock
 			return
 		}
-		if now := time.Now(); now.Sub(last) >= 100*time.Millisecond {
+		now := time.Now()
+		if start.IsZero() {
+			start = now
+		}
+		if now.Sub(last) >= 100*time.Millisecond {
 			last = now
-			fmt.Fprintf(w, "\rsampling: %d of %d iterations", done, total)
+			fmt.Fprintf(w, "\r\033[K%s", progressLine(p, now.Sub(start)))
 		}
 	}
+}
+
+// progressLine is the progress of a run elapsed into it: the count, the
+// rate and the time left as temper run shows them, then what
+// temper.DescribeProgress adds.
+func progressLine(p temper.Progress, elapsed time.Duration) string {
+	line := fmt.Sprintf("sampling: %d of %d iterations", p.Done, p.Total)
+	if s := elapsed.Seconds(); s > 0 && p.Done > 0 {
+		rate := float64(p.Done) / s
+		left := time.Duration(float64(p.Total-p.Done) / rate * float64(time.Second))
+		line += fmt.Sprintf(", %.0f it/s, %s left", rate, left.Round(time.Second))
+	}
+	if note := temper.DescribeProgress(p); note != "" {
+		line += "; " + note
+	}
+	return line
 }

@@ -82,30 +82,18 @@ func checkCommand(args []string, stdout, stderr io.Writer) error {
 func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	var data, sets repeated
-	fs.Var(&data, "data", "a data file (.json or .csv); repeatable; replaces the infer block's")
-	fs.Var(&sets, "set", "a sampler setting key=value (lr=0.01, scheme=deo, window=auto); repeatable")
-	sampler := fs.String("sampler", "", "the sampler (temper samplers lists them)")
-	replicas := fs.Int("replicas", -1, "replica-exchange ladder size P (the sampler's replicas setting)")
-	keep := fs.String("keep", "", "target (the target level's draws) or all (every replica's, with replica__, temperature__ and lr__ columns)")
-	chains := fs.Int("chains", -1, "independent chains")
-	iters := fs.Int("iters", -1, "iterations kept after burn-in, before thinning")
-	burn := fs.Int("burn", -1, "iterations discarded first")
-	thin := fs.Int("thin", -1, "keep every n-th iteration")
-	batch := fs.Int("batch", -1, "minibatch rows per chain (0: all)")
-	seed := fs.Int64("seed", -1, "random seed")
-	out := fs.String("out", "", "output folder (default out/MODEL)")
-	energyNoise := fs.Float64("energy-noise", -1, "add N(0, s²) noise to every energy")
-	gradNoise := fs.Float64("grad-noise", -1, "add N(0, s²) noise to every gradient coordinate")
-	precision := fs.String("precision", "", "float64 (default) or float32: the type the model is computed in")
-	threads := fs.Int("threads", -1, "goroutines that evaluate the replicas (0: GOMAXPROCS, the default)")
-	quiet := fs.Bool("quiet", false, "no progress or table")
-	flags, pos := reorderFlags(args, "quiet")
-	if err := fs.Parse(flags); err != nil {
+	flags := defineRunFlags(fs)
+	parsed, pos := reorderFlags(args, "quiet")
+	if err := fs.Parse(parsed); errors.Is(err, flag.ErrHelp) {
+		return nil
+	} else if err != nil {
 		return badf("temper run: %v", err)
 	}
 	if len(pos) != 1 {
 		return badf("usage: temper run MODEL.ppl [flags]; temper run -h lists the flags")
+	}
+	if err := flags.check(); err != nil {
+		return badf("temper run: %v", err)
 	}
 	path := pos[0]
 	f, src, err := loadModel(path)
@@ -116,59 +104,11 @@ func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err := cfg.fromInferBlock(f, path); err != nil {
 		return badInput{lang.Format(err, src)}
 	}
-	if len(data) > 0 {
-		cfg.data = data
-	}
-	if *sampler != "" {
-		cfg.setSampler(*sampler)
-	}
-	for _, kv := range sets {
-		if err := cfg.setFlag(kv); err != nil {
-			return badf("temper run: %v", err)
-		}
-	}
-	if *replicas >= 0 {
-		cfg.opts.Replicas = *replicas
-		delete(cfg.optionPos, "replicas")
-	}
-	switch *keep {
-	case "":
-	case "all", "target":
-		cfg.opts.KeepAll = *keep == "all"
-	default:
-		return badf("temper run: --keep must be target or all, got %q", *keep)
-	}
-	for p, v := range map[*int]int{&cfg.opts.Chains: *chains, &cfg.opts.Iters: *iters, &cfg.opts.Burn: *burn, &cfg.opts.Thin: *thin, &cfg.opts.Batch: *batch} {
-		if v >= 0 {
-			*p = v
-		}
-	}
-	if *seed >= 0 {
-		cfg.opts.Seed = uint64(*seed)
-	}
-	if *out != "" {
-		cfg.out = *out
+	if err := cfg.applyFlags(flags); err != nil {
+		return badf("temper run: %v", err)
 	}
 	if cfg.out == "" {
 		cfg.out = defaultOut(path)
-	}
-	if *energyNoise >= 0 {
-		cfg.opts.EnergyNoise = *energyNoise
-	}
-	if *gradNoise >= 0 {
-		cfg.opts.GradNoise = *gradNoise
-	}
-	if *precision != "" {
-		cfg.opts.Precision = *precision
-	}
-	if *threads >= 0 {
-		cfg.opts.Threads = *threads
-	}
-
-	for name, v := range map[string]int{"chains": cfg.opts.Chains, "iters": cfg.opts.Iters, "thin": cfg.opts.Thin} {
-		if v < 1 {
-			return badf("temper run: %s must be at least 1, got %d", name, v)
-		}
 	}
 	err = cfg.check()
 	var list lang.ErrorList
@@ -182,7 +122,10 @@ func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	return sample(ctx, path, m, cfg, stdout, stderr, *quiet)
+	if err := cfg.opts.CheckData(m.NumData()); err != nil {
+		return badf("temper run: %v", err)
+	}
+	return sample(ctx, path, m, cfg, stdout, stderr, flags.quiet)
 }
 
 // defaultOut is out/NAME for NAME.ppl, or out/DIR for DIR/model.ppl.
@@ -209,7 +152,7 @@ func sample(ctx context.Context, path string, m *compile.Model, cfg config, stdo
 	defer file.Close()
 	progress := newProgress(stderr, quiet)
 	opts := cfg.opts
-	opts.Progress = func(p temper.Progress) { progress.update(p.Done, p.Total) }
+	opts.Progress = progress.update
 	model := temper.NewModel(m)
 	w, err := model.NewDrawsWriter(file, opts, "temper run "+path)
 	if err != nil {
@@ -262,7 +205,9 @@ func summaryCommand(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return badf("temper summary: %v", err)
 	}
-	t = t.Where("replica__", float64(*replica))
+	if t, err = selectReplica(t, pos[0], *replica); err != nil {
+		return badf("temper summary: %v", err)
+	}
 	if len(t.Chain) == 0 {
 		return badf("temper summary: %s has no draws of replica %d", pos[0], *replica)
 	}
@@ -301,6 +246,28 @@ func summaryCommand(args []string, stdout, stderr io.Writer) error {
 	cov := summary.ModeCoverage(t.Values[t.Index(m.Columns[0])], t.Values[t.Index(m.Columns[1])], centres, *radius, *minDraws)
 	_, err = fmt.Fprintf(stdout, "\nmode coverage: %d of %d modes have more than %d draws within %g of their centre (all chains)\n", cov.Covered, len(centres), *minDraws, *radius)
 	return err
+}
+
+// selectReplica keeps the draws of ladder level n (from 1) of a draws
+// file written with --keep all; a file without the replica column holds
+// the target level only, level 1.
+func selectReplica(t *draws.Table, path string, n int) (*draws.Table, error) {
+	const column = "replica__"
+	k := t.Index(column)
+	if k < 0 {
+		if n != 1 {
+			return nil, fmt.Errorf("%s has no %s column (it was written without --keep all): it holds the target level only, --replica 1", path, column)
+		}
+		return t, nil
+	}
+	levels := 0
+	for _, v := range t.Values[k] {
+		levels = max(levels, int(v))
+	}
+	if n < 1 || n > levels {
+		return nil, fmt.Errorf("%s holds replicas 1 to %d; there is no --replica %d", path, levels, n)
+	}
+	return t.Where(column, float64(n)), nil
 }
 
 func samplersCommand(stdout io.Writer) error {

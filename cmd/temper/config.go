@@ -1,8 +1,12 @@
 package main
 
 import (
+	"errors"
+	"flag"
 	"fmt"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/temper-ppl/temper"
@@ -18,9 +22,15 @@ type config struct {
 	data []string
 	out  string
 
-	optionPos map[string]lang.Pos // where each sampler setting was set in the file
+	optionPos map[string]lang.Pos // where each setting was written in the file
 	specKeys  []string            // the settings written in sampler = name(...)
 }
+
+// The run keys that name files outside Options (temper.RunKeys).
+const (
+	dataKey = "data"
+	outKey  = "out"
+)
 
 func defaultConfig() config {
 	return config{opts: temper.Options{Sampler: "sgld", Chains: 4, Iters: 2000, Thin: 1, Seed: 1}, optionPos: map[string]lang.Pos{}}
@@ -35,42 +45,60 @@ func (c *config) fromInferBlock(f *lang.File, modelPath string) error {
 	if err := c.opts.ReadInferBlock(f); err != nil {
 		return err
 	}
-	var errs lang.ErrorList
 	dir := filepath.Dir(modelPath)
 	for _, s := range f.Infer.Settings {
-		switch {
-		case s.Key == "sampler":
-			if spec, ok := s.Value.(*lang.SamplerSpec); ok {
-				for _, o := range spec.Options {
-					c.optionPos[o.Key] = o.Pos
-					c.specKeys = append(c.specKeys, o.Key)
-				}
+		if spec, ok := s.Value.(*lang.SamplerSpec); ok {
+			for _, o := range spec.Options {
+				c.optionPos[o.Key] = o.Pos
+				c.specKeys = append(c.specKeys, o.Key)
 			}
-		case s.Key == "data" || s.Key == "out":
-			str, ok := s.Value.(*lang.String)
-			if !ok {
-				errs.Add(s.Pos, "%s must be a quoted path", s.Key)
-				continue
-			}
-			p := str.Value
-			if !filepath.IsAbs(p) {
-				p = filepath.Join(dir, p)
-			}
-			if s.Key == "data" {
-				c.data = append(c.data, p)
-			} else {
-				c.out = p
-			}
-		case !temper.IsRunSetting(s.Key):
-			c.optionPos[s.Key] = s.Pos
+			continue
+		}
+		c.optionPos[s.Key] = s.Pos
+		k, isRunKey := temper.LookupRunKey(s.Key)
+		str, quoted := s.Value.(*lang.String)
+		if !isRunKey || k.Kind != temper.Path || !quoted { // ReadInferBlock reported unquoted paths
+			continue
+		}
+		p := str.Value
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(dir, p)
+		}
+		if err := c.set(k, p); err != nil {
+			return err
 		}
 	}
-	return errs.Err()
+	return nil
 }
 
-// check reports a sampler the flags made impossible; a bad setting written
-// in the infer block is reported at its place in the file.
+// set gives a run key its value: data adds a file, out replaces the
+// folder, and the other keys set their field of Options.
+func (c *config) set(k temper.RunKey, value string) error {
+	switch {
+	case k.IsField():
+		return c.opts.SetRunSetting(k.Name, value)
+	case k.Name == dataKey:
+		c.data = append(c.data, value)
+	case k.Name == outKey:
+		c.out = value
+	default:
+		return fmt.Errorf("%s is a run key that temper run does not handle", k.Name)
+	}
+	return nil
+}
+
+// check reports a checkpoint setting or a sampler that the flags made
+// impossible; a bad setting written in the infer block is reported at its
+// place in the file.
 func (c *config) check() error {
+	if c.opts.CheckpointEvery != 0 && c.opts.Checkpoint == "" {
+		return errors.New("checkpoint_every (--checkpoint-every) says how often to write a checkpoint, but no checkpoint file is named: add --checkpoint FILE (or checkpoint = \"FILE\" to the infer block)")
+	}
+	if c.opts.Resume != "" {
+		if _, err := os.Stat(c.opts.Resume); err != nil {
+			return fmt.Errorf("--resume: %v", err)
+		}
+	}
 	return temper.LocateSettingError(c.opts.Check(), c.opts.Sampler, c.optionPos)
 }
 
@@ -88,19 +116,114 @@ func (c *config) setSampler(name string) {
 	c.opts.Sampler, c.specKeys = name, nil
 }
 
-// setFlag parses --set key=value into a sampler setting.
-func (c *config) setFlag(kv string) error {
-	key, val, ok := strings.Cut(kv, "=")
-	if !ok || key == "" || val == "" {
-		return fmt.Errorf("--set %q: want key=value", kv)
+// runFlags are temper run's flags: a flag for each run key that the
+// command line may set (temper.RunKeys), --set, --sampler and --quiet.
+type runFlags struct {
+	assignments []assignment // the run keys and --set, in the order given
+	sampler     string
+	quiet       bool
+}
+
+// assignment is one key=value of the command line, applied over the infer
+// block.
+type assignment struct {
+	key, value string
+	spelling   string // the flag as written, for errors: --replicas, --set replicas
+}
+
+func defineRunFlags(fs *flag.FlagSet) *runFlags {
+	r := &runFlags{}
+	for _, k := range temper.RunKeys {
+		if k.Allowed(temper.OnCommandLine) != nil {
+			continue
+		}
+		fs.Var(&textFlag{arg: k.Arg, record: func(v string) error {
+			r.assignments = append(r.assignments, assignment{k.Name, v, "--" + k.Flag})
+			return nil
+		}}, k.Flag, k.Doc)
 	}
-	if c.opts.Settings == nil {
-		c.opts.Settings = map[string]any{}
+	fs.Var(&textFlag{arg: "key=value", record: func(kv string) error {
+		key, val, ok := strings.Cut(kv, "=")
+		if !ok || key == "" || val == "" {
+			return fmt.Errorf("want key=value, got %q", kv)
+		}
+		if k, ok := temper.LookupRunKey(key); ok {
+			key = k.Name // --set energy-noise=1 is --energy-noise 1
+		}
+		r.assignments = append(r.assignments, assignment{key, val, "--set " + key})
+		return nil
+	}}, "set", "a sampler setting (lr=0.01, scheme=deo, window=auto) or run key; repeatable")
+	fs.Var(&textFlag{arg: "NAME", record: func(name string) error { r.sampler = name; return nil }},
+		"sampler", "the sampler (temper samplers lists them)")
+	fs.BoolVar(&r.quiet, "quiet", false, "no progress or table")
+	fs.Usage = func() { printRunUsage(fs) }
+	return r
+}
+
+// check reports an impossible value of a run key, before the model is read.
+func (r *runFlags) check() error {
+	var scratch temper.Options
+	for _, a := range r.assignments {
+		k, ok := temper.LookupRunKey(a.key)
+		if !ok || !k.IsField() {
+			continue
+		}
+		if err := k.Parse(&scratch, a.value); err != nil {
+			return fmt.Errorf("%s %v", a.spelling, err)
+		}
 	}
-	c.opts.Settings[key] = val
-	delete(c.optionPos, key)
 	return nil
 }
+
+// applyFlags lays the command line over the infer block: the sampler, then
+// each assignment in turn. Data files on the command line replace the
+// infer block's.
+func (c *config) applyFlags(r *runFlags) error {
+	if r.sampler != "" {
+		c.setSampler(r.sampler)
+	}
+	if slices.ContainsFunc(r.assignments, func(a assignment) bool { return a.key == dataKey }) {
+		c.data = nil
+	}
+	for _, a := range r.assignments {
+		delete(c.optionPos, a.key) // an error about it is not the file's
+		k, isRunKey := temper.LookupRunKey(a.key)
+		if !isRunKey {
+			if c.opts.Settings == nil {
+				c.opts.Settings = map[string]any{}
+			}
+			c.opts.Settings[a.key] = a.value
+			continue
+		}
+		if err := c.set(k, a.value); err != nil {
+			return fmt.Errorf("%s: %v", a.spelling, err)
+		}
+	}
+	return nil
+}
+
+// printRunUsage is temper run -h: every flag with its value and doc.
+func printRunUsage(fs *flag.FlagSet) {
+	w := fs.Output()
+	fmt.Fprintln(w, "usage: temper run MODEL.ppl [flags]\n\nFlags override the model's infer block, which overrides the defaults:")
+	fs.VisitAll(func(f *flag.Flag) {
+		name := "--" + f.Name
+		if t, ok := f.Value.(*textFlag); ok {
+			name += " " + t.arg
+		}
+		fmt.Fprintf(w, "  %-28s %s\n", name, f.Usage)
+	})
+}
+
+// textFlag is a flag whose values go to record; arg names the value in
+// the usage.
+type textFlag struct {
+	arg    string
+	record func(string) error
+}
+
+func (t *textFlag) String() string     { return "" }
+func (t *textFlag) Set(v string) error { return t.record(v) }
 
 // repeated is a flag that may be given several times.
 type repeated []string

@@ -1,10 +1,9 @@
 // Command temper checks and samples .ppl models.
 //
 //	temper check MODEL.ppl [--data FILE]...
-//	temper run MODEL.ppl [--data FILE]... [--sampler NAME] [--set key=value]...
-//	    [--chains C] [--iters K] [--burn K] [--thin n] [--batch B] [--seed S]
-//	    [--out DIR] [--energy-noise s] [--grad-noise s]
-//	temper summary DRAWS.csv
+//	temper run MODEL.ppl [--data FILE]... [--sampler NAME] [--set key=value]... [flags]
+//	    (temper run -h; the flags are temper.RunKeys)
+//	temper summary DRAWS.csv [--replica N]
 //	temper predict MODEL.ppl --draws DRAWS.csv [--data FILE]... [--out FILE]
 //	temper repl [MODEL.ppl] [--data FILE]...
 //	temper bench [--replicas 1,4,16] [--threads N] [--epochs E] [--data DIR] [--json]

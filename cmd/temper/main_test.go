@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/temper-ppl/temper"
 	"github.com/temper-ppl/temper/infer/draws"
 )
 
@@ -88,8 +89,21 @@ func TestBadInput(t *testing.T) {
 		{name: "swap rate outside (0, 1)", args: []string{"--sampler", "deo_sgd", "--set", "swap_rate=1.5"}, want: []string{"swap_rate: the target swap rate S must lie in (0, 1)"}},
 		{name: "bad keep", args: []string{"--keep", "some"}, want: []string{"--keep must be target or all"}},
 		{name: "bad replica setting in the file", model: "param { a: real }\nmodel { a ~ normal(0, 1) }\ninfer {\n  sampler = resgld(t_max = 0.5)\n}\n", want: []string{"bad.ppl:4:20", "t_min = 1 must be below t_max = 0.5"}},
-		{name: "bad flag", args: []string{"--chains", "many"}, want: []string{"invalid value"}},
-		{name: "zero chains", args: []string{"--chains", "0", "--iters", "10"}, want: []string{"chains must be at least 1"}},
+		{name: "bad flag", args: []string{"--chains", "many"}, want: []string{`--chains must be a whole number ≥ 1, got "many"`}},
+		{name: "zero chains", args: []string{"--chains", "0", "--iters", "10"}, want: []string{`--chains must be a whole number ≥ 1, got "0"`}},
+		{name: "zero iters", args: []string{"--iters", "0"}, want: []string{`--iters must be a whole number ≥ 1, got "0"`}},
+		{name: "zero thin", args: []string{"--thin", "0"}, want: []string{`--thin must be a whole number ≥ 1, got "0"`}},
+		{name: "zero replicas", args: []string{"--sampler", "deo_sgd", "--replicas", "0"}, want: []string{`--replicas must be a whole number ≥ 1, got "0"`}},
+		{name: "zero replicas by --set", args: []string{"--set", "replicas=0"}, want: []string{`--set replicas must be a whole number ≥ 1, got "0"`}},
+		{name: "zero batch", args: []string{"--batch", "0"}, want: []string{`--batch must be a whole number ≥ 1, got "0"; leave it out for every row`}},
+		{name: "negative batch", args: []string{"--batch", "-2"}, want: []string{`--batch must be a whole number ≥ 1, got "-2"`}},
+		{name: "batch above the rows", args: []string{"--batch", "4"}, want: []string{"batch = 4 is more than the 3 rows of the data"}},
+		{name: "negative noise", args: []string{"--energy-noise", "-1"}, want: []string{`--energy-noise must be a number ≥ 0, got "-1"`}},
+		{name: "checkpoint interval without a file", args: []string{"--checkpoint-every", "30"}, want: []string{"no checkpoint file is named"}},
+		{name: "zero checkpoint interval", args: []string{"--checkpoint", filepath.Join(dir, "c"), "--checkpoint-every", "0"}, want: []string{`--checkpoint-every must be a positive number of seconds, got "0"`}},
+		{name: "resume from nothing", args: []string{"--resume", filepath.Join(dir, "none.ckpt")}, want: []string{"--resume:", "no such file"}},
+		{name: "zero replicas in the file", model: "param { a: real }\nmodel { a ~ normal(0, 1) }\ninfer {\n  replicas = 0\n}\n", want: []string{"bad.ppl:4:3", `replicas must be a whole number ≥ 1, got "0"`}},
+		{name: "resume in the file", model: "param { a: real }\nmodel { a ~ normal(0, 1) }\ninfer {\n  resume = \"x\"\n}\n", want: []string{"bad.ppl:4:3", "resume belongs in temper run's flags, not in an infer block"}},
 		{name: "missing file", args: []string{"--data", filepath.Join(dir, "nope.json")}, want: []string{"no such file"}},
 		{name: "plate index misuse", model: "data { N: int  y: real[N] }\nparam { a: real }\nmodel { for n in plate(N) { y[n] ~ normal(a * n, 1) } }\n",
 			data: `{"N": 2, "y": [1, 2]}`, want: []string{"3:", "plate index"}},
@@ -121,6 +135,66 @@ func TestBadInput(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestBatchWithoutPlate: a model without data has no rows to minibatch.
+func TestBatchWithoutPlate(t *testing.T) {
+	cosine := filepath.Join("..", "..", "examples", "cosine2d", "model.ppl")
+	code, _, stderr := runCLI(t, context.Background(), "run", cosine, "--batch", "2", "--iters", "5", "--out", t.TempDir(), "--quiet")
+	if code != exitBadInput || !strings.Contains(stderr, "batch = 2, but the model has no plate") {
+		t.Fatalf("exit %d, stderr:\n%s", code, stderr)
+	}
+}
+
+// TestRunFlagsFromTable: temper run -h lists a flag for each run key that
+// the command line may set, with its value and doc; --set may give a run
+// key, over the infer block.
+func TestRunFlagsFromTable(t *testing.T) {
+	code, _, stderr := runCLI(t, context.Background(), "run", "-h")
+	if code != exitOK {
+		t.Fatalf("exit %d", code)
+	}
+	for _, k := range temper.RunKeys {
+		if want := "--" + k.Flag + " " + k.Arg; !strings.Contains(stderr, want) || !strings.Contains(stderr, k.Doc) {
+			t.Errorf("temper run -h lacks %q or its doc:\n%s", want, stderr)
+		}
+	}
+	for _, want := range []string{"--set key=value", "--sampler NAME", "--quiet"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("temper run -h lacks %q", want)
+		}
+	}
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	language, err := os.ReadFile(filepath.Join("..", "..", "docs", "language.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range temper.RunKeys {
+		if k.Allowed(temper.OnCommandLine) == nil && !strings.Contains(string(readme), "[--"+k.Flag+" ") {
+			t.Errorf("README.md's temper run lacks --%s", k.Flag)
+		}
+		if k.Allowed(temper.InInferBlock) == nil && !strings.Contains(string(language), "| `"+k.Name+"` |") {
+			t.Errorf("docs/language.md's infer block table lacks %s", k.Name)
+		}
+	}
+	dir := t.TempDir()
+	model := write(t, dir, "m.ppl", regression+"infer {\n  chains = 3\n  iters = 50\n}\n")
+	data := write(t, dir, "d.json", `{"N": 4, "x": [1, 2, 3, 4], "y": [1.1, 2.0, 2.9, 4.2]}`)
+	out := filepath.Join(dir, "out")
+	code, _, stderr = runCLI(t, context.Background(), "run", model, "--data", data, "--out", out, "--quiet", "--set", "chains=2", "--set", "lr=1e-3")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	tab, err := draws.ReadFile(filepath.Join(out, "draws.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tab.ByChain("a")) != 2 || len(tab.ByChain("a")[0]) != 50 {
+		t.Errorf("want 2 chains (--set) × 50 draws (the infer block)")
 	}
 }
 
@@ -176,6 +250,10 @@ func TestRunWritesOutputs(t *testing.T) {
 	code, stdout, _ = runCLI(t, context.Background(), "summary", filepath.Join(out, "draws.csv"))
 	if code != 0 || !strings.Contains(stdout, "sigma") {
 		t.Errorf("summary: exit %d\n%s", code, stdout)
+	}
+	code, _, stderr = runCLI(t, context.Background(), "summary", filepath.Join(out, "draws.csv"), "--replica", "2")
+	if code != exitBadInput || !strings.Contains(stderr, "has no replica__ column (it was written without --keep all)") {
+		t.Errorf("summary --replica 2 of a file without replicas: exit %d, %s", code, stderr)
 	}
 }
 

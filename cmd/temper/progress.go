@@ -5,13 +5,17 @@ import (
 	"os"
 
 	"github.com/schollz/progressbar/v3"
+
+	"github.com/temper-ppl/temper"
 )
 
-// progress shows iterations/s and the time left on a terminal, and nothing
-// when stderr is a file or a pipe (CI logs, tests).
+// progress shows iterations/s and the time left on a terminal, with the
+// swap rate, cycle and stopped chains beside the bar (progressLabel), and
+// nothing when stderr is a file or a pipe (CI logs, tests).
 type progress struct {
-	bar *progressbar.ProgressBar
-	out io.Writer
+	bar   *progressbar.ProgressBar
+	out   io.Writer
+	label string
 }
 
 func newProgress(stderr io.Writer, quiet bool) *progress {
@@ -21,14 +25,15 @@ func newProgress(stderr io.Writer, quiet bool) *progress {
 	return &progress{out: stderr}
 }
 
-func (p *progress) update(done, total int) {
+func (p *progress) update(pr temper.Progress) {
 	if p.out == nil {
 		return
 	}
 	if p.bar == nil {
-		p.bar = progressbar.NewOptions(total,
+		p.label = progressLabel(pr)
+		p.bar = progressbar.NewOptions(pr.Total,
 			progressbar.OptionSetWriter(p.out),
-			progressbar.OptionSetDescription("sampling"),
+			progressbar.OptionSetDescription(p.label),
 			progressbar.OptionShowIts(),
 			progressbar.OptionSetItsString("it"),
 			progressbar.OptionShowCount(),
@@ -36,9 +41,22 @@ func (p *progress) update(done, total int) {
 			progressbar.OptionClearOnFinish(),
 		)
 	}
-	if done%64 == 0 || done == total {
-		p.bar.Set(done)
+	if pr.Done%64 == 0 || pr.Done == pr.Total {
+		if label := progressLabel(pr); label != p.label {
+			p.label = label
+			p.bar.Describe(label)
+		}
+		p.bar.Set(pr.Done)
 	}
+}
+
+// progressLabel is the bar's description: "sampling", then what
+// temper.DescribeProgress adds.
+func progressLabel(pr temper.Progress) string {
+	if note := temper.DescribeProgress(pr); note != "" {
+		return "sampling (" + note + ")"
+	}
+	return "sampling"
 }
 
 func (p *progress) finish() {

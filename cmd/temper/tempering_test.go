@@ -204,4 +204,10 @@ func TestKeepAll(t *testing.T) {
 	if code := run(context.Background(), []string{"summary", filepath.Join(out, "draws.csv"), "--replica", "4"}, &stdout, &stderr); code != 0 || !strings.Contains(stdout.String(), "beta.1") {
 		t.Fatalf("summary of replica 4: exit %d, %s %s", code, stdout.String(), stderr.String())
 	}
+	for _, n := range []string{"5", "0"} {
+		code, _, stderr := runCLI(t, context.Background(), "summary", filepath.Join(out, "draws.csv"), "--replica", n)
+		if code != exitBadInput || !strings.Contains(stderr, "holds replicas 1 to 4; there is no --replica "+n) {
+			t.Errorf("summary --replica %s: exit %d, %s", n, code, stderr)
+		}
+	}
 }

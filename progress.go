@@ -1,0 +1,32 @@
+package temper
+
+import (
+	"fmt"
+	"strings"
+)
+
+// DescribeProgress is what a progress display shows beside its count: for
+// replica exchange the swap rate and round trips, for a cyclical schedule
+// the cycle and its stage, and the chains that stopped; "" when there is
+// nothing to add (a plain run, or before the driver reports these).
+func DescribeProgress(p Progress) string {
+	var parts []string
+	if p.Replicas > 1 {
+		trips := "round trips"
+		if p.RoundTrips == 1 {
+			trips = "round trip"
+		}
+		parts = append(parts, fmt.Sprintf("swap %.2f, %d %s", p.SwapRate, p.RoundTrips, trips))
+	}
+	if p.Cycles > 0 {
+		stage := "sampling"
+		if p.Exploring {
+			stage = "exploring"
+		}
+		parts = append(parts, fmt.Sprintf("cycle %d/%d %s", p.Cycle+1, p.Cycles, stage))
+	}
+	if p.Failed > 0 {
+		parts = append(parts, fmt.Sprintf("%d of %d chains stopped", p.Failed, p.Chains))
+	}
+	return strings.Join(parts, "; ")
+}
