@@ -346,6 +346,12 @@ func settingValue(n lang.Node) (string, bool) {
 		return v.Name, true
 	case *lang.String:
 		return v.Value, true
+	case *lang.NumberList: // a ladder's levels: [1, 2, 4]
+		parts := make([]string, len(v.Values))
+		for i, x := range v.Values {
+			parts[i] = strconv.FormatFloat(x.Value, 'g', -1, 64)
+		}
+		return "[" + strings.Join(parts, ", ") + "]", true
 	}
 	return "", false
 }

@@ -31,6 +31,7 @@ const (
 // nothing that Flush is called for.
 type DrawsWriter struct {
 	w                 *draws.Writer
+	closer            io.Closer // the file ResumeDrawsFile opened
 	row               []float64
 	keepAll, cyclical bool
 }
@@ -48,27 +49,52 @@ func (m *Model) NewDrawsWriter(w io.Writer, opts Options, comments ...string) (*
 	return newDrawsWriter(w, m, s, settings, opts, comments)
 }
 
+// CreateDrawsFile creates the draws file at path for a run of m with opts
+// and returns its writer, as NewDrawsWriter; Close closes the file.
+func (m *Model) CreateDrawsFile(path string, opts Options, comments ...string) (*DrawsWriter, error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	w, err := m.NewDrawsWriter(f, opts, comments...)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	w.closer = f
+	return w, nil
+}
+
 func newDrawsWriter(w io.Writer, m *Model, s infer.Sampler, settings map[string]string, opts Options, comments []string) (*DrawsWriter, error) {
+	return startDrawsWriter(w, drawsHeader(m, s, settings, opts, comments), opts.KeepAll)
+}
+
+// drawsHeader is the header of a run's draws file: the comments, the
+// sampler and run settings, then the columns.
+func drawsHeader(m *Model, s infer.Sampler, settings map[string]string, opts Options, comments []string) draws.Header {
 	columns := m.Columns()
 	if opts.KeepAll {
 		columns = append(columns, "replica__", "temperature__", "lr__")
 	}
-	_, cyclical := s.Schedule.(infer.Staged) // cyclical SG-MCMC: each draw's cycle, from 1
-	if cyclical {
+	if _, cyclical := s.Schedule.(infer.Staged); cyclical { // cyclical SG-MCMC: each draw's cycle, from 1
 		columns = append(columns, "cycle__")
 	}
-	dw, err := draws.NewWriter(w, draws.Header{
+	return draws.Header{
 		Comments: append(slices.Clone(comments),
 			"sampler = "+describeSampler(s, settings),
-			fmt.Sprintf("chains = %d, iters = %d, burn = %d, thin = %d, batch = %d, seed = %d", opts.Chains, opts.Iters, opts.Burn, opts.Thin, opts.Batch, opts.Seed),
+			settingsLine(opts),
 			"lp__ is minus the minibatch energy; parameters are on their constrained scale, matrices row-major",
 		),
 		Columns: columns,
-	})
+	}
+}
+
+func startDrawsWriter(w io.Writer, h draws.Header, keepAll bool) (*DrawsWriter, error) {
+	dw, err := draws.NewWriter(w, h)
 	if err != nil {
 		return nil, err
 	}
-	return &DrawsWriter{w: dw, row: make([]float64, len(columns)), keepAll: opts.KeepAll, cyclical: cyclical}, nil
+	return &DrawsWriter{w: dw, row: make([]float64, len(h.Columns)), keepAll: keepAll, cyclical: slices.Contains(h.Columns, "cycle__")}, nil
 }
 
 // Write adds a draw's row.
@@ -96,6 +122,18 @@ func (w *DrawsWriter) write(d infer.Draw) error {
 
 // Flush passes every buffered row on to the underlying writer.
 func (w *DrawsWriter) Flush() error { return w.w.Flush() }
+
+// Close flushes, and closes the file if the writer opened it
+// (ResumeDrawsFile).
+func (w *DrawsWriter) Close() error {
+	err := w.Flush()
+	if w.closer != nil {
+		if cerr := w.closer.Close(); err == nil {
+			err = cerr
+		}
+	}
+	return err
+}
 
 // Save writes the three output files of the run into dir (created if
 // needed): draws.csv, with the comments first in its header, summary.csv
@@ -302,14 +340,6 @@ func (r *Result) diagnosticsJSON(stats []summary.Stats) map[string]any {
 		"sampler":            d.Sampler,
 		"replicas":           d.Replicas,
 		"options":            r.settings,
-		"chains":             o.Chains,
-		"iters":              o.Iters,
-		"burn":               o.Burn,
-		"thin":               o.Thin,
-		"batch":              o.Batch,
-		"seed":               o.Seed,
-		"energy_noise":       o.EnergyNoise,
-		"grad_noise":         o.GradNoise,
 		"iterations_run":     d.IterationsRun,
 		"draws_per_chain":    d.DrawsPerChain,
 		"seconds":            d.Seconds,
@@ -320,6 +350,9 @@ func (r *Result) diagnosticsJSON(stats []summary.Stats) map[string]any {
 		"completed":          d.Completed,
 		"chains_finished":    d.ChainsFinished,
 		"warnings":           append([]string{}, d.Warnings...),
+	}
+	for _, kv := range o.recordedSettings() {
+		diag[kv.key] = kv.value
 	}
 	if len(d.Failures) > 0 {
 		diag["failures"] = failuresJSON(d.Failures)
@@ -381,6 +414,16 @@ func exchangeJSON(diag map[string]any, x *ExchangeDiagnostics, res *infer.Result
 		diag["exchange_evaluations_per_round"] = x.EvaluationsPerRound
 	}
 	diag["exchange_by_chain"] = chains
+}
+
+// settingsLine is the draws file's record of the run settings: key =
+// value, ... for every run key that is a field of Options.
+func settingsLine(o Options) string {
+	var parts []string
+	for _, kv := range o.recordedSettings() {
+		parts = append(parts, fmt.Sprintf("%s = %v", kv.key, kv.value))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // failuresJSON lists divergences for diagnostics.json: chain and replica

@@ -1,6 +1,7 @@
 package temper
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -27,6 +28,10 @@ type RunKey struct {
 	// data and out, which name files that the caller reads and writes
 	// rather than fields of Options.
 	set func(o *Options, text string) error
+	// get is the field's value, for the files that record a run's
+	// settings (the draws file's header, diagnostics.json); nil for the
+	// keys about files.
+	get func(o Options) any
 }
 
 // ValueKind is what a run key's value is.
@@ -71,40 +76,51 @@ func (w Where) String() string {
 var RunKeys = []RunKey{
 	{Name: "chains", Flag: "chains", Kind: Count, Arg: "C", Where: everywhere,
 		Doc: "independent chains (default 4); each is a ladder of replicas",
-		set: count(1, "", func(o *Options, n int) { o.Chains = n })},
+		set: count(1, "", func(o *Options, n int) { o.Chains = n }),
+		get: func(o Options) any { return o.Chains }},
 	{Name: "replicas", Flag: "replicas", Kind: Count, Arg: "P", Where: everywhere,
 		Doc: "replica-exchange ladder size (default: the sampler's)",
 		set: count(1, "", func(o *Options, n int) { o.Replicas = n })},
 	{Name: "iters", Flag: "iters", Kind: Count, Arg: "K", Where: everywhere,
 		Doc: "iterations kept after burn-in, before thinning (default 2000)",
-		set: count(1, "", func(o *Options, n int) { o.Iters = n })},
+		set: count(1, "", func(o *Options, n int) { o.Iters = n }),
+		get: func(o Options) any { return o.Iters }},
 	{Name: "burn", Flag: "burn", Kind: Count, Arg: "K", Where: everywhere,
 		Doc: "iterations discarded first (default 0)",
-		set: count(0, "", func(o *Options, n int) { o.Burn = n })},
+		set: count(0, "", func(o *Options, n int) { o.Burn = n }),
+		get: func(o Options) any { return o.Burn }},
 	{Name: "thin", Flag: "thin", Kind: Count, Arg: "n", Where: everywhere,
 		Doc: "keep every n-th iteration (default 1)",
-		set: count(1, "", func(o *Options, n int) { o.Thin = n })},
+		set: count(1, "", func(o *Options, n int) { o.Thin = n }),
+		get: func(o Options) any { return o.Thin }},
 	{Name: "batch", Flag: "batch", Kind: Count, Arg: "B", Where: everywhere,
 		Doc: "minibatch rows per replica, at most the data's rows (default: every row)",
-		set: count(1, "; leave it out for every row", func(o *Options, n int) { o.Batch = n })},
+		set: count(1, "; leave it out for every row", func(o *Options, n int) { o.Batch = n }),
+		get: func(o Options) any { return o.Batch }},
 	{Name: "seed", Flag: "seed", Kind: Count, Arg: "S", Where: everywhere,
 		Doc: "random seed (temper run's default 1)",
-		set: count(0, "", func(o *Options, n int) { o.Seed = uint64(n) })},
+		set: count(0, "", func(o *Options, n int) { o.Seed = uint64(n) }),
+		get: func(o Options) any { return o.Seed }},
 	{Name: "keep", Flag: "keep", Kind: Choice, Arg: "target|all", Choices: []string{"target", "all"}, Where: everywhere,
 		Doc: "the target level's draws, or every replica's (with replica__, temperature__ and lr__ columns)",
-		set: func(o *Options, v string) error { o.KeepAll = v == "all"; return nil }},
+		set: func(o *Options, v string) error { o.KeepAll = v == "all"; return nil },
+		get: func(o Options) any { return map[bool]string{false: "target", true: "all"}[o.KeepAll] }},
 	{Name: "energy_noise", Flag: "energy-noise", Kind: Number, Arg: "s", Where: everywhere,
 		Doc: "add N(0, s²) noise to every energy",
-		set: nonNegative(func(o *Options, x float64) { o.EnergyNoise = x })},
+		set: nonNegative(func(o *Options, x float64) { o.EnergyNoise = x }),
+		get: func(o Options) any { return o.EnergyNoise }},
 	{Name: "grad_noise", Flag: "grad-noise", Kind: Number, Arg: "s", Where: everywhere,
 		Doc: "add N(0, s²) noise to every gradient coordinate",
-		set: nonNegative(func(o *Options, x float64) { o.GradNoise = x })},
+		set: nonNegative(func(o *Options, x float64) { o.GradNoise = x }),
+		get: func(o Options) any { return o.GradNoise }},
 	{Name: "precision", Flag: "precision", Kind: Choice, Arg: "float64|float32", Choices: []string{"float64", "float32"}, Where: everywhere,
 		Doc: "the type the model is computed in (default float64)",
-		set: func(o *Options, v string) error { o.Precision = v; return nil }},
+		set: func(o *Options, v string) error { o.Precision = v; return nil },
+		get: func(o Options) any { return cmp.Or(o.Precision, "float64") }},
 	{Name: "threads", Flag: "threads", Kind: Count, Arg: "N", Where: everywhere,
 		Doc: "goroutines that evaluate the replicas (0, the default: GOMAXPROCS)",
-		set: count(0, "", func(o *Options, n int) { o.Threads = n })},
+		set: count(0, "", func(o *Options, n int) { o.Threads = n }),
+		get: func(o Options) any { return o.Threads }},
 	{Name: "data", Flag: "data", Kind: Path, Arg: "FILE", Where: inFiles,
 		Doc: "a data file (.json or .csv); repeatable; the flags replace the infer block's"},
 	{Name: "out", Flag: "out", Kind: Path, Arg: "DIR", Where: inFiles,
@@ -261,4 +277,21 @@ func path(set func(*Options, string)) func(*Options, string) error {
 		set(o, text)
 		return nil
 	}
+}
+
+// recordedSettings are the run keys' values of o that the output files
+// record, in the table's order.
+func (o Options) recordedSettings() []keyValue {
+	var out []keyValue
+	for _, k := range RunKeys {
+		if k.get != nil {
+			out = append(out, keyValue{k.Name, k.get(o)})
+		}
+	}
+	return out
+}
+
+type keyValue struct {
+	key   string
+	value any
 }

@@ -34,10 +34,17 @@ type Result struct {
 }
 
 // Sample runs the sampler that opts choose on m. It returns when the run
-// ends, or soon after ctx is cancelled, a chain diverges or opts.OnDraw
-// fails; the Result then holds the draws made so far, and the error says
-// why (ctx's error for a cancellation). Options that cannot run (an
-// unknown sampler, a bad setting, zero chains) give a nil Result.
+// ends, or soon after ctx is cancelled, every chain has diverged or
+// opts.OnDraw fails; the Result then holds the draws made so far, and the
+// error says why (ctx's error for a cancellation). A chain that diverges
+// while others go on is named in Result.Failures and Warnings, and is no
+// error. With opts.Checkpoint the run's state is saved to that file (at
+// the end, when stopped, and every CheckpointEvery); opts.Resume continues
+// a saved run for Iters more iterations, with the draws it would have made
+// had it not stopped, and saves to the same file unless Checkpoint names
+// another. Options that cannot run (an unknown sampler, a bad setting,
+// zero chains, a batch larger than the data, a checkpoint of another
+// model or sampler) give a nil Result.
 func (m *Model) Sample(ctx context.Context, opts Options) (*Result, error) {
 	opts = opts.withDefaults()
 	s, settings, err := opts.sampler()
@@ -47,8 +54,14 @@ func (m *Model) Sample(ctx context.Context, opts Options) (*Result, error) {
 	if err := opts.checkRun(); err != nil {
 		return nil, err
 	}
+	if err := opts.CheckData(m.NumData()); err != nil {
+		return nil, err
+	}
 	r := &Result{Options: opts, model: m, sampler: s, settings: settings}
 	run := opts.runOptions()
+	if err := m.checkpointing(&run, opts, s, settings); err != nil {
+		return nil, err
+	}
 	run.OnDraw = func(d infer.Draw) error {
 		if d.Level == 0 && (len(r.Iters) == 0 || d.Iter > r.Iters[len(r.Iters)-1]) {
 			r.Iters = append(r.Iters, d.Iter)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -145,19 +146,15 @@ func sample(ctx context.Context, path string, m *compile.Model, cfg config, stdo
 	if err := os.MkdirAll(cfg.out, 0o755); err != nil {
 		return err
 	}
-	file, err := os.Create(filepath.Join(cfg.out, temper.DrawsFile))
-	if err != nil {
-		return err
-	}
-	defer file.Close()
 	progress := newProgress(stderr, quiet)
 	opts := cfg.opts
 	opts.Progress = progress.update
 	model := temper.NewModel(m)
-	w, err := model.NewDrawsWriter(file, opts, "temper run "+path)
+	w, earlier, err := openDraws(model, filepath.Join(cfg.out, temper.DrawsFile), opts, "temper run "+path)
 	if err != nil {
 		return err
 	}
+	defer w.Close()
 	opts.OnDraw = w.Write
 	res, runErr := model.Sample(ctx, opts)
 	progress.finish()
@@ -167,6 +164,9 @@ func sample(ctx context.Context, path string, m *compile.Model, cfg config, stdo
 	if res == nil { // the options were refused before any sampling
 		return badf("temper run: %v", runErr)
 	}
+	if earlier != nil {
+		res.Prepend(earlier)
+	}
 	res.Stopped = runErr
 	if err := res.SaveSummaries(cfg.out); err != nil && runErr == nil {
 		runErr = err
@@ -174,14 +174,36 @@ func sample(ctx context.Context, path string, m *compile.Model, cfg config, stdo
 	if !quiet {
 		elapsed := res.Elapsed
 		fmt.Fprintf(stdout, "%s: %s, %d chains × %d draws in %.1fs (%.0f iterations/s, all chains at once)\n\n",
-			path, opts.Sampler, len(res.Draws), len(res.Draws[0]), elapsed.Seconds(), float64(res.Iterations)/elapsed.Seconds())
+			path, opts.Sampler, len(res.Draws), res.DrawsPerChain(), elapsed.Seconds(), float64(res.Iterations)/elapsed.Seconds())
 		res.WriteTable(stdout)
 		fmt.Fprintf(stdout, "\ndraws, summary and diagnostics in %s\n", cfg.out)
 	}
-	if errors.Is(runErr, context.Canceled) {
-		return fmt.Errorf("interrupted after %d iterations; the %d draws per chain made so far are in %s", res.Iterations, len(res.Draws[0]), cfg.out)
+	if errors.Is(runErr, context.Canceled) || errors.Is(runErr, context.DeadlineExceeded) {
+		return fmt.Errorf("interrupted after %d iterations; the %d draws per chain made so far are in %s%s", res.Iterations, res.DrawsPerChain(), cfg.out, checkpointNote(opts))
 	}
 	return runErr
+}
+
+// openDraws opens the draws file of a run: a new one, or for a resumed
+// run the one it continues, with the draws already there.
+func openDraws(model *temper.Model, path string, opts temper.Options, comment string) (*temper.DrawsWriter, *draws.Table, error) {
+	if opts.Resume != "" {
+		w, earlier, err := model.ResumeDrawsFile(path, opts, comment)
+		if err != nil {
+			return nil, nil, badf("temper run: %v", err)
+		}
+		return w, earlier, nil
+	}
+	w, err := model.CreateDrawsFile(path, opts, comment)
+	return w, nil, err
+}
+
+// checkpointNote says where an interrupted run's checkpoint is.
+func checkpointNote(opts temper.Options) string {
+	if p := cmp.Or(opts.Checkpoint, opts.Resume); p != "" {
+		return fmt.Sprintf("; temper run --resume %s --iters K continues it", p)
+	}
+	return ""
 }
 
 func formatOptions(o map[string]string) string { return temper.FormatSettings(o) }

@@ -1,0 +1,237 @@
+package temper
+
+import (
+	"cmp"
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/temper-ppl/temper/infer"
+	"github.com/temper-ppl/temper/infer/draws"
+)
+
+// DefaultCheckpointEvery is how often a run with a checkpoint file writes
+// it when Options.CheckpointEvery is 0.
+const DefaultCheckpointEvery = time.Minute
+
+// ReadCheckpoint reads the State a run saved with Options.Checkpoint.
+func ReadCheckpoint(path string) (*infer.State, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := infer.ReadState(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return st, nil
+}
+
+// WriteCheckpoint writes st to path atomically: to a temporary file in the
+// same folder, synced, then renamed over path, so that a crash leaves the
+// previous checkpoint whole.
+func WriteCheckpoint(path string, st *infer.State) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name()) // after a successful rename, there is nothing to remove
+	err = infer.WriteState(tmp, st)
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// fingerprint names the model, its data and the sampler, for a checkpoint
+// to be continued only by the run that wrote it. The model and data are
+// named by the columns, the sizes and the exact log density at a fixed
+// point (which any change of the model block or of a data value moves),
+// the sampler by its preset and every setting.
+func (m *Model) fingerprint(s infer.Sampler, settings map[string]string) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\n%d %d\n", strings.Join(m.Columns(), ","), m.Dim(), m.NumData())
+	theta := make([]float64, m.Dim())
+	for i := range theta {
+		theta[i] = 0.1 * math.Sin(float64(i+1))
+	}
+	lp, err := m.LogDensity(theta, nil)
+	if err != nil {
+		fmt.Fprintf(h, "%v", err)
+	}
+	binary.Write(h, binary.LittleEndian, math.Float64bits(lp))
+	return fmt.Sprintf("model %x\nsampler %s", h.Sum(nil)[:12], describeSampler(s, settings))
+}
+
+// checkpointing sets the infer options that resume from and write the
+// checkpoint files of opts: a resumed run writes its checkpoint to the
+// file it resumed from unless told another.
+func (m *Model) checkpointing(run *infer.Options, opts Options, s infer.Sampler, settings map[string]string) error {
+	if opts.Resume == "" && opts.Checkpoint == "" {
+		return nil
+	}
+	run.Fingerprint = m.fingerprint(s, settings)
+	if opts.Resume != "" {
+		st, err := ReadCheckpoint(opts.Resume)
+		if err != nil {
+			return err
+		}
+		if st.Fingerprint != run.Fingerprint {
+			return fmt.Errorf("%s: %w", opts.Resume, fingerprintMismatch(st.Fingerprint, run.Fingerprint))
+		}
+		run.Resume = st
+	}
+	path := cmp.Or(opts.Checkpoint, opts.Resume)
+	run.Checkpoint = func(st *infer.State) error { return WriteCheckpoint(path, st) }
+	run.CheckpointEvery = cmp.Or(opts.CheckpointEvery, DefaultCheckpointEvery)
+	return nil
+}
+
+// fingerprintMismatch says which part of two fingerprints differs.
+func fingerprintMismatch(saved, now string) error {
+	a, b := strings.Split(saved, "\n"), strings.Split(now, "\n")
+	for i := range min(len(a), len(b)) {
+		if a[i] == b[i] {
+			continue
+		}
+		if strings.HasPrefix(a[i], "sampler ") && strings.HasPrefix(b[i], "sampler ") {
+			return fmt.Errorf("%w: it was written by the sampler %s; this run's is %s", infer.ErrBadCheckpoint, a[i][len("sampler "):], b[i][len("sampler "):])
+		}
+		break
+	}
+	return fmt.Errorf("%w: it was written by a run of another model or other data", infer.ErrBadCheckpoint)
+}
+
+// ResumeDrawsFile readies the draws file at path (as a run of opts wrote
+// it) for the run that resumes opts.Resume: it keeps the rows up to the
+// checkpoint's iteration (a run killed after its last checkpoint wrote
+// draws that the resumed run makes again), adds the comments to the
+// header, and returns a DrawsWriter that appends after them, with the rows
+// kept (Result.Prepend puts them in the summaries). The file is rewritten
+// atomically; a missing one is started afresh. Close the writer at the end.
+func (m *Model) ResumeDrawsFile(path string, opts Options, comments ...string) (*DrawsWriter, *draws.Table, error) {
+	opts = opts.withDefaults()
+	s, settings, err := opts.sampler()
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := ReadCheckpoint(opts.Resume)
+	if err != nil {
+		return nil, nil, err
+	}
+	header := drawsHeader(m, s, settings, opts, comments)
+	old, err := draws.ReadFileLenient(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		old = &draws.Table{Columns: header.Columns, Values: make([][]float64, len(header.Columns))}
+	case err != nil:
+		return nil, nil, err
+	case !slices.Equal(old.Columns, header.Columns):
+		return nil, nil, fmt.Errorf("%s has the columns %s, this run writes %s: it was written by another model or sampler", path, strings.Join(old.Columns, ","), strings.Join(header.Columns, ","))
+	default:
+		header.Comments = append(old.Comments, comments...)
+	}
+	header.Comments = append(header.Comments, fmt.Sprintf("resumed from %s after iteration %d", opts.Resume, st.Done))
+	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return nil, nil, err
+	}
+	fail := func(err error) (*DrawsWriter, *draws.Table, error) {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return nil, nil, err
+	}
+	w, err := startDrawsWriter(tmp, header, opts.KeepAll)
+	if err != nil {
+		return fail(err)
+	}
+	// The draws numbered up to the checkpoint's last iteration (from 1 at
+	// the end of burn-in) are its run's.
+	kept := &draws.Table{Comments: header.Comments, Columns: old.Columns, Values: make([][]float64, len(old.Columns))}
+	values := make([]float64, len(old.Columns))
+	for r, it := range old.Iter {
+		if it > st.Done-st.Burn {
+			continue
+		}
+		for j := range values {
+			values[j] = old.Values[j][r]
+			kept.Values[j] = append(kept.Values[j], values[j])
+		}
+		kept.Chain, kept.Iter = append(kept.Chain, old.Chain[r]), append(kept.Iter, it)
+		if err := w.w.Write(old.Chain[r], it, values); err != nil {
+			return fail(err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		return fail(err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fail(err)
+	}
+	w.closer = tmp
+	return w, kept, nil
+}
+
+// Prepend puts the target level's draws of t, a draws file of an earlier
+// part of the same run (ResumeDrawsFile), before the draws of r, so that
+// the summaries and diagnostics are of the whole run.
+func (r *Result) Prepend(t *draws.Table) {
+	if r.All == nil {
+		t = t.Where("replica__", 1)
+	}
+	cols := make([]int, len(r.Columns))
+	for j, name := range r.Columns {
+		cols[j] = t.Index(name)
+	}
+	cycle := t.Index("cycle__")
+	old := make([][][]float64, len(r.Draws))
+	var oldCycles [][]int
+	if r.Cycle != nil && cycle >= 0 {
+		oldCycles = make([][]int, len(r.Draws))
+	}
+	var iters []int
+	for row, chain := range t.Chain {
+		c := chain - 1
+		if c < 0 || c >= len(old) {
+			continue
+		}
+		v := make([]float64, len(cols))
+		for j, k := range cols {
+			if k >= 0 {
+				v[j] = t.Values[k][row]
+			}
+		}
+		old[c] = append(old[c], v)
+		if oldCycles != nil {
+			oldCycles[c] = append(oldCycles[c], int(t.Values[cycle][row])-1)
+		}
+		if it := t.Iter[row] - 1; len(iters) == 0 || it > iters[len(iters)-1] {
+			iters = append(iters, it)
+		}
+	}
+	for c := range r.Draws {
+		r.Draws[c] = append(old[c], r.Draws[c]...)
+		if oldCycles != nil {
+			r.Cycle[c] = append(oldCycles[c], r.Cycle[c]...)
+		}
+		if r.All != nil {
+			r.All[c][0] = r.Draws[c]
+		}
+	}
+	r.Iters = append(iters, r.Iters...)
+}
