@@ -29,8 +29,24 @@ func (s Sampler) validate() error {
 		return fmt.Errorf("sampler %q: an adaptive ladder needs a target swap rate in (0, 1), got %g", s.Name, s.Ladder.SwapRate)
 	case s.Every < 0:
 		return fmt.Errorf("sampler %q: every must be ≥ 1, got %d", s.Name, s.Every)
+	case s.Ladder.Levels != nil && len(s.Ladder.Levels) != s.Replicas:
+		return fmt.Errorf("sampler %q: %d ladder levels for %d replicas", s.Name, len(s.Ladder.Levels), s.Replicas)
+	case s.Ladder.Levels != nil && !handLadderOK(s.Ladder):
+		return fmt.Errorf("sampler %q: the ladder levels %v must increase strictly from Min to Max (%g, %g)", s.Name, s.Ladder.Levels, s.Ladder.Min, s.Ladder.Max)
 	}
 	return nil
+}
+
+// handLadderOK reports whether levels given by hand increase strictly from
+// the ladder's Min to its Max.
+func handLadderOK(l *Ladder) bool {
+	v := l.Levels
+	for i := 1; i < len(v); i++ {
+		if !(v[i] > v[i-1]) {
+			return false
+		}
+	}
+	return v[0] == l.Min && v[len(v)-1] == l.Max
 }
 
 // ExchangeReport is what one chain's ladder did: the swap attempts and

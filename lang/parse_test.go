@@ -381,3 +381,29 @@ func TestUnicodeColumns(t *testing.T) {
 		t.Errorf("offset %s", got)
 	}
 }
+
+// TestNumberList: an infer setting takes a list of numbers (a ladder's
+// levels), positioned at its bracket; anything else in it is an error at
+// its place.
+func TestNumberList(t *testing.T) {
+	src := []byte("infer { sampler = deo_sgd(ladder_levels = [1e-4, 0.01, -2]) }")
+	f, err := Parse("l", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, ok := f.Infer.Settings[0].Value.(*SamplerSpec).Options[0].Value.(*NumberList)
+	if !ok || len(list.Values) != 3 || list.Values[0].Value != 1e-4 || list.Values[2].Value != -2 {
+		t.Fatalf("ladder_levels parsed as %#v", f.Infer.Settings[0].Value.(*SamplerSpec).Options[0].Value)
+	}
+	checkPos(t, "list", list.Pos, at(t, "l", src, 1, "[", 0))
+	for _, c := range []struct{ src, want string }{
+		{"infer { levels = [1, deo] }", "l:1:22: a list holds numbers only"},
+		{"infer { levels = [1, 2 }", `l:1:24: expected "," or "]", found "}"`},
+		{"infer { levels = [] }", `l:1:19: expected a number, a string or a sampler, found "]"`},
+	} {
+		_, err := Parse("l", []byte(c.src))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.src, err, c.want)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -223,6 +224,10 @@ func (s *Session) run(ctx context.Context, args []string) bool {
 		s.printError(err)
 		return false
 	}
+	if opts.Checkpoint != "" && !filepath.IsAbs(opts.Checkpoint) && s.loaded != "" {
+		// As the data files: relative to the file whose infer block names it.
+		opts.Checkpoint = filepath.Join(filepath.Dir(s.loaded), opts.Checkpoint)
+	}
 	opts.Progress = s.Progress
 	shown := opts
 	if shown.Sampler == "" {
@@ -246,13 +251,13 @@ func (s *Session) run(ctx context.Context, args []string) bool {
 	s.result, s.runFile, s.runData = res, s.file, s.data
 	switch {
 	case errors.Is(err, context.Canceled):
-		s.printf("interrupted after %d iterations; the %d draws per chain made so far are kept\n", res.Iterations, len(res.Draws[0]))
+		s.printf("interrupted after %d iterations; the %d draws per chain made so far are kept\n", res.Iterations, res.DrawsPerChain())
 	case err != nil:
-		s.printf("stopped: %v; the %d draws per chain made so far are kept\n", err, len(res.Draws[0]))
+		s.printf("stopped: %v; the %d draws per chain made so far are kept\n", err, res.DrawsPerChain())
 	}
-	s.printf("%s, %d chains × %d draws in %.1fs (%.0f iterations/s)\n\n", res.Result.Sampler, len(res.Draws), len(res.Draws[0]),
+	s.printf("%s, %d chains × %d draws in %.1fs (%.0f iterations/s)\n\n", res.Result.Sampler, len(res.Draws), res.DrawsPerChain(),
 		res.Elapsed.Seconds(), float64(res.Iterations)/res.Elapsed.Seconds())
-	if len(res.Draws[0]) == 0 {
+	if res.DrawsPerChain() == 0 {
 		s.printf("no draws to summarise\n")
 		return false
 	}

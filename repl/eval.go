@@ -119,9 +119,10 @@ func (s *Session) evalOverDraws(label string, cm *compile.Model, p *compile.Pred
 		return
 	}
 	var columns []string
-	var values [][][]float64 // [element][chain][draw]
-	for c, chain := range res.Draws {
-		for _, draw := range chain {
+	var values [][][]float64 // [element][chain][draw], over the chains that finished
+	finished := res.Finished()
+	for c, chain := range finished {
+		for _, draw := range res.Draws[chain] {
 			pred, err := p.Predict([][]float64{draw[1:]})
 			if err != nil {
 				s.printError(err)
@@ -132,12 +133,12 @@ func (s *Session) evalOverDraws(label string, cm *compile.Model, p *compile.Pred
 				columns = d.Columns
 				values = make([][][]float64, len(d.Mean))
 				for e := range values {
-					values[e] = make([][]float64, len(res.Draws))
+					values[e] = make([][]float64, len(finished))
 				}
 			}
 			for e, v := range d.Mean {
 				if values[e][c] == nil {
-					values[e][c] = make([]float64, 0, len(chain))
+					values[e][c] = make([]float64, 0, len(res.Draws[chain]))
 				}
 				values[e][c] = append(values[e][c], v)
 			}
@@ -151,7 +152,7 @@ func (s *Session) evalOverDraws(label string, cm *compile.Model, p *compile.Pred
 	for e, col := range columns {
 		stats = append(stats, summary.Summarize(label+strings.TrimPrefix(col, valueName), values[e]))
 	}
-	s.printf("over %d draws of %d chains:\n", len(res.Draws[0]), len(res.Draws))
+	s.printf("over %d draws of %d chains:\n", res.DrawsPerChain(), len(res.Finished()))
 	summary.Table(s.out, stats)
 }
 
