@@ -76,6 +76,7 @@ type sgKernel struct {
 	s       Sampler
 	o       Options
 	st      *State
+	total   int // the iteration the run ends at
 	eval    Evaluator
 	rngs    []*Rand
 	batches *minibatcher
@@ -116,8 +117,11 @@ func newKernel(target Target, s Sampler, o Options) (*sgKernel, error) {
 	if err != nil {
 		return nil, err
 	}
-	k := &sgKernel{s: s, o: o, st: st, eval: eval, stages: stages,
+	k := &sgKernel{s: s, o: o, st: st, total: st.Burn + o.Iters, eval: eval, stages: stages,
 		workers: min(rows, cmp.Or(o.Threads, runtime.GOMAXPROCS(0)))}
+	if o.Resume != nil {
+		k.total = st.Done + o.Iters
+	}
 
 	// One random stream per replica, (seed, r+1) of package noise: initial
 	// point, minibatches, synthetic noise and the dynamics' noise. Each
@@ -202,15 +206,14 @@ func (k *sgKernel) level(c, l, it int) Level {
 	return k.ex.level(c, l, it)
 }
 
-// init evaluates the starting point: iteration 0.
-func (k *sgKernel) init(info *Info) error {
-	return k.evaluate(0, info)
-}
-
-// step makes the next iteration: the last round's swaps reach the rows,
-// every running replica moves, and the target is evaluated and checked at
-// the new positions, followed by the iteration's exchange round if due.
+// step makes the next iteration: the starting point is evaluated (the
+// init of iteration 0); later, the last round's swaps reach the rows, every
+// running replica moves, and the target is evaluated and checked at the
+// new positions, followed by the iteration's exchange round if due.
 func (k *sgKernel) step(info *Info) error {
+	if k.st.Done == 0 {
+		return k.evaluate(0, info)
+	}
 	if k.ex != nil {
 		k.ex.applyPending(k.st)
 	}
@@ -241,20 +244,36 @@ func (k *sgKernel) evaluate(it int, info *Info) error {
 	return nil
 }
 
+// Adapter tunes a run's State from each step's Info while the run adapts
+// (DESIGN.md section 6): the ladder and correction buffer of replica
+// exchange; the warm-up's step size and preconditioner.
+type Adapter interface {
+	Adapt(st *State, info *Info)
+}
+
+// adapting reports whether the iteration info reports adapts under mode.
+func (k *sgKernel) adapting(mode AdaptMode, info *Info) bool {
+	switch mode {
+	case AdaptNever:
+		return false
+	case AdaptWarmup:
+		return k.st.Burn == 0 || info.Iteration < k.st.Burn
+	}
+	return true
+}
+
 // adapt runs the adapters on the step info reports, while the run adapts.
 func (k *sgKernel) adapt(info *Info) {
-	if k.ex == nil || len(info.Rounds) == 0 {
-		return
+	if k.ex != nil && k.adapting(k.s.Adapt, info) {
+		k.ex.Adapt(k.st, info)
 	}
-	switch k.s.Adapt {
-	case AdaptNever:
-		return
-	case AdaptWarmup:
-		if k.st.Burn > 0 && info.Iteration >= k.st.Burn {
-			return
-		}
+}
+
+// report calls progress, if set, with what the run has done.
+func (k *sgKernel) report(progress func(Progress)) {
+	if progress != nil {
+		progress(k.progress(k.total))
 	}
-	k.ex.adapt(info)
 }
 
 // check finds the rows of running chains whose energy or position is not

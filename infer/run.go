@@ -225,71 +225,72 @@ func Run(ctx context.Context, target Target, s Sampler, o Options) (*Result, err
 	if err != nil {
 		return nil, err
 	}
-	st := k.st
-	rec := newRecorder(target, k, o)
-	res := rec.res
-	res.State = st
-	total := st.Burn + o.Iters
-	if o.Resume != nil {
-		total = st.Done + o.Iters
-	}
-	defer func() {
-		res.Iterations = st.Done
-		res.Failures, res.Restarts = st.Failures, st.Restarts
-		res.Warnings = append(res.Warnings, k.warnings()...)
-		if k.ex != nil {
-			k.ex.finish(st.Done)
-		}
-	}()
-	checkpoint := func() error {
-		if o.Checkpoint == nil {
-			return nil
-		}
-		k.sync()
-		return o.Checkpoint(st)
-	}
-	lastCheckpoint := time.Now()
-	stop := func(err error) (*Result, error) {
-		if cerr := checkpoint(); cerr != nil {
-			err = errors.Join(err, fmt.Errorf("writing the checkpoint: %w", cerr))
-		}
-		return res, err
-	}
+	rec, saver := newRecorder(target, k, o), newCheckpointer(k, o)
+	defer rec.finish()
 	var info Info
-	if o.Resume == nil {
-		if err := k.init(&info); err != nil {
-			return stop(err)
-		}
-		if err := rec.record(&info); err != nil {
-			return stop(err)
-		}
-		k.adapt(&info)
-	}
-	for st.Done < total && st.Running() > 0 {
+	step := func() error { // one iteration: step (or init), record, adapt
 		if err := ctx.Err(); err != nil {
-			return stop(err)
+			return err
 		}
 		if err := k.step(&info); err != nil {
-			return stop(err)
+			return err
 		}
 		if err := rec.record(&info); err != nil {
-			return stop(err)
+			return err
 		}
 		k.adapt(&info)
-		if o.Progress != nil {
-			o.Progress(k.progress(total))
-		}
-		if o.CheckpointEvery > 0 && time.Since(lastCheckpoint) >= o.CheckpointEvery {
-			if err := checkpoint(); err != nil {
-				return res, fmt.Errorf("writing the checkpoint: %w", err)
-			}
-			lastCheckpoint = time.Now()
+		return nil
+	}
+	for err == nil && k.st.Done < k.total && k.st.Running() > 0 {
+		if err = step(); err == nil {
+			k.report(o.Progress)
+			err = saver.onClock()
 		}
 	}
-	if st.Running() == 0 {
-		return stop(fmt.Errorf("every chain %w: %s", ErrDiverged, failureList(st.Failures)))
+	if err == nil && k.st.Running() == 0 {
+		err = fmt.Errorf("every chain %w: %s", ErrDiverged, failureList(k.st.Failures))
 	}
-	return stop(nil)
+	return rec.res, saver.atStop(err)
+}
+
+// checkpointer hands the State to Options.Checkpoint on its clock and when
+// the run stops.
+type checkpointer struct {
+	k    *sgKernel
+	save func(*State) error
+	// every is the interval on the clock (0: none); last when it last saved.
+	every time.Duration
+	last  time.Time
+}
+
+func newCheckpointer(k *sgKernel, o Options) *checkpointer {
+	return &checkpointer{k: k, save: o.Checkpoint, every: o.CheckpointEvery, last: time.Now()}
+}
+
+func (c *checkpointer) write() error {
+	if c.save == nil {
+		return nil
+	}
+	c.k.sync()
+	c.last = time.Now()
+	if err := c.save(c.k.st); err != nil {
+		return fmt.Errorf("writing the checkpoint: %w", err)
+	}
+	return nil
+}
+
+// onClock saves when the interval has passed since the last save.
+func (c *checkpointer) onClock() error {
+	if c.every > 0 && time.Since(c.last) >= c.every {
+		return c.write()
+	}
+	return nil
+}
+
+// atStop saves the State where the run stopped, for whatever reason, and
+// returns the run's error joined with any of the save.
+func (c *checkpointer) atStop(err error) error {
+	return errors.Join(err, c.write())
 }
 
 // failureList names the failures for an error message.
@@ -328,7 +329,19 @@ func newRecorder(target Target, k *sgKernel, o Options) *recorder {
 			res.Exchange = append(res.Exchange, &l.Report)
 		}
 	}
+	res.State = k.st
 	return &recorder{target: target, k: k, o: o, res: res, draw: Draw{Values: make([]float64, len(res.Columns))}}
+}
+
+// finish fills in what the Result reports of the run's end.
+func (rc *recorder) finish() {
+	st, res := rc.k.st, rc.res
+	res.Iterations = st.Done
+	res.Failures, res.Restarts = st.Failures, st.Restarts
+	res.Warnings = append(res.Warnings, rc.k.warnings()...)
+	if rc.k.ex != nil {
+		rc.k.ex.finish(st.Done)
+	}
 }
 
 // record keeps the draws of the iteration info reports, if it is kept:

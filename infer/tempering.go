@@ -326,10 +326,10 @@ func (ex *exchanger) round(st *State, k int, info *Info) error {
 	return nil
 }
 
-// adapt applies one step of the stochastic approximations of seed 000
-// (Eq. 9-12: the adaptive ladder and correction buffer) to the ladders of
-// the round info reports.
-func (ex *exchanger) adapt(info *Info) {
+// Adapt is the Adapter of replica exchange: one step of the stochastic
+// approximations of seed 000 (Eq. 9-12: the adaptive ladder and correction
+// buffer) on the ladders of the round info reports.
+func (ex *exchanger) Adapt(_ *State, info *Info) {
 	if !ex.adaptive {
 		return
 	}
