@@ -202,13 +202,20 @@ func (r *Result) Summary() []summary.Stats {
 // run's warnings. When chains diverged it first says how many chains the
 // summary is of.
 func (r *Result) WriteTable(w io.Writer) error {
-	if n := len(r.Finished()); n < len(r.Draws) {
-		if _, err := fmt.Fprintf(w, "summary of the %d chains of %d that finished\n", n, len(r.Draws)); err != nil {
+	switch n := len(r.Finished()); {
+	case n == 0:
+		if _, err := fmt.Fprintf(w, "no chain finished: nothing to summarise\n"); err != nil {
 			return err
 		}
-	}
-	if err := summary.Table(w, r.Summary()); err != nil {
-		return err
+	case n < len(r.Draws):
+		if _, err := fmt.Fprintf(w, "summary of %d of the %d chains (the others diverged)\n", n, len(r.Draws)); err != nil {
+			return err
+		}
+		fallthrough
+	default:
+		if err := summary.Table(w, r.Summary()); err != nil {
+			return err
+		}
 	}
 	if err := r.writeExchange(w); err != nil {
 		return err

@@ -358,7 +358,10 @@ func (k *sgKernel) warnings() []string {
 	if k.ex != nil && k.ex.adaptive && k.s.Adapt == AdaptWarmup && st.Burn == 0 {
 		w = append(w, "the ladder and correction buffer adapted throughout sampling, since the run has no burn-in: set burn to adapt during warm-up only, or adapt = always to keep adapting and silence this warning")
 	}
-	if len(st.Failures) > 0 {
+	switch {
+	case st.Running() == 0:
+		w = append(w, fmt.Sprintf("every chain diverged (%s)", failureList(st.Failures)))
+	case len(st.Failures) > 0:
 		w = append(w, fmt.Sprintf("%d of %d chains diverged and stopped (%s); the summary is of the %d that finished", len(st.Failures), st.Chains, failureList(st.Failures), st.Running()))
 	}
 	if len(st.Restarts) > 0 {
