@@ -122,6 +122,7 @@ type ladderRun struct {
 	scheme    *schemeState
 	rng       *rand.Rand
 	attempted []bool
+	probs     []float64 // the round's swap probabilities, reused
 	// at[l] is the row offset within the chain of the state now at level
 	// l: swaps decided in a round move the states only at the start of
 	// the next Step, after the round's draws are recorded.
@@ -162,6 +163,7 @@ func newExchanger(target Target, s Sampler, o Options, st *State, batch, totalRo
 			scheme:    s.Scheme.start(lst.Open),
 			rng:       rand.New(lst.Rng),
 			attempted: make([]bool, levels-1),
+			probs:     make([]float64, levels-1),
 			at:        make([]int, levels),
 		})
 	}
@@ -263,7 +265,8 @@ func (ex *exchanger) round(st *State, k int, info *Info) error {
 	x.Round = r
 	info.Rounds = info.Rounds[:0]
 	for c, run := range ex.chains {
-		ri := RoundInfo{Chain: c, Round: r, Attempted: run.attempted, Probs: make([]float64, ex.levels-1)}
+		clear(run.probs)
+		ri := RoundInfo{Chain: c, Round: r, Attempted: run.attempted, Probs: run.probs}
 		if st.failed(c) {
 			continue
 		}
