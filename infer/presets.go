@@ -202,6 +202,9 @@ func SamplerOptions(name string, overrides map[string]string) (map[string]string
 		}
 	}
 	for k := range overrides {
+		if _, ok := applied[k]; !ok && byHand(all) && slices.Contains([]string{"t_min", "t_max", "tau", "lr_min", "lr_max"}, k) {
+			return nil, &SettingError{name, k, "ladder_levels gives the ladder's levels, its ends included; leave " + k + " out"}
+		}
 		if _, ok := applied[k]; !ok {
 			return nil, &SettingError{name, k, "does not apply to this composition (it applies: " + strings.Join(sortedKeys(applied), ", ") + ")"}
 		}

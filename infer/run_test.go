@@ -203,6 +203,14 @@ func TestSamplerPresetsValidate(t *testing.T) {
 		{"m_resgld", map[string]string{"a1": "0.7"}, "must sum to 1"},
 		{"resgld", map[string]string{"ladder": "lr"}, "needs positive temperatures on every level"},
 		{"resgld", map[string]string{"lr_min": "0.1"}, "lr_min: does not apply"},
+		// Ladders by hand, and when adaptive parts learn.
+		{"deo_sgd", map[string]string{"ladder_levels": "[1e-3, 1e-2]", "lr_max": "0.1"}, "lr_max: ladder_levels gives the ladder's levels, its ends included; leave lr_max out"},
+		{"deo_sgd", map[string]string{"ladder_levels": "[1e-2, 1e-3]"}, "ladder_levels: the levels must increase from the target level, got 0.001 after 0.01"},
+		{"deo_sgd", map[string]string{"ladder_levels": "[1e-3]"}, "ladder_levels: want two levels at least"},
+		{"resgld", map[string]string{"ladder_levels": "1, 2, x"}, `ladder_levels: want positive numbers, got "x"`},
+		{"resgld", map[string]string{"ladder_levels": "1, 2, 4", "replicas": "4"}, "ladder_levels: 3 levels for replicas = 4"},
+		{"deo_sgd", map[string]string{"adapt": "sometimes"}, "adapt: want one of warmup, always, never"},
+		{"resgld", map[string]string{"adapt": "never"}, "adapt: does not apply"},
 	} {
 		_, err := infer.NewSampler(c.name, c.opts)
 		if err == nil || !contains(err.Error(), c.want) {
