@@ -143,3 +143,52 @@ func TestLadderByHandAndFrozen(t *testing.T) {
 		t.Errorf("adapt = always ends on the ladder frozen after burn-in, %v", values(warm.Ladder))
 	}
 }
+
+// box is U(x) = x²/2 on |x| < 1/2 and +Inf outside (Inf everywhere with
+// Never): a target whose random starts in (-2, 2) are mostly outside its
+// support.
+type box struct{ Never bool }
+
+func (b box) Dim() int                                    { return 1 }
+func (b box) NumData() int                                { return 0 }
+func (b box) OutputNames() []string                       { return []string{"x"} }
+func (b box) Constrain(dst, theta []float64)              { copy(dst, theta) }
+func (b box) Evaluator(int, int) (infer.Evaluator, error) { return b, nil }
+func (b box) BatchSize() int                              { return 0 }
+func (b box) Evaluate(theta []float64, _ []int, energy, grad, variance []float64) error {
+	for r, x := range theta {
+		energy[r], grad[r], variance[r] = x*x/2, x, 0
+		if b.Never || math.Abs(x) >= 0.5 {
+			energy[r] = math.Inf(1)
+		}
+	}
+	return nil
+}
+
+// TestStartRetries: a random start where the energy is not finite is
+// drawn again, as Stan retries up to 100 times (with a chance of 1/4 per
+// draw, eight chains all find the support: 1 - 8·(3/4)^100 ≈ 1), so no
+// chain fails at iteration 1; a target finite nowhere, or an init the user
+// gave outside the support, is an error that says so and does not blame
+// the step size.
+func TestStartRetries(t *testing.T) {
+	// A cold chain (T = 0.001) stays well inside the box once there.
+	s := infer.Sampler{Name: "sgld", Dynamics: infer.Langevin{}, Schedule: infer.Constant(1e-4), Temperature: 0.001}
+	res, err := infer.Run(context.Background(), box{}, s, infer.Options{Chains: 8, Iters: 50, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for c, d := range res.Draws {
+		if len(d) != 50 || math.Abs(d[0][1]) >= 0.5 {
+			t.Errorf("chain %d: %d draws, first at %v", c+1, len(d), d[0])
+		}
+	}
+	_, err = infer.Run(context.Background(), box{Never: true}, s, infer.Options{Chains: 2, Iters: 50})
+	if err == nil || !strings.Contains(err.Error(), "no starting point where the log density and its gradient are finite in 100 random draws") || strings.Contains(err.Error(), "step size") {
+		t.Errorf("a target finite nowhere: %v", err)
+	}
+	_, err = infer.Run(context.Background(), box{}, s, infer.Options{Chains: 2, Iters: 50, Init: [][]float64{{0.1}, {0.9}}})
+	if err == nil || !strings.Contains(err.Error(), "not finite at the starting point given for chain 2") {
+		t.Errorf("an init outside the support: %v", err)
+	}
+}

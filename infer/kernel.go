@@ -225,14 +225,13 @@ func (k *sgKernel) step(info *Info) error {
 func (k *sgKernel) evaluate(it int, info *Info) error {
 	st := k.st
 	*info = Info{Iteration: it, Energy: st.Energy, Rounds: info.Rounds[:0]}
-	var rows []int
-	if k.batches != nil {
-		rows = k.batches.next()
+	if it == 0 {
+		if err := k.start(); err != nil {
+			return err
+		}
+	} else if err := k.estimate(it); err != nil {
+		return err
 	}
-	if err := k.eval.Evaluate(st.Theta, rows, st.Energy, st.Grad, st.Variance); err != nil {
-		return fmt.Errorf("iteration %d: %w", it+1, err)
-	}
-	addNoise(st.Energy, st.Grad, st.Variance, k.o.EnergyNoise, k.o.GradNoise, k.rngs, st.Dim)
 	k.check(it, info)
 	st.Done = it + 1
 	if st.Running() == 0 || k.ex == nil || !k.ex.due(it) {
@@ -242,6 +241,63 @@ func (k *sgKernel) evaluate(it int, info *Info) error {
 		return fmt.Errorf("iteration %d: %w", it+1, err)
 	}
 	return nil
+}
+
+// estimate evaluates the minibatch energy, its variance and gradient at
+// every row's position, with any synthetic noise.
+func (k *sgKernel) estimate(it int) error {
+	st := k.st
+	var rows []int
+	if k.batches != nil {
+		rows = k.batches.next()
+	}
+	if err := k.eval.Evaluate(st.Theta, rows, st.Energy, st.Grad, st.Variance); err != nil {
+		return fmt.Errorf("iteration %d: %w", it+1, err)
+	}
+	addNoise(st.Energy, st.Grad, st.Variance, k.o.EnergyNoise, k.o.GradNoise, k.rngs, st.Dim)
+	return nil
+}
+
+// maxStartAttempts is how many random starting points a replica tries
+// before the run gives up, as Stan tries 100.
+const maxStartAttempts = 100
+
+// start evaluates the starting points (iteration 0). A replica whose
+// energy or gradient is not finite there draws another random start, up
+// to maxStartAttempts in all, as Stan does; a starting point the user
+// gave is not replaced, and is reported instead. A run whose starts were
+// all finite at once makes the same draws as before this rule: only the
+// replicas that retry, and the minibatches dealt for the retries, differ.
+func (k *sgKernel) start() error {
+	st := k.st
+	for attempt := 1; ; attempt++ {
+		if err := k.estimate(0); err != nil {
+			return err
+		}
+		var bad []int
+		for r := range st.Energy {
+			e := st.Energy[r]
+			if math.IsNaN(e) || math.IsInf(e, 0) || !kernel.AllFinite(row(st.Grad, r, st.Dim)) || !kernel.AllFinite(row(st.Theta, r, st.Dim)) {
+				bad = append(bad, r)
+			}
+		}
+		switch {
+		case len(bad) == 0:
+			return nil
+		case k.o.Init != nil:
+			c := bad[0] / st.Levels
+			return fmt.Errorf("the log density or its gradient is not finite at the starting point given for chain %d (energy %v): start it elsewhere, or check the model", c+1, st.Energy[bad[0]])
+		case attempt == maxStartAttempts:
+			return fmt.Errorf("no starting point where the log density and its gradient are finite in %d random draws uniform in (-%g, %g) on the unconstrained scale (energy %v at the last): check the model (a scale that can be ≤ 0, the log of a negative number), give inits, or change init_radius",
+				maxStartAttempts, k.o.InitRadius, k.o.InitRadius, st.Energy[bad[0]])
+		}
+		for _, r := range bad {
+			x := row(st.Theta, r, st.Dim)
+			for i := range x {
+				x[i] = k.o.InitRadius * (2*k.rngs[r].Float64() - 1)
+			}
+		}
+	}
 }
 
 // Adapter tunes a run's State from each step's Info while the run adapts
