@@ -70,8 +70,16 @@ type Options struct {
 	// more iterations, appending to the same output folder.
 	Resume string
 	// Init, if set, is each chain's unconstrained starting point (Chains ×
-	// Dim); by default every coordinate starts uniform in [-2, 2].
+	// Dim), or one point for every chain; by default every coordinate
+	// starts uniform in [-InitRadius, InitRadius], retried where the log
+	// density or its gradient is not finite.
 	Init [][]float64
+	// InitFile, if set, names a JSON file of starting points on the
+	// constrained scale (Stan's inits): an object of parameter values for
+	// every chain, or a list of one per chain. It excludes Init.
+	InitFile string
+	// InitRadius is the half-width of random starts (0: 2, as Stan's).
+	InitRadius float64
 
 	// OnDraw, if set, receives every kept draw as it is made, on the
 	// goroutine that called Sample; an error stops the run.
@@ -237,7 +245,7 @@ func (o Options) evalOptions() compile.EvalOptions {
 func (o Options) runOptions() infer.Options {
 	return infer.Options{
 		Chains: o.Chains, Iters: o.Iters, Burn: o.Burn, Thin: o.Thin, Batch: o.Batch, Seed: o.Seed,
-		EnergyNoise: o.EnergyNoise, GradNoise: o.GradNoise, Init: o.Init, Threads: o.Threads,
+		EnergyNoise: o.EnergyNoise, GradNoise: o.GradNoise, Init: o.Init, InitRadius: o.InitRadius, Threads: o.Threads,
 		KeepAll: o.KeepAll, Progress: o.Progress,
 	}
 }

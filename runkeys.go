@@ -121,6 +121,21 @@ var RunKeys = []RunKey{
 		Doc: "goroutines that evaluate the replicas (0, the default: GOMAXPROCS)",
 		set: count(0, "", func(o *Options, n int) { o.Threads = n }),
 		get: func(o Options) any { return o.Threads }},
+	{Name: "init", Flag: "init", Kind: Path, Arg: "FILE", Where: inFiles,
+		Doc: "starting points on the constrained scale, as JSON: an object of parameter values for every chain, or a list of one per chain",
+		set: path(func(o *Options, p string) { o.InitFile = p }),
+		get: func(o Options) any { return o.InitFile }},
+	{Name: "init_radius", Flag: "init-radius", Kind: Number, Arg: "r", Where: everywhere,
+		Doc: "random starts are uniform in (-r, r) on the unconstrained scale, r > 0 (default 2, as Stan's)",
+		set: func(o *Options, text string) error {
+			x, err := strconv.ParseFloat(text, 64)
+			if err != nil || !(x > 0) || math.IsInf(x, 0) {
+				return fmt.Errorf("must be a positive number, got %q; to start every chain at one point, give init a file", text)
+			}
+			o.InitRadius = x
+			return nil
+		},
+		get: func(o Options) any { return cmp.Or(o.InitRadius, 2) }},
 	{Name: "data", Flag: "data", Kind: Path, Arg: "FILE", Where: inFiles,
 		Doc: "a data file (.json or .csv); repeatable; the flags replace the infer block's"},
 	{Name: "out", Flag: "out", Kind: Path, Arg: "DIR", Where: inFiles,

@@ -3,6 +3,7 @@ package temper
 import (
 	"context"
 	"errors"
+	"fmt"
 	"iter"
 	"slices"
 	"time"
@@ -59,6 +60,9 @@ func (m *Model) Sample(ctx context.Context, opts Options) (*Result, error) {
 	}
 	r := &Result{Options: opts, model: m, sampler: s, settings: settings}
 	run := opts.runOptions()
+	if run.Init, err = m.startingPoints(opts); err != nil {
+		return nil, err
+	}
 	if err := m.checkpointing(&run, opts, s, settings); err != nil {
 		return nil, err
 	}
@@ -173,4 +177,18 @@ func (r *Result) drawSequence(f func(infer.Draw) error) error {
 		}
 	}
 	return nil
+}
+
+// startingPoints are the chains' unconstrained starting points that opts
+// give, one per chain; nil for random starts.
+func (m *Model) startingPoints(opts Options) ([][]float64, error) {
+	switch {
+	case opts.InitFile != "" && opts.Init != nil:
+		return nil, fmt.Errorf("give starting points as Init or as InitFile (init), not both")
+	case opts.InitFile != "":
+		return m.readInits(opts.InitFile, opts.Chains)
+	case len(opts.Init) == 1 && opts.Chains > 1: // one point for every chain
+		return slices.Repeat(opts.Init, opts.Chains), nil
+	}
+	return opts.Init, nil
 }
