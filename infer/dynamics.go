@@ -239,4 +239,8 @@ type Sampler struct {
 	Restart bool
 	// Adapt says when the adaptive ladder and correction buffer learn.
 	Adapt AdaptMode
+	// AutoStep has the warm-up choose the step size and the metric
+	// (warmup.go); Schedule is then built for a unit step, which the tuned
+	// step scales. One replica per chain only.
+	AutoStep bool
 }

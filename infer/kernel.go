@@ -73,6 +73,9 @@ func (m AdaptMode) String() string {
 // them, and decides the exchange round. Its own fields are rebuilt from
 // the sampler and the target; everything that changes lives in st.
 type sgKernel struct {
+	// target is the model as the run sees it: in the coordinates of the
+	// warm-up's metric when the step size is automatic.
+	target  Target
 	s       Sampler
 	o       Options
 	st      *State
@@ -117,7 +120,7 @@ func newKernel(target Target, s Sampler, o Options) (*sgKernel, error) {
 	if err != nil {
 		return nil, err
 	}
-	k := &sgKernel{s: s, o: o, st: st, total: st.Burn + o.Iters, eval: eval, stages: stages,
+	k := &sgKernel{target: target, s: s, o: o, st: st, total: st.Burn + o.Iters, eval: eval, stages: stages,
 		workers: min(rows, cmp.Or(o.Threads, runtime.GOMAXPROCS(0)))}
 	if o.Resume != nil {
 		k.total = st.Done + o.Iters
@@ -157,6 +160,11 @@ func newKernel(target Target, s Sampler, o Options) (*sgKernel, error) {
 	if batch > 0 {
 		k.batches = &minibatcher{st: st.Batches, batch: batch, rows: make([]int, rows*batch), rngs: k.rngs}
 	}
+	if s.AutoStep {
+		if err := k.useMetric(target); err != nil {
+			return nil, err
+		}
+	}
 	if levels > 1 {
 		totalRounds := (st.Burn + o.Iters) / max(1, s.Every)
 		if k.ex, err = newExchanger(target, s, o, st, batch, totalRounds); err != nil {
@@ -164,6 +172,39 @@ func newKernel(target Target, s Sampler, o Options) (*sgKernel, error) {
 		}
 	}
 	return k, nil
+}
+
+// useMetric runs the warm-up of an automatic step size on a fresh run (a
+// resumed one has its result), and moves the run into the metric's
+// coordinates with the tuned step.
+func (k *sgKernel) useMetric(target Target) error {
+	st := k.st
+	if st.Metric == nil {
+		m, tun, err := k.tune(target)
+		if err != nil {
+			return err
+		}
+		st.Metric, st.Tuning = m, &tun
+	}
+	k.target = &metricTarget{Target: target, m: st.Metric}
+	k.eval = &metricEvaluator{Evaluator: k.eval, m: st.Metric, theta: make([]float64, len(st.Theta)), g: make([]float64, st.Dim)}
+	k.s.Schedule = scaleStep(k.s.Schedule, st.Tuning.StepSize)
+	return nil
+}
+
+// scaleStep multiplies a schedule built for a unit step by lr.
+func scaleStep(s Schedule, lr float64) Schedule {
+	switch s := s.(type) {
+	case Constant:
+		return Constant(float64(s) * lr)
+	case Polynomial:
+		s.A *= lr
+		return s
+	case Cyclical:
+		s.Initial *= lr
+		return s
+	}
+	return s
 }
 
 // checkResume refuses a State that this target, sampler and options cannot
@@ -411,6 +452,9 @@ func (k *sgKernel) progress(total int) Progress {
 func (k *sgKernel) warnings() []string {
 	var w []string
 	st := k.st
+	if st.Tuning != nil && st.Tuning.Warning != "" {
+		w = append(w, st.Tuning.Warning)
+	}
 	if k.ex != nil && k.ex.adaptive && k.s.Adapt == AdaptWarmup && st.Burn == 0 {
 		w = append(w, "the ladder and correction buffer adapted throughout sampling, since the run has no burn-in: set burn to adapt during warm-up only, or adapt = always to keep adapting and silence this warning")
 	}

@@ -26,27 +26,27 @@ var presets = map[string]preset{
 	"sgld": {"stochastic gradient Langevin dynamics (Welling & Teh 2011)",
 		map[string]string{}},
 	"sghmc": {"stochastic gradient Hamiltonian Monte Carlo (Chen, Fox & Guestrin 2014)",
-		map[string]string{"dynamics": "hamiltonian", "lr": "1e-5"}},
+		map[string]string{"dynamics": "hamiltonian"}},
 	"sgnht": {"stochastic gradient Nosé-Hoover thermostat with background noise c (seed 001, Eq. 19-20; lr is ε = Δt²)",
-		map[string]string{"dynamics": "nose_hoover", "lr": "1e-4"}},
+		map[string]string{"dynamics": "nose_hoover"}},
 	"adaptive_langevin": {"adaptive Langevin: a thermostat with friction-noise pair c (Jones & Leimkuhler 2011; seed 001, Eq. 3)",
-		map[string]string{"dynamics": "adaptive_langevin", "lr": "1e-4"}},
+		map[string]string{"dynamics": "adaptive_langevin"}},
 	// Cyclical SG-MCMC (seed 002): the cosine step size of Eq. 1, each cycle
 	// an exploration stage at temperature 0 and a sampling stage (cyclical.go).
 	"cyclical_sgld": {"cyclical SGLD: cosine step-size cycles, SGD exploration then SGLD sampling (seed 002, Eq. 1, Algorithm 1)",
 		map[string]string{"schedule": "cyclical"}},
 	"cyclical_sghmc": {"cyclical SGHMC: cosine step-size cycles, momentum SGD exploration then SGHMC sampling (seed 002, Algorithm 1)",
-		map[string]string{"dynamics": "hamiltonian", "schedule": "cyclical", "lr": "1e-5"}},
+		map[string]string{"dynamics": "hamiltonian", "schedule": "cyclical"}},
 	"snapshot": {"Snapshot ensemble: SGD on the cosine cycles, one draw at each cycle's end (Huang et al. 2017, seed 002's baseline)",
 		map[string]string{"schedule": "cyclical", "temperature": "0", "explore_fraction": "0", "samples_per_cycle": "1", "lr": "1e-3"}},
 	"reld": {"two-temperature replica exchange Langevin dynamics, swaps at rate a·η·S (seed 003, Eq. 3.15-3.16)",
-		map[string]string{"exchange": "metropolis", "correction": "none", "ladder": "temperature", "scheme": "adj", "replicas": "2"}},
+		map[string]string{"exchange": "metropolis", "correction": "none", "ladder": "temperature", "scheme": "adj", "replicas": "2", "lr": "1e-4"}},
 	"resgld": {"replica exchange SGLD with the variance-corrected swap (seed 000, Eq. 15)",
-		map[string]string{"exchange": "metropolis", "ladder": "temperature", "replicas": "2"}},
+		map[string]string{"exchange": "metropolis", "ladder": "temperature", "replicas": "2", "lr": "1e-4"}},
 	"m_resgld": {"multi-variance reSGLD: two energy estimators weighted a1, a2 (seed 004)",
-		map[string]string{"exchange": "multi_variance", "ladder": "temperature", "replicas": "2"}},
+		map[string]string{"exchange": "multi_variance", "ladder": "temperature", "replicas": "2", "lr": "1e-4"}},
 	"f_resgld": {"fast-tempering reSGLD: injected noise corrected by the gradient noise (seed 004)",
-		map[string]string{"dynamics": "fast_langevin", "exchange": "metropolis", "ladder": "temperature", "replicas": "2"}},
+		map[string]string{"dynamics": "fast_langevin", "exchange": "metropolis", "ladder": "temperature", "replicas": "2", "lr": "1e-4"}},
 	"deo_sgd": {"non-reversible parallel tempering with SGD exploration (DEO*-SGD, seed 000, Algorithm 1)",
 		map[string]string{"exchange": "deterministic", "ladder": "adaptive_lr", "window": "auto", "replicas": "8"}},
 	"deo_msgd": {"DEO*-SGD with momentum SGD exploration kernels (seed 000, Algorithm 1)",
@@ -106,7 +106,7 @@ var settings = map[string]setting{
 	"c":                   {"0.1", "background noise c = CΔt of the thermostat (seed 001, Eq. 20)", thermostat},
 	"freeze":              {"none", "hold the thermostat at this offset + c/T instead of adapting it (seed 001's RELD: 0.999), or none", thermostat},
 	"restart":             {"false", "start every trajectory between exchange rounds afresh: redraw the momenta, reset the thermostats (seed 001, Algorithm 2)", func(s map[string]string) bool { return exchanging(s) && thermostat(s) }},
-	"lr":                  {"1e-4", "step size η (of every level on a temperature ladder; η0 of a cyclical schedule)", func(s map[string]string) bool { return !lrLadder(s) }},
+	"lr":                  {"auto", "step size η (of every level on a temperature ladder; η0 of a cyclical schedule), or auto: chosen by the warm-up from the model and the data (one chain per ladder only)", func(s map[string]string) bool { return !lrLadder(s) }},
 	"b":                   {"1", "offset b of the decaying step size lr·(b + k)^-gamma", polynomialSchedule},
 	"gamma":               {"0", "decay exponent of the step size (0: constant)", polynomialSchedule},
 	"schedule":            {"polynomial", "polynomial (lr·(b + k)^-gamma) or cyclical (seed 002, Eq. 1)", func(s map[string]string) bool { return !lrLadder(s) }},
@@ -319,6 +319,13 @@ func (b *builder) build() Sampler {
 	ladder := b.o["ladder"]
 	if exchange != "none" {
 		ladder = b.oneOf("ladder", "temperature", "lr", "adaptive_temperature", "adaptive_lr")
+	}
+	if b.o["lr"] == "auto" {
+		// Tuned by the warm-up (warmup.go): the schedules below are built
+		// for a unit step and scaled to the tuned one.
+		s.AutoStep = true
+		b.o = maps.Clone(b.o)
+		b.o["lr"] = "1"
 	}
 	if _, ok := b.o["lr"]; ok && b.o["schedule"] == "cyclical" {
 		s.Schedule = b.cyclical()

@@ -177,6 +177,9 @@ type Result struct {
 	Warnings []string
 	// State is where the run ended: a Resume continues it.
 	State *State
+	// Tuning is what the warm-up of an automatic step size found; nil
+	// when the step size was given.
+	Tuning *Tuning
 }
 
 // Finished lists the chains that ran to the end (or to where the run was
@@ -225,7 +228,7 @@ func Run(ctx context.Context, target Target, s Sampler, o Options) (*Result, err
 	if err != nil {
 		return nil, err
 	}
-	rec, saver := newRecorder(target, k, o), newCheckpointer(k, o)
+	rec, saver := newRecorder(k.target, k, o), newCheckpointer(k, o)
 	defer rec.finish()
 	var info Info
 	step := func() error { // one iteration: step (or init), record, adapt
@@ -337,6 +340,7 @@ func newRecorder(target Target, k *sgKernel, o Options) *recorder {
 func (rc *recorder) finish() {
 	st, res := rc.k.st, rc.res
 	res.Iterations = st.Done
+	res.Tuning = st.Tuning
 	res.Failures, res.Restarts = st.Failures, st.Restarts
 	res.Warnings = append(res.Warnings, rc.k.warnings()...)
 	if rc.k.ex != nil {

@@ -53,6 +53,11 @@ type State struct {
 	// the Barker test; nil when the exchange test has none.
 	Second, ExchangeBatch *SideState
 
+	// Metric and Tuning are what the warm-up of an automatic step size
+	// found; Theta is then in the metric's coordinates φ.
+	Metric *Metric
+	Tuning *Tuning
+
 	// Failures are the chains that stopped, in the order they did;
 	// Restarts the hottest levels restarted from their neighbours.
 	Failures []Failure

@@ -12,6 +12,9 @@ func (s Sampler) validate() error {
 	if s.Dynamics == nil {
 		return fmt.Errorf("sampler %q has no dynamics", s.Name)
 	}
+	if s.AutoStep && s.Replicas > 1 {
+		return &SettingError{s.Name, "lr", fmt.Sprintf("lr = auto tunes one replica per chain; a ladder of %d needs its step size given", s.Replicas)}
+	}
 	if s.Replicas < 2 {
 		if s.Schedule == nil {
 			return fmt.Errorf("sampler %q has no step-size schedule", s.Name)

@@ -1,0 +1,453 @@
+package infer
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/temper-ppl/temper/autodiff/kernel"
+)
+
+// The automatic step size (lr = auto) is chosen by a warm-up before the
+// run's first iteration, from the model and the data (../shared/WARMUP.md):
+//
+//  1. Every chain moves from its start toward the high-density region by
+//     Adam (Kingma & Ba 2015) on the run's minibatches, optimiseSteps steps
+//     with a step decaying from 0.1 to 0.001, retrying starts (and halving
+//     a chain's step) where the energy or gradient is not finite.
+//  2. The Hessian of the energy at the best end point is estimated by
+//     central differences of gradients on one fixed subsample of up to
+//     hessianRows rows (common rows on both sides, so the minibatch noise
+//     cancels and the scaled subsample Hessian is unbiased for the full
+//     one): every column for D ≤ denseLimit, giving a dense metric;
+//     otherwise its diagonal, by Hutchinson's estimator with Rademacher
+//     probes (Bekas, Kokiopoulou & Saad 2007). Its inverse, the Laplace
+//     covariance, is the Metric: the run samples φ with θ = c + A·φ, A a
+//     square root of that covariance, so the posterior is near N(0, I).
+//  3. The step size bounds the discretisation error: for Langevin dynamics
+//     on a Gaussian of curvature λ, θ' = (1 - ηλ)θ + √(2ηT)ξ has stationary
+//     variance T/(λ(1 - ηλ/2)), so η·λ_max = discretisationTolerance (0.1)
+//     keeps every variance within 5% (sd within 2.6%); SGHMC and the
+//     thermostats, whose lr is the square of their time step, have the
+//     smaller bias (2 - α)/(2 - α - ηλ/2) - 1 at the same η. λ_max is the
+//     largest eigenvalue of the preconditioned Hessian AᵀHA, found by power
+//     iteration at every chain's end point, so that curvature away from
+//     the mode counts.
+//  4. The minibatch gradient noise must not widen the posterior: with
+//     gradient noise of variance σ² per coordinate, SGLD's stationary
+//     variance is T/λ·(1 + ησ²/(2T)) (Welling & Teh 2011 bound the same
+//     ratio, η·N²/(4B)·λ_max(V)), so η·max σ²/(2T) ≤ noiseTolerance (0.1,
+//     variances within 10%) caps η further; σ² is measured in φ from
+//     minibatch gradients at one point. When the cap puts η an order of
+//     magnitude below the discretisation bound, the run warns: a larger
+//     batch pays.
+//
+// Chains then start in φ at their end points plus N(0, I), the Laplace
+// scale, so that they start apart and R-hat compares independent starts.
+const (
+	optimiseSteps           = 300
+	hessianRows             = 2048
+	denseLimit              = 64
+	hutchinsonProbes        = 32
+	powerIterations         = 15
+	noiseSamples            = 16
+	discretisationTolerance = 0.1
+	noiseTolerance          = 0.1
+)
+
+// Tuning is what the warm-up of a run with an automatic step size found.
+type Tuning struct {
+	StepSize float64
+	// Dense says whether the metric is a dense matrix (or a diagonal).
+	Dense bool
+	// LambdaMax is the largest curvature of the preconditioned energy
+	// found, NoiseRatio the minibatch noise ratio η·max σ²/(2T) at the
+	// discretisation bound (before it capped the step).
+	LambdaMax, NoiseRatio float64
+	// Warning, if set, says what made the step small and what to change.
+	Warning string
+}
+
+// tuner runs the warm-up on the unconstrained target.
+type tuner struct {
+	target  Target
+	o       Options
+	st      *State
+	eval    Evaluator // the run's: every row, on its minibatches
+	batches *minibatcher
+	rngs    []*Rand
+	temp    float64
+
+	pair     Evaluator // two replicas on the fixed subsample
+	pairRows []int
+}
+
+// tune runs the warm-up of a run whose step size is automatic: it moves
+// st.Theta to the chains' starting points in φ and returns the metric and
+// the tuning.
+func (k *sgKernel) tune(target Target) (*Metric, Tuning, error) {
+	t := &tuner{target: target, o: k.o, st: k.st, eval: k.eval, batches: k.batches, rngs: k.rngs, temp: k.s.Temperature}
+	if err := t.optimise(); err != nil {
+		return nil, Tuning{}, err
+	}
+	if err := t.prepareSubsample(); err != nil {
+		return nil, Tuning{}, err
+	}
+	center, err := t.best()
+	if err != nil {
+		return nil, Tuning{}, err
+	}
+	var m *Metric
+	if t.st.Dim <= denseLimit {
+		m, err = t.denseMetric(center)
+	} else {
+		m, err = t.diagonalMetric(center)
+	}
+	if err != nil {
+		return nil, Tuning{}, err
+	}
+	var tun Tuning
+	tun.Dense = m.Dense
+	for r := range t.st.Chains {
+		lambda, err := t.largestCurvature(m, row(t.st.Theta, r, t.st.Dim))
+		if err != nil {
+			return nil, Tuning{}, err
+		}
+		tun.LambdaMax = max(tun.LambdaMax, lambda)
+	}
+	tun.StepSize = discretisationTolerance / tun.LambdaMax
+	if t.temp > 0 {
+		sigma2, err := t.gradientNoise(m, center)
+		if err != nil {
+			return nil, Tuning{}, err
+		}
+		tun.NoiseRatio = tun.StepSize * sigma2 / (2 * t.temp)
+		if tun.NoiseRatio > noiseTolerance {
+			tun.StepSize *= noiseTolerance / tun.NoiseRatio
+		}
+		if tun.NoiseRatio > 10*noiseTolerance {
+			tun.Warning = fmt.Sprintf("the minibatch gradient noise caps the step size at %.3g, %.0f times below what the curvature allows, so the chains mix slowly: a batch about %.0f times larger (or every row) would let it grow", tun.StepSize, tun.NoiseRatio/noiseTolerance, tun.NoiseRatio/noiseTolerance)
+		}
+	}
+	t.startChains(m)
+	return m, tun, nil
+}
+
+// finiteRow reports whether row r's energy, gradient and position are
+// finite.
+func finiteRow(energy, grad, theta []float64, r, d int) bool {
+	e := energy[r]
+	return !math.IsNaN(e) && !math.IsInf(e, 0) && kernel.AllFinite(row(grad, r, d)) && kernel.AllFinite(row(theta, r, d))
+}
+
+// optimise is step 1: Adam from every row's start.
+func (t *tuner) optimise() error {
+	st, d := t.st, t.st.Dim
+	rows := len(t.rngs)
+	m, v := make([]float64, rows*d), make([]float64, rows*d)
+	prev := slices.Clone(st.Theta)
+	scale := make([]float64, rows) // each row's share of the step, halved on failure
+	for r := range scale {
+		scale[r] = 1
+	}
+	const beta1, beta2, eps = 0.9, 0.999, 1e-8
+	for step := 0; step < optimiseSteps; step++ {
+		var batch []int
+		if t.batches != nil {
+			batch = t.batches.next()
+		}
+		if err := t.eval.Evaluate(st.Theta, batch, st.Energy, st.Grad, st.Variance); err != nil {
+			return fmt.Errorf("warm-up: %w", err)
+		}
+		lr := 0.1 * math.Pow(0.01, float64(step)/optimiseSteps)
+		for r := range rows {
+			theta := row(st.Theta, r, d)
+			if !finiteRow(st.Energy, st.Grad, st.Theta, r, d) {
+				if step == 0 {
+					if t.o.Init != nil {
+						return fmt.Errorf("the log density or its gradient is not finite at the starting point given for chain %d (energy %v): start it elsewhere, or check the model", r+1, st.Energy[r])
+					}
+					for i := range theta {
+						theta[i] = t.o.InitRadius * (2*t.rngs[r].Float64() - 1)
+					}
+					copy(row(prev, r, d), theta)
+					continue
+				}
+				copy(theta, row(prev, r, d))
+				scale[r] /= 2
+				continue
+			}
+			copy(row(prev, r, d), theta)
+			mr, vr, g := row(m, r, d), row(v, r, d), row(st.Grad, r, d)
+			c1 := 1 - math.Pow(beta1, float64(step+1))
+			c2 := 1 - math.Pow(beta2, float64(step+1))
+			for i, gi := range g {
+				mr[i] = beta1*mr[i] + (1-beta1)*gi
+				vr[i] = beta2*vr[i] + (1-beta2)*gi*gi
+				theta[i] -= lr * scale[r] * (mr[i] / c1) / (math.Sqrt(vr[i]/c2) + eps)
+			}
+		}
+	}
+	for r := range rows {
+		if scale[r] < 1e-6 {
+			return fmt.Errorf("warm-up: chain %d found no region where the log density and its gradient are finite: check the model, or give inits", r+1)
+		}
+	}
+	return nil
+}
+
+// prepareSubsample draws the fixed rows of steps 2 and 3.
+func (t *tuner) prepareSubsample() error {
+	n := t.target.NumData()
+	batch := 0
+	if n > hessianRows {
+		batch = hessianRows
+		perm := identity(n)
+		rng := t.rngs[0]
+		for i := range batch {
+			j := i + rng.IntN(n-i)
+			perm[i], perm[j] = perm[j], perm[i]
+		}
+		t.pairRows = append(slices.Clone(perm[:batch]), perm[:batch]...)
+	}
+	var err error
+	t.pair, err = t.target.Evaluator(2, batch)
+	return err
+}
+
+// gradients evaluates the gradient at a and b on the fixed subsample.
+func (t *tuner) gradients(a, b, ga, gb []float64) ([2]float64, error) {
+	d := t.st.Dim
+	theta, grad := make([]float64, 2*d), make([]float64, 2*d)
+	copy(theta, a)
+	copy(theta[d:], b)
+	var energy, variance [2]float64
+	if err := t.pair.Evaluate(theta, t.pairRows, energy[:], grad, variance[:]); err != nil {
+		return energy, fmt.Errorf("warm-up: %w", err)
+	}
+	copy(ga, grad[:d])
+	copy(gb, grad[d:])
+	return energy, nil
+}
+
+// best is the chains' end point of lowest energy on the subsample.
+func (t *tuner) best() ([]float64, error) {
+	d := t.st.Dim
+	var center []float64
+	lowest := math.Inf(1)
+	g := make([]float64, d)
+	for r := range t.st.Chains {
+		x := row(t.st.Theta, r, d)
+		e, err := t.gradients(x, x, g, g)
+		if err != nil {
+			return nil, err
+		}
+		if e[0] < lowest || center == nil {
+			lowest, center = e[0], slices.Clone(x)
+		}
+	}
+	return center, nil
+}
+
+// hessianTimes sets hv ≈ H(x)·u by a central difference along u.
+func (t *tuner) hessianTimes(hv, x, u []float64, h float64) error {
+	d := t.st.Dim
+	plus, minus := make([]float64, d), make([]float64, d)
+	for i := range d {
+		plus[i], minus[i] = x[i]+h*u[i], x[i]-h*u[i]
+	}
+	gm := make([]float64, d)
+	if _, err := t.gradients(plus, minus, hv, gm); err != nil {
+		return err
+	}
+	for i := range hv {
+		hv[i] = (hv[i] - gm[i]) / (2 * h)
+	}
+	return nil
+}
+
+// denseMetric is step 2 for small D: every column of the Hessian, and
+// A = QΛ^{-1/2} from its eigendecomposition, the eigenvalues' magnitudes
+// floored so that A exists where the Hessian is not positive definite.
+func (t *tuner) denseMetric(c []float64) (*Metric, error) {
+	d := t.st.Dim
+	cols := make([]float64, d*d) // cols[j*d+i] = H_ij, column j
+	e := make([]float64, d)
+	for j := range d {
+		clear(e)
+		e[j] = 1
+		if err := t.hessianTimes(cols[j*d:(j+1)*d], c, e, 1e-4*max(1, math.Abs(c[j]))); err != nil {
+			return nil, err
+		}
+	}
+	h := mat.NewSymDense(d, nil) // (H + Hᵀ)/2: the differences are not exactly symmetric
+	for i := range d {
+		for j := i; j < d; j++ {
+			h.SetSym(i, j, (cols[j*d+i]+cols[i*d+j])/2)
+		}
+	}
+	var eig mat.EigenSym
+	if !eig.Factorize(h, true) {
+		return nil, fmt.Errorf("warm-up: the Hessian's eigendecomposition failed")
+	}
+	values := eig.Values(nil)
+	var q mat.Dense
+	eig.VectorsTo(&q)
+	top := 0.0
+	for _, l := range values {
+		top = max(top, math.Abs(l))
+	}
+	if !(top > 0) || math.IsInf(top, 0) {
+		return nil, fmt.Errorf("warm-up: the energy has no curvature at the mode (Hessian %v): check that every parameter appears in the model", values)
+	}
+	m := &Metric{Center: c, Dense: true, A: make([]float64, d*d), Inverse: make([]float64, d*d)}
+	for k, l := range values {
+		l = max(math.Abs(l), 1e-15*top)
+		for i := range d {
+			m.A[i*d+k] = q.At(i, k) / math.Sqrt(l)
+			m.Inverse[k*d+i] = q.At(i, k) * math.Sqrt(l)
+		}
+	}
+	return m, nil
+}
+
+// diagonalMetric is step 2 for large D: Hutchinson's estimate of the
+// Hessian's diagonal, floored, and A = diag(1/√H_ii).
+func (t *tuner) diagonalMetric(c []float64) (*Metric, error) {
+	d := t.st.Dim
+	diag := make([]float64, d)
+	z, u, hv := make([]float64, d), make([]float64, d), make([]float64, d)
+	rng := t.rngs[0]
+	for range hutchinsonProbes {
+		for i := range d {
+			z[i] = float64(2*int(rng.Uint64()&1) - 1)
+			u[i] = z[i] * 1e-4 * max(1, math.Abs(c[i]))
+		}
+		if err := t.hessianTimes(hv, c, u, 1); err != nil {
+			return nil, err
+		}
+		for i := range d {
+			diag[i] += z[i] * hv[i] / (1e-4 * max(1, math.Abs(c[i]))) / hutchinsonProbes
+		}
+	}
+	top := 0.0
+	for _, x := range diag {
+		top = max(top, math.Abs(x))
+	}
+	if !(top > 0) || math.IsInf(top, 0) {
+		return nil, fmt.Errorf("warm-up: the energy has no curvature at the mode: check that every parameter appears in the model")
+	}
+	m := &Metric{Center: c, A: make([]float64, d), Inverse: make([]float64, d)}
+	for i, x := range diag {
+		x = max(math.Abs(x), 1e-15*top)
+		m.A[i], m.Inverse[i] = 1/math.Sqrt(x), math.Sqrt(x)
+	}
+	return m, nil
+}
+
+// largestCurvature is step 3: power iteration on AᵀH(x)A.
+func (t *tuner) largestCurvature(m *Metric, x []float64) (float64, error) {
+	d := t.st.Dim
+	v, u, hv, w := make([]float64, d), make([]float64, d), make([]float64, d), make([]float64, d)
+	t.rngs[0].FillNormal(v)
+	normalise(v)
+	lambda := 0.0
+	zero := make([]float64, d)
+	for range powerIterations {
+		copy(u, m.Center)
+		m.theta(u, v) // u = c + A v
+		for i := range u {
+			u[i] -= m.Center[i] // A v
+		}
+		if err := t.hessianTimes(hv, x, u, 1e-3); err != nil {
+			return 0, err
+		}
+		m.gradPhi(w, hv) // Aᵀ H A v
+		lambda = math.Abs(dot(v, w))
+		copy(v, w)
+		if normalise(v) == 0 {
+			copy(v, zero)
+			v[0] = 1
+		}
+	}
+	if !(lambda > 0) || math.IsInf(lambda, 0) || math.IsNaN(lambda) {
+		return 1, nil // the metric's own scale
+	}
+	return max(lambda, 1e-3), nil
+}
+
+// gradientNoise is step 4: the largest variance, over coordinates of φ, of
+// the minibatch gradient at x (with any synthetic gradient noise).
+func (t *tuner) gradientNoise(m *Metric, x []float64) (float64, error) {
+	if t.batches == nil && t.o.GradNoise == 0 {
+		return 0, nil
+	}
+	st, d := t.st, t.st.Dim
+	rows := len(t.rngs)
+	theta := make([]float64, rows*d)
+	for r := range rows {
+		copy(row(theta, r, d), x)
+	}
+	mean, sq := make([]float64, d), make([]float64, d)
+	g := make([]float64, d)
+	n := 0
+	for n < noiseSamples {
+		var batch []int
+		if t.batches != nil {
+			batch = t.batches.next()
+		}
+		if err := t.eval.Evaluate(theta, batch, st.Energy, st.Grad, st.Variance); err != nil {
+			return 0, fmt.Errorf("warm-up: %w", err)
+		}
+		addNoise(st.Energy, st.Grad, st.Variance, 0, t.o.GradNoise, t.rngs, d)
+		for r := range rows {
+			m.gradPhi(g, row(st.Grad, r, d))
+			n++
+			for i, gi := range g { // Welford
+				delta := gi - mean[i]
+				mean[i] += delta / float64(n)
+				sq[i] += delta * (gi - mean[i])
+			}
+		}
+	}
+	worst := 0.0
+	for _, s := range sq {
+		worst = max(worst, s/float64(n-1))
+	}
+	return worst, nil
+}
+
+// startChains moves every chain's point to φ: its end point plus N(0, I).
+func (t *tuner) startChains(m *Metric) {
+	st, d := t.st, t.st.Dim
+	phi, z := make([]float64, d), make([]float64, d)
+	for r := range len(t.rngs) {
+		x := row(st.Theta, r, d)
+		m.phi(phi, x)
+		t.rngs[r].FillNormal(z)
+		for i := range x {
+			x[i] = phi[i] + z[i]
+		}
+	}
+}
+
+func dot(a, b []float64) float64 {
+	s := 0.0
+	for i := range a {
+		s += a[i] * b[i]
+	}
+	return s
+}
+
+// normalise scales v to unit length and returns its former length.
+func normalise(v []float64) float64 {
+	n := math.Sqrt(dot(v, v))
+	if n > 0 {
+		for i := range v {
+			v[i] /= n
+		}
+	}
+	return n
+}
