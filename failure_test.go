@@ -29,6 +29,9 @@ func TestOneChainOfFourDiverges(t *testing.T) {
 	if err := res.WriteTable(&table); err != nil {
 		t.Fatal(err)
 	}
+	if err := res.WriteWarnings(&table); err != nil {
+		t.Fatal(err)
+	}
 	for _, want := range []string{"summary of 3 of the 4 chains (the others diverged)", "warning: 1 of 4 chains diverged and stopped (chain 3 replica 1 at iteration"} {
 		if !strings.Contains(table.String(), want) {
 			t.Errorf("the table lacks %q:\n%s", want, table.String())

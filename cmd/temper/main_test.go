@@ -180,7 +180,8 @@ func TestRunFlagsFromTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, k := range temper.RunKeys {
-		if k.Allowed(temper.OnCommandLine) == nil && !strings.Contains(string(readme), "[--"+k.Flag+" ") {
+		written := strings.Contains(string(readme), "[--"+k.Flag+" ") || k.Kind == temper.Switch && strings.Contains(string(readme), "[--"+k.Flag+"]")
+		if k.Allowed(temper.OnCommandLine) == nil && !written {
 			t.Errorf("README.md's temper run lacks --%s", k.Flag)
 		}
 		if k.Allowed(temper.InInferBlock) == nil && !strings.Contains(string(language), "| `"+k.Name+"` |") {
