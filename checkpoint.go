@@ -189,7 +189,7 @@ func (m *Model) ResumeDrawsFile(path string, opts Options, comments ...string) (
 
 // Prepend puts the target level's draws of t, a draws file of an earlier
 // part of the same run (ResumeDrawsFile), before the draws of r, so that
-// the summaries and diagnostics are of the whole run.
+// the summaries, diagnostics and judgement are of the whole run.
 func (r *Result) Prepend(t *draws.Table) {
 	if r.All == nil {
 		t = t.Where("replica__", 1)
@@ -234,4 +234,5 @@ func (r *Result) Prepend(t *draws.Table) {
 		}
 	}
 	r.Iters = append(iters, r.Iters...)
+	r.judge()
 }

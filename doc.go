@@ -56,7 +56,8 @@
 // A Result gives the draws per chain and column (Column), the posterior
 // summary that temper run prints (Summary, WriteTable), the convergence and
 // replica-exchange diagnostics (Diagnostics: R-hat, ESS, swap rates, round
-// trips), and the files temper run --out writes (Save): draws.csv in Stan's
+// trips), the run's judgement as sentences that say what to change
+// (Warnings, Judge, WriteWarnings), and the files temper run --out writes (Save): draws.csv in Stan's
 // CSV conventions, summary.csv and diagnostics.json. A DrawsWriter streams
 // draws.csv during a run instead, so that an interrupted process keeps every
 // draw.

@@ -29,6 +29,9 @@ func TestOneChainOfFourDiverges(t *testing.T) {
 	if err := res.WriteTable(&table); err != nil {
 		t.Fatal(err)
 	}
+	if err := res.WriteWarnings(&table); err != nil {
+		t.Fatal(err)
+	}
 	for _, want := range []string{"summary of 3 of the 4 chains (the others diverged)", "warning: 1 of 4 chains diverged and stopped (chain 3 replica 1 at iteration"} {
 		if !strings.Contains(table.String(), want) {
 			t.Errorf("the table lacks %q:\n%s", want, table.String())
@@ -54,7 +57,7 @@ func TestOneChainOfFourDiverges(t *testing.T) {
 	if err := json.Unmarshal(raw, &diag); err != nil {
 		t.Fatal(err)
 	}
-	if diag.ChainsFinished != 3 || len(diag.Failures) != 1 || diag.Failures[0].Chain != 3 || diag.Draws != 300 || len(diag.Warnings) != 1 {
+	if diag.ChainsFinished != 3 || len(diag.Failures) != 1 || diag.Failures[0].Chain != 3 || diag.Draws != 300 || len(diag.Warnings) == 0 || !strings.HasPrefix(diag.Warnings[0], "1 of 4 chains diverged") {
 		t.Errorf("diagnostics.json: %s", raw)
 	}
 	if f := diag.Failures[0]; f.Replica != 1 || f.Iteration < 1 || f.What == "" || f.Value == "" {

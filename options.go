@@ -69,6 +69,9 @@ type Options struct {
 	// Resume, if set, is a checkpoint file whose run continues for Iters
 	// more iterations, appending to the same output folder.
 	Resume string
+	// Strict makes temper run fail with exit status 3 when the Result has
+	// any warning; Sample itself only reports them (Result.Warnings).
+	Strict bool
 	// Init, if set, is each chain's unconstrained starting point (Chains ×
 	// Dim), or one point for every chain; by default every coordinate
 	// starts uniform in [-InitRadius, InitRadius], retried where the log

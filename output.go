@@ -198,9 +198,9 @@ func (r *Result) Summary() []summary.Stats {
 
 // WriteTable prints the summary as temper run does, an aligned table, and
 // for a replica-exchange run an account of its ladders: swap rates by
-// pair, round trips, the final ladder and correction buffer; then the
-// run's warnings. When chains diverged it first says how many chains the
-// summary is of.
+// pair, round trips, the final ladder and correction buffer. When chains
+// diverged it first says how many chains the summary is of. The warnings
+// are WriteWarnings', which temper run writes to standard error.
 func (r *Result) WriteTable(w io.Writer) error {
 	switch n := len(r.Finished()); {
 	case n == 0:
@@ -217,11 +217,14 @@ func (r *Result) WriteTable(w io.Writer) error {
 			return err
 		}
 	}
-	if err := r.writeExchange(w); err != nil {
-		return err
-	}
+	return r.writeExchange(w)
+}
+
+// WriteWarnings writes each of the run's warnings (Warnings: the run's
+// own and Judge's) as a line "warning: ...".
+func (r *Result) WriteWarnings(w io.Writer) error {
 	for _, warning := range r.Warnings {
-		if _, err := fmt.Fprintf(w, "\nwarning: %s\n", warning); err != nil {
+		if _, err := fmt.Fprintf(w, "warning: %s\n", warning); err != nil {
 			return err
 		}
 	}

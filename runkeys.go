@@ -43,6 +43,7 @@ const (
 	Seconds                  // a positive number of seconds
 	Choice                   // one of RunKey.Choices
 	Path                     // a file or folder; quoted in the infer block
+	Switch                   // on or off: a flag without a value (--strict)
 )
 
 // Where says where a run key may be written.
@@ -146,6 +147,16 @@ var RunKeys = []RunKey{
 	{Name: "checkpoint_every", Flag: "checkpoint-every", Kind: Seconds, Arg: "SEC", Where: inFiles,
 		Doc: "seconds between checkpoints (default 60)",
 		set: seconds(func(o *Options, d time.Duration) { o.CheckpointEvery = d })},
+	{Name: "strict", Flag: "strict", Kind: Switch, Where: OnCommandLine,
+		Doc: "exit with status 3 when the run has any warning (for scripts and CI)",
+		set: func(o *Options, v string) error {
+			on, err := strconv.ParseBool(v)
+			if err != nil {
+				return fmt.Errorf("must be true or false, got %q", v)
+			}
+			o.Strict = on
+			return nil
+		}},
 	{Name: "resume", Flag: "resume", Kind: Path, Arg: "FILE", Where: OnCommandLine,
 		Doc: "continue the run saved in FILE for iters more iterations, in the same output folder",
 		set: path(func(o *Options, p string) { o.Resume = p })},

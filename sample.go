@@ -32,6 +32,9 @@ type Result struct {
 	model    *Model
 	sampler  infer.Sampler
 	settings map[string]string
+	// judged counts the warnings at the end of Warnings that are Judge's,
+	// which Prepend replaces when the draws change.
+	judged int
 }
 
 // Sample runs the sampler that opts choose on m. It returns when the run
@@ -39,7 +42,8 @@ type Result struct {
 // opts.OnDraw fails; the Result then holds the draws made so far, and the
 // error says why (ctx's error for a cancellation). A chain that diverges
 // while others go on is named in Result.Failures and Warnings, and is no
-// error. With opts.Checkpoint the run's state is saved to that file (at
+// error. Warnings also hold the run's judgement (Judge): convergence,
+// stuck chains, ladder pairs that never swap. With opts.Checkpoint the run's state is saved to that file (at
 // the end, when stopped, and every CheckpointEvery); opts.Resume continues
 // a saved run for Iters more iterations, with the draws it would have made
 // had it not stopped, and saves to the same file unless Checkpoint names
@@ -83,6 +87,7 @@ func (m *Model) Sample(ctx context.Context, opts Options) (*Result, error) {
 		return nil, err
 	}
 	r.Result, r.Stopped = res, err
+	r.judge()
 	return r, err
 }
 

@@ -114,7 +114,7 @@ func Env() *lang.Env {
 	env := &lang.Env{Distributions: map[string]lang.Signature{}, Functions: map[string]lang.Signature{}}
 	for _, name := range stdlib.Names() {
 		d, _ := stdlib.Lookup(name)
-		env.Distributions[name] = lang.Signature{Params: d.Args, Int: d.Int}
+		env.Distributions[name] = lang.Signature{Params: d.Args, Int: d.Int, Outside: d.Outside}
 	}
 	for name, f := range functions {
 		env.Functions[name] = lang.Signature{Params: slices.Clone(f.params), Int: make([]bool, len(f.params))}

@@ -141,21 +141,41 @@ func (m *Model) OutputNames() []string { return m.names }
 // Constrain maps one unconstrained point to the constrained parameters.
 func (m *Model) Constrain(dst, theta []float64) { m.constrain.apply(dst, theta) }
 
-// Params describes the parameters: name, constrained shape and offset in θ.
+// Params describes the parameters: name, constrained shape, offset in θ
+// and bounds.
 func (m *Model) Params() []ParamInfo {
 	out := make([]ParamInfo, len(m.params))
 	for i, p := range m.params {
-		out[i] = ParamInfo{Name: p.decl.Name, Shape: append([]int(nil), p.shape...), Offset: p.offset, Size: p.size}
+		out[i] = ParamInfo{Name: p.decl.Name, Shape: append([]int(nil), p.shape...), Offset: p.offset, Size: p.size,
+			Lower: m.constBound(p.decl.Type.Lower, math.Inf(-1)), Upper: m.constBound(p.decl.Type.Upper, math.Inf(1))}
 	}
 	return out
 }
 
-// ParamInfo describes one parameter's place in θ.
+// ParamInfo describes one parameter's place in θ and its constraint.
 type ParamInfo struct {
 	Name   string
 	Shape  []int
 	Offset int
 	Size   int
+	// Lower and Upper are the declared bounds: -Inf and +Inf where there
+	// is none, NaN where the bound is not a constant of literals and data
+	// scalars (it depends on another parameter). A parameter with both is
+	// mapped by the logistic transform, with one by the exponential.
+	Lower, Upper float64
+}
+
+// constBound is a bound's value: none when e is nil, NaN when it is not
+// constant.
+func (m *Model) constBound(e lang.Expr, none float64) float64 {
+	if e == nil {
+		return none
+	}
+	v, err := m.constReal(e)
+	if err != nil {
+		return math.NaN()
+	}
+	return v
 }
 
 func sizeOf(shape []int) int {

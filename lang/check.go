@@ -19,6 +19,10 @@ type Signature struct {
 	Int []bool
 	// Variadic says that Params lists the minimum: more arguments may follow.
 	Variadic bool
+	// Outside, if set, says what is wrong with a constant argument i
+	// (counted as in Params) outside its support, or "" (stdlib's
+	// Distribution.Outside); the checker reports it at the argument.
+	Outside func(i int, v float64) string
 }
 
 // intAt reports whether argument i (counted as in Params) must be
@@ -527,7 +531,26 @@ func (c *checker) sample(st *Sample, s *scope) {
 		if sig.intAt(i+1) && args[i].needsInt() {
 			c.errorf(StartPos(a), "argument %s of %s must be integer-valued, but %s is real-valued", paramName(sig, i+1), st.Dist, shortExpr(a))
 		}
+		if v, ok := literalValue(a); ok && sig.Outside != nil {
+			if msg := sig.Outside(i+1, v); msg != "" {
+				c.errorf(StartPos(a), "%s, got %s", msg, shortExpr(a))
+			}
+		}
 	}
+}
+
+// literalValue is the value of a number written as a literal, signed or
+// not: the arguments whose support the checker can judge.
+func literalValue(e Expr) (float64, bool) {
+	switch e := e.(type) {
+	case *Number:
+		return e.Value, true
+	case *Unary:
+		if v, ok := literalValue(e.X); ok && e.Op == "-" {
+			return -v, true
+		}
+	}
+	return 0, false
 }
 
 // paramName names argument i (counted as in Params) of sig.

@@ -262,6 +262,10 @@ func (s *Session) run(ctx context.Context, args []string) bool {
 		return false
 	}
 	res.WriteTable(s.out)
+	if len(res.Warnings) > 0 {
+		s.printf("\n")
+		res.WriteWarnings(s.out)
+	}
 	return false
 }
 
@@ -334,9 +338,12 @@ func (s *Session) diag() {
 		s.printf("%-12s %9.0f %9.0f %7.3f\n", st.Name, st.ESSBulk, st.ESSTail, st.Rhat)
 	}
 	s.printf("\nworst over the parameters: R-hat %s, bulk ESS %s, tail ESS %s\n", formatStat(d.MaxRhat, "%.3f"), formatStat(d.MinESSBulk, "%.0f"), formatStat(d.MinESSTail, "%.0f"))
-	if d.MaxRhat > 1.01 {
-		s.printf("R-hat above 1.01: the chains disagree; run longer, or with a smaller step size\n")
-	}
+	defer func() {
+		if len(res.Warnings) > 0 {
+			s.printf("\n")
+			res.WriteWarnings(s.out)
+		}
+	}()
 	x := d.Exchange
 	if x == nil {
 		return

@@ -1,6 +1,7 @@
 package stdlib
 
 import (
+	"fmt"
 	"maps"
 	"math"
 	"slices"
@@ -26,6 +27,9 @@ type density struct {
 	name string   // Stan's name
 	args []string // argument names, the variate first
 	ints []bool   // integer-valued arguments (counts, labels); nil: none
+	// support is each argument's Support, for the checker to reject a
+	// constant outside it (a missing or zero entry: any real).
+	support []Support
 	// ok reports whether finite arguments lie in the support and domain.
 	ok func(x []float64) bool
 	// lp is the log density where ok holds.
@@ -75,8 +79,9 @@ func (d *density) apply(ins ...*autodiff.Node) *autodiff.Node {
 
 var (
 	normalDensity = &density{name: "normal", args: []string{"y", "mu", "sigma"},
-		ok: func(x []float64) bool { return x[2] > 0 },
-		lp: func(x []float64) float64 { return normalLP(x[0], x[1], x[2]) },
+		support: []Support{2: positiveScale},
+		ok:      func(x []float64) bool { return x[2] > 0 },
+		lp:      func(x []float64) float64 { return normalLP(x[0], x[1], x[2]) },
 		grad: func(dx, x []float64) {
 			dx[0], dx[1], dx[2] = normalPartials(x[0], x[1], x[2])
 		}}
@@ -84,7 +89,8 @@ var (
 	// log Γ((ν+1)/2) - log Γ(ν/2) - ½ log(νπ) - log σ - (ν+1)/2 · log(1 + a²)
 	// with a = (y-μ)/(σ√ν).
 	studentTDensity = &density{name: "student_t", args: []string{"y", "nu", "mu", "sigma"},
-		ok: func(x []float64) bool { return x[1] > 0 && x[3] > 0 },
+		support: []Support{1: positiveDF, 3: positiveScale},
+		ok:      func(x []float64) bool { return x[1] > 0 && x[3] > 0 },
 		lp: func(x []float64) float64 {
 			nu, sigma := x[1], x[3]
 			a := (x[0] - x[2]) / (sigma * math.Sqrt(nu))
@@ -103,7 +109,8 @@ var (
 
 	// -log π - log σ - log(1 + z²).
 	cauchyDensity = &density{name: "cauchy", args: []string{"y", "mu", "sigma"},
-		ok: func(x []float64) bool { return x[2] > 0 },
+		support: []Support{2: positiveScale},
+		ok:      func(x []float64) bool { return x[2] > 0 },
 		lp: func(x []float64) float64 {
 			return -lnPi - math.Log(x[2]) - log1pSq((x[0]-x[1])/x[2])
 		},
@@ -114,7 +121,8 @@ var (
 
 	// -log 2 - log σ - |y-μ|/σ; the derivative of |·| at 0 is taken as 0.
 	doubleExponentialDensity = &density{name: "double_exponential", args: []string{"y", "mu", "sigma"},
-		ok: func(x []float64) bool { return x[2] > 0 },
+		support: []Support{2: positiveScale},
+		ok:      func(x []float64) bool { return x[2] > 0 },
 		lp: func(x []float64) float64 {
 			return -math.Ln2 - math.Log(x[2]) - math.Abs(x[0]-x[1])/x[2]
 		},
@@ -131,7 +139,8 @@ var (
 	// -log σ - z - 2 log(1 + e^-z), written in |z| so that e^-|z| cannot
 	// overflow; ∂/∂z = -tanh(z/2).
 	logisticDensity = &density{name: "logistic", args: []string{"y", "mu", "sigma"},
-		ok: func(x []float64) bool { return x[2] > 0 },
+		support: []Support{2: positiveScale},
+		ok:      func(x []float64) bool { return x[2] > 0 },
 		lp: func(x []float64) float64 {
 			z := math.Abs(x[0]-x[1]) / x[2]
 			return -math.Log(x[2]) - z - 2*math.Log1p(math.Exp(-z))
@@ -144,15 +153,17 @@ var (
 
 	// log β - βy on y ≥ 0 (β is the rate).
 	exponentialDensity = &density{name: "exponential", args: []string{"y", "beta"},
-		ok: func(x []float64) bool { return x[0] >= 0 && x[1] > 0 },
-		lp: func(x []float64) float64 { return math.Log(x[1]) - x[1]*x[0] },
+		support: []Support{1: positiveRate},
+		ok:      func(x []float64) bool { return x[0] >= 0 && x[1] > 0 },
+		lp:      func(x []float64) float64 { return math.Log(x[1]) - x[1]*x[0] },
 		grad: func(dx, x []float64) {
 			dx[0], dx[1] = -x[1], 1/x[1]-x[0]
 		}}
 
 	// α log β - log Γ(α) + (α-1) log y - βy on y > 0 (β is the rate).
 	gammaDensity = &density{name: "gamma", args: []string{"y", "alpha", "beta"},
-		ok: func(x []float64) bool { return x[0] > 0 && x[1] > 0 && x[2] > 0 },
+		support: []Support{1: positiveShape, 2: positiveRate},
+		ok:      func(x []float64) bool { return x[0] > 0 && x[1] > 0 && x[2] > 0 },
 		lp: func(x []float64) float64 {
 			y, a, b := x[0], x[1], x[2]
 			return a*math.Log(b) - autodiff.Lgamma64(a) + (a-1)*math.Log(y) - b*y
@@ -166,7 +177,8 @@ var (
 
 	// α log β - log Γ(α) - (α+1) log y - β/y on y > 0 (β is the scale).
 	invGammaDensity = &density{name: "inv_gamma", args: []string{"y", "alpha", "beta"},
-		ok: func(x []float64) bool { return x[0] > 0 && x[1] > 0 && x[2] > 0 },
+		support: []Support{1: positiveShape, 2: positiveScale},
+		ok:      func(x []float64) bool { return x[0] > 0 && x[1] > 0 && x[2] > 0 },
 		lp: func(x []float64) float64 {
 			y, a, b := x[0], x[1], x[2]
 			return a*math.Log(b) - autodiff.Lgamma64(a) - (a+1)*math.Log(y) - b/y
@@ -180,7 +192,8 @@ var (
 
 	// -log B(α, β) + (α-1) log θ + (β-1) log(1-θ) on 0 < θ < 1.
 	betaDensity = &density{name: "beta", args: []string{"theta", "alpha", "beta"},
-		ok: func(x []float64) bool { return x[0] > 0 && x[0] < 1 && x[1] > 0 && x[2] > 0 },
+		support: []Support{1: positiveShape, 2: positiveShape},
+		ok:      func(x []float64) bool { return x[0] > 0 && x[0] < 1 && x[1] > 0 && x[2] > 0 },
 		lp: func(x []float64) float64 {
 			t, a, b := x[0], x[1], x[2]
 			return autodiff.Lgamma64(a+b) - autodiff.Lgamma64(a) - autodiff.Lgamma64(b) +
@@ -196,7 +209,8 @@ var (
 
 	// normal(log y | μ, σ) - log y on y > 0.
 	lognormalDensity = &density{name: "lognormal", args: []string{"y", "mu", "sigma"},
-		ok: func(x []float64) bool { return x[0] > 0 && x[2] > 0 },
+		support: []Support{2: positiveScale},
+		ok:      func(x []float64) bool { return x[0] > 0 && x[2] > 0 },
 		lp: func(x []float64) float64 {
 			ly := math.Log(x[0])
 			z := (ly - x[1]) / x[2]
@@ -218,7 +232,8 @@ var (
 
 	// normal(y | 0, σ) truncated to y ≥ 0: the normal density plus log 2.
 	halfNormalDensity = &density{name: "half_normal", args: []string{"y", "sigma"},
-		ok: func(x []float64) bool { return x[0] >= 0 && x[1] > 0 },
+		support: []Support{1: positiveScale},
+		ok:      func(x []float64) bool { return x[0] >= 0 && x[1] > 0 },
 		lp: func(x []float64) float64 {
 			z := x[0] / x[1]
 			return -0.5*z*z - math.Log(x[1]) + lnHalfNorm
@@ -230,7 +245,8 @@ var (
 
 	// cauchy(y | 0, σ) truncated to y ≥ 0: the Cauchy density plus log 2.
 	halfCauchyDensity = &density{name: "half_cauchy", args: []string{"y", "sigma"},
-		ok: func(x []float64) bool { return x[0] >= 0 && x[1] > 0 },
+		support: []Support{1: positiveScale},
+		ok:      func(x []float64) bool { return x[0] >= 0 && x[1] > 0 },
 		lp: func(x []float64) float64 {
 			return lnHalfCau - math.Log(x[1]) - log1pSq(x[0]/x[1])
 		},
@@ -241,7 +257,8 @@ var (
 
 	// log θ for y = 1, log(1-θ) for y = 0.
 	bernoulliDensity = &density{name: "bernoulli", args: []string{"y", "theta"}, ints: []bool{true, false},
-		ok: func(x []float64) bool { return (x[0] == 0 || x[0] == 1) && x[1] >= 0 && x[1] <= 1 },
+		support: []Support{1: probability},
+		ok:      func(x []float64) bool { return (x[0] == 0 || x[0] == 1) && x[1] >= 0 && x[1] <= 1 },
 		lp: func(x []float64) float64 {
 			if x[0] == 1 {
 				return math.Log(x[1])
@@ -276,7 +293,8 @@ var (
 	// log C(n, k) + k log θ + (n-k) log(1-θ) on 0 ≤ k ≤ n; a term with a zero
 	// count is left out, so that θ = 0 or 1 is fine where its count is 0.
 	binomialDensity = &density{name: "binomial", args: []string{"k", "n", "theta"}, ints: []bool{true, true, false},
-		ok: func(x []float64) bool { return 0 <= x[0] && x[0] <= x[1] && 0 <= x[2] && x[2] <= 1 },
+		support: []Support{1: trialCount, 2: probability},
+		ok:      func(x []float64) bool { return 0 <= x[0] && x[0] <= x[1] && 0 <= x[2] && x[2] <= 1 },
 		lp: func(x []float64) float64 {
 			k, n, t := x[0], x[1], x[2]
 			lp := lchoose(n, k)
@@ -312,7 +330,8 @@ var (
 
 	// k log λ - λ - log k! on k ≥ 0, λ ≥ 0 (k log λ is 0 for k = 0, λ = 0).
 	poissonDensity = &density{name: "poisson", args: []string{"k", "lambda"}, ints: []bool{true, false},
-		ok: func(x []float64) bool { return x[0] >= 0 && x[1] >= 0 },
+		support: []Support{1: nonNegativeRate},
+		ok:      func(x []float64) bool { return x[0] >= 0 && x[1] >= 0 },
 		lp: func(x []float64) float64 {
 			k, l := x[0], x[1]
 			if k == 0 {
@@ -483,6 +502,28 @@ func lchoose(n, k float64) float64 {
 	return autodiff.Lgamma64(n+1) - autodiff.Lgamma64(k+1) - autodiff.Lgamma64(n-k+1)
 }
 
+// Support is the set of values one argument of a distribution may take,
+// so that the checker can reject a constant outside it at its position
+// (`normal(0, -1)`) rather than the run diverging at its first step.
+type Support struct {
+	Role  string // what the argument is, for messages: scale, rate
+	Want  string // what it must be: positive, in [0, 1]
+	Holds func(float64) bool
+}
+
+// The supports of the scalar densities' arguments.
+var (
+	positiveScale   = Support{"scale", "positive", positive}
+	positiveRate    = Support{"rate", "positive", positive}
+	positiveShape   = Support{"shape", "positive", positive}
+	positiveDF      = Support{"degrees of freedom", "positive", positive}
+	nonNegativeRate = Support{"rate", "≥ 0", func(x float64) bool { return x >= 0 }}
+	trialCount      = Support{"number of trials", "≥ 0", func(x float64) bool { return x >= 0 }}
+	probability     = Support{"probability", "in [0, 1]", func(x float64) bool { return x >= 0 && x <= 1 }}
+)
+
+func positive(x float64) bool { return x > 0 }
+
 // Distribution describes a log density to the compiler, which finds it by
 // its Stan name with Lookup.
 type Distribution struct {
@@ -494,6 +535,19 @@ type Distribution struct {
 	Int []bool
 	// LogDensity builds the elementwise log density of len(Args) arguments.
 	LogDensity func(args ...*autodiff.Node) *autodiff.Node
+	// Support is each argument's support where it is narrower than the
+	// reals (shorter than Args, or a zero Support: any real).
+	Support []Support
+}
+
+// Outside says what is wrong with the constant v as argument i (counted
+// as in Args, the variate 0): "normal's scale must be positive"; "" when v
+// lies in the argument's support.
+func (d Distribution) Outside(i int, v float64) string {
+	if i >= len(d.Support) || d.Support[i].Holds == nil || d.Support[i].Holds(v) {
+		return ""
+	}
+	return fmt.Sprintf("%s's %s must be %s", d.Name, d.Support[i].Role, d.Support[i].Want)
 }
 
 // Arity is the number of arguments, the variate included.
@@ -513,7 +567,7 @@ func init() {
 		d.fn = &autodiff.ScalarFunc{Name: d.name, Arity: len(d.args), Value: d.value, Grad: d.partials}
 		ints := make([]bool, len(d.args))
 		copy(ints, d.ints)
-		register(Distribution{Name: d.name, Args: d.args, Int: ints, LogDensity: d.apply})
+		register(Distribution{Name: d.name, Args: d.args, Int: ints, LogDensity: d.apply, Support: d.support})
 	}
 	register(Distribution{Name: "categorical", Args: []string{"y", "theta"}, Int: []bool{true, false},
 		LogDensity: fixedArity("categorical", 2, func(x []*autodiff.Node) *autodiff.Node { return CategoricalLPMF(x[0], x[1]) })})
@@ -547,7 +601,7 @@ func fixedArity(name string, n int, f func(x []*autodiff.Node) *autodiff.Node) f
 // Lookup returns the density of that Stan name ("normal", "bernoulli_logit").
 func Lookup(name string) (Distribution, bool) {
 	d, ok := distributions[name]
-	d.Args, d.Int = slices.Clone(d.Args), slices.Clone(d.Int) // the table stays the package's
+	d.Args, d.Int, d.Support = slices.Clone(d.Args), slices.Clone(d.Int), slices.Clone(d.Support) // the table stays the package's
 	return d, ok
 }
 

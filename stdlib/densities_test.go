@@ -481,3 +481,37 @@ func TestScalarShapeErrors(t *testing.T) {
 		t.Error("normal of [4] and [3]: no error")
 	}
 }
+
+// TestOutsideSupport: a constant on the edge of an argument's support is
+// named with the argument's role; one inside it, or an argument without a
+// support, is fine.
+func TestOutsideSupport(t *testing.T) {
+	cases := []struct {
+		dist string
+		arg  int
+		v    float64
+		want string
+	}{
+		{"normal", 2, 0, "normal's scale must be positive"},
+		{"normal", 2, 1e-300, ""},
+		{"normal", 1, -5, ""}, // the location may be anything
+		{"student_t", 1, -1, "student_t's degrees of freedom must be positive"},
+		{"exponential", 1, 0, "exponential's rate must be positive"},
+		{"inv_gamma", 1, -2, "inv_gamma's shape must be positive"},
+		{"poisson", 1, 0, ""},
+		{"poisson", 1, -0.5, "poisson's rate must be ≥ 0"},
+		{"binomial", 2, 1, ""},
+		{"binomial", 2, 1.01, "binomial's probability must be in [0, 1]"},
+		{"uniform", 1, 5, ""},     // a relation between two arguments: not judged here
+		{"categorical", 5, 0, ""}, // an argument past the table
+	}
+	for _, c := range cases {
+		d, ok := stdlib.Lookup(c.dist)
+		if !ok {
+			t.Fatalf("no %s", c.dist)
+		}
+		if got := d.Outside(c.arg, c.v); got != c.want {
+			t.Errorf("%s argument %d = %v: %q, want %q", c.dist, c.arg, c.v, got, c.want)
+		}
+	}
+}

@@ -84,7 +84,7 @@ func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	flags := defineRunFlags(fs)
-	parsed, pos := reorderFlags(args, "quiet")
+	parsed, pos := reorderFlags(args, append(switchFlags(), "quiet")...)
 	if err := fs.Parse(parsed); errors.Is(err, flag.ErrHelp) {
 		return nil
 	} else if err != nil {
@@ -178,10 +178,21 @@ func sample(ctx context.Context, path string, m *compile.Model, cfg config, stdo
 		res.WriteTable(stdout)
 		fmt.Fprintf(stdout, "\ndraws, summary and diagnostics in %s\n", cfg.out)
 	}
+	res.WriteWarnings(stderr)
 	if errors.Is(runErr, context.Canceled) || errors.Is(runErr, context.DeadlineExceeded) {
 		return fmt.Errorf("interrupted after %d iterations; the %d draws per chain made so far are in %s%s", res.Iterations, res.DrawsPerChain(), cfg.out, checkpointNote(opts))
 	}
+	if runErr == nil && opts.Strict && len(res.Warnings) > 0 {
+		return strictFailure{len(res.Warnings)}
+	}
 	return runErr
+}
+
+// strictFailure is a run that --strict fails for its warnings: exit 3.
+type strictFailure struct{ warnings int }
+
+func (s strictFailure) Error() string {
+	return fmt.Sprintf("--strict: the run has %d warnings (above); the draws and summaries are written", s.warnings)
 }
 
 // openDraws opens the draws file of a run: a new one, or for a resumed

@@ -137,7 +137,7 @@ func defineRunFlags(fs *flag.FlagSet) *runFlags {
 		if k.Allowed(temper.OnCommandLine) != nil {
 			continue
 		}
-		fs.Var(&textFlag{arg: k.Arg, record: func(v string) error {
+		fs.Var(&textFlag{arg: k.Arg, isSwitch: k.Kind == temper.Switch, record: func(v string) error {
 			r.assignments = append(r.assignments, assignment{k.Name, v, "--" + k.Flag})
 			return nil
 		}}, k.Flag, k.Doc)
@@ -208,7 +208,7 @@ func printRunUsage(fs *flag.FlagSet) {
 	fmt.Fprintln(w, "usage: temper run MODEL.ppl [flags]\n\nFlags override the model's infer block, which overrides the defaults:")
 	fs.VisitAll(func(f *flag.Flag) {
 		name := "--" + f.Name
-		if t, ok := f.Value.(*textFlag); ok {
+		if t, ok := f.Value.(*textFlag); ok && !t.isSwitch {
 			name += " " + t.arg
 		}
 		fmt.Fprintf(w, "  %-28s %s\n", name, f.Usage)
@@ -216,14 +216,28 @@ func printRunUsage(fs *flag.FlagSet) {
 }
 
 // textFlag is a flag whose values go to record; arg names the value in
-// the usage.
+// the usage. A switch takes no value (--strict records "true").
 type textFlag struct {
-	arg    string
-	record func(string) error
+	arg      string
+	isSwitch bool
+	record   func(string) error
 }
 
 func (t *textFlag) String() string     { return "" }
 func (t *textFlag) Set(v string) error { return t.record(v) }
+func (t *textFlag) IsBoolFlag() bool   { return t.isSwitch }
+
+// switchFlags are the run keys given as flags without a value, which
+// reorderFlags must not pair with the next argument.
+func switchFlags() []string {
+	var names []string
+	for _, k := range temper.RunKeys {
+		if k.Kind == temper.Switch {
+			names = append(names, k.Flag)
+		}
+	}
+	return names
+}
 
 // repeated is a flag that may be given several times.
 type repeated []string

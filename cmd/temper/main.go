@@ -9,7 +9,8 @@
 //	temper bench [--replicas 1,4,16] [--threads N] [--epochs E] [--data DIR] [--json]
 //
 // Exit codes: 0 ok, 1 the run failed (or was interrupted; the draws so far
-// are kept), 2 bad input (a diagnostic says where).
+// are kept), 2 bad input (a diagnostic says where), 3 temper run --strict
+// and the run has warnings (its files are written).
 package main
 
 import (
@@ -28,6 +29,7 @@ const (
 	exitOK       = 0
 	exitFailure  = 1
 	exitBadInput = 2
+	exitWarnings = 3 // temper run --strict, and the run has warnings
 )
 
 func main() {
@@ -42,6 +44,7 @@ const usage = `temper: probabilistic programs sampled by stochastic-gradient MCM
 usage:
   temper check MODEL.ppl [--data FILE]...     parse and check a model (and its data)
   temper run MODEL.ppl [flags]                sample a model; temper run -h lists the flags
+                                              (--strict: exit 3 when the run has warnings)
   temper summary DRAWS.csv                    summarise a draws file
   temper predict MODEL.ppl --draws DRAWS.csv [--data FILE]... [--out FILE]
                                               posterior predictive: NLL, accuracy, means
@@ -82,6 +85,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if err == nil {
 		return exitOK
+	}
+	var strict strictFailure
+	if errors.As(err, &strict) {
+		fmt.Fprintf(stderr, "temper %s: %v\n", cmd, err)
+		return exitWarnings
 	}
 	var bad badInput
 	if errors.As(err, &bad) {

@@ -109,6 +109,12 @@ func TestBadInput(t *testing.T) {
 			data: `{"N": 2, "y": [1, 2]}`, want: []string{"3:", "plate index"}},
 		{name: "misspelt setting", model: "param { a: real }\nmodel { a ~ normal(0, 1) }\ninfer {\n  iter = 100\n}\n", want: []string{"bad.ppl:4:3", `"iter" is neither a run setting`, "did you mean iters?"}},
 		{name: "no parameters", model: "data { N: int }\nmodel { }\n", data: `{"N": 1}`, want: []string{"no parameters"}},
+		// A constant outside a distribution's support would make every chain
+		// diverge at its first step: the checker says which argument.
+		{name: "negative literal scale", model: "param { a: real }\nmodel { a ~ normal(0, -1) }\n", want: []string{"bad.ppl:2:23: normal's scale must be positive, got -1"}},
+		{name: "zero literal rate", model: "param { a: real<lower=0> }\nmodel { a ~ gamma(2, 0) }\n", want: []string{"bad.ppl:2:22: gamma's rate must be positive, got 0"}},
+		{name: "literal probability above 1", model: "data { N: int  y: int[N] }\nparam { a: real }\nmodel { a ~ normal(0, 1)\n  for n in plate(N) { y[n] ~ bernoulli(1.5) } }\n",
+			data: `{"N": 1, "y": [1]}`, want: []string{"bad.ppl:4:40: bernoulli's probability must be in [0, 1], got 1.5"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -174,7 +180,8 @@ func TestRunFlagsFromTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, k := range temper.RunKeys {
-		if k.Allowed(temper.OnCommandLine) == nil && !strings.Contains(string(readme), "[--"+k.Flag+" ") {
+		written := strings.Contains(string(readme), "[--"+k.Flag+" ") || k.Kind == temper.Switch && strings.Contains(string(readme), "[--"+k.Flag+"]")
+		if k.Allowed(temper.OnCommandLine) == nil && !written {
 			t.Errorf("README.md's temper run lacks --%s", k.Flag)
 		}
 		if k.Allowed(temper.InInferBlock) == nil && !strings.Contains(string(language), "| `"+k.Name+"` |") {

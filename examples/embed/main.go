@@ -122,6 +122,9 @@ func run(ctx context.Context, w io.Writer, iters int, out string) (*temper.Resul
 	if err := res.WriteTable(w); err != nil {
 		return nil, err
 	}
+	if err := res.WriteWarnings(w); err != nil {
+		return nil, err
+	}
 	fmt.Fprintf(w, "\ntrue alpha %g, beta %v\n", trueAlpha, trueBeta)
 	d := res.Diagnostics()
 	fmt.Fprintf(w, "max R-hat %.3f, min bulk ESS %.0f\n", d.MaxRhat, d.MinESSBulk)
