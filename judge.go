@@ -38,14 +38,12 @@ const (
 // Judge says what is wrong with the run, each as a sentence that names
 // the parameters, chains or ladder pairs and what to change: Stan's
 // convergence checks (split R-hat, bulk and tail ESS) and the failures
-// particular to stochastic-gradient runs (a density not finite where the
-// chains start, chains pinned where a bound's transform saturates or not
-// moving, a chain stuck at low density, ladder pairs that never swap, a
+// particular to stochastic-gradient runs (chains pinned where a bound's
+// transform saturates or not moving, a chain stuck at low density, ladder pairs that never swap, a
 // cyclical run with few draws). Sample adds them to Warnings; Judge
 // recomputes them from the draws there are now.
 func (r *Result) Judge() []string {
 	var w []string
-	w = append(w, r.judgeStart()...)
 	finished := r.Finished()
 	if len(finished) == 0 || r.DrawsPerChain() == 0 {
 		return w
@@ -65,31 +63,6 @@ func (r *Result) judge() {
 	fresh := r.Judge()
 	r.Warnings = append(r.Warnings[:len(r.Warnings)-r.judged:len(r.Warnings)-r.judged], fresh...)
 	r.judged = len(fresh)
-}
-
-// judgeStart: a chain whose energy is not finite at its first iteration
-// diverged because of the model or its starting point, not the step size
-// that infer's message suggests.
-func (r *Result) judgeStart() []string {
-	var chains []string
-	var first infer.Failure
-	for _, f := range r.Failures {
-		if f.Iteration <= 1 {
-			if len(chains) == 0 {
-				first = f
-			}
-			chains = append(chains, fmt.Sprint(f.Chain+1))
-		}
-	}
-	if len(chains) == 0 {
-		return nil
-	}
-	word := "chain"
-	if len(chains) > 1 {
-		word = "chains"
-	}
-	return []string{fmt.Sprintf("the model's log density is not finite where %s %s started (%s is %v at iteration %d): the step size is not to blame; check the model (a scale that can be ≤ 0, a log of a negative number) or give inits",
-		word, listWords(chains), first.What, first.Value, first.Iteration)}
 }
 
 // judgeConvergence applies Stan's thresholds to split R-hat and to bulk

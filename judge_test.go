@@ -110,13 +110,21 @@ func TestJudgeChainDoesNotMove(t *testing.T) {
 }
 
 // TestJudgeStartNotFinite: a data scale of -1 (a literal would not pass
-// the checker) makes every chain's energy NaN where it starts; one chain
-// that diverges later (x⁴ at lr 0.01 from x = 30) is not the model's
-// fault at the start.
+// the checker) makes the energy NaN everywhere: the run, with the step
+// size tuned or given, fails at its start saying to check the model, not
+// the step size; one chain that diverges later (x⁴ at lr 0.01 from x =
+// 30) is a warning of its own.
 func TestJudgeStartNotFinite(t *testing.T) {
-	res := sampleJudged(t, "data { s: real }\nparam { mu: real }\nmodel { mu ~ normal(0, s) }", map[string]any{"s": -1.0},
-		temper.Options{Iters: 10, Chains: 2}, true)
-	wantWarning(t, res, "the model's log density is not finite where chains 1 and 2 started (energy is", "check the model (a scale that can be ≤ 0, a log of a negative number) or give inits")
+	m, err := temper.Compile("judge.ppl", "data { s: real }\nparam { mu: real }\nmodel { mu ~ normal(0, s) }", map[string]any{"s": -1.0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, settings := range []map[string]any{nil, {"lr": 0.01}} {
+		_, err := m.Sample(context.Background(), temper.Options{Iters: 10, Chains: 2, Settings: settings})
+		if err == nil || !strings.Contains(err.Error(), "check the model") || strings.Contains(err.Error(), "step size (lr)") {
+			t.Errorf("lr %v: %v", settings, err)
+		}
+	}
 
 	later := sampleJudged(t, "param { x: real }\nmodel { target += -x^4 }", nil, temper.Options{Settings: map[string]any{"lr": 0.01},
 		Iters: 50, Init: [][]float64{{0.1}, {-0.2}, {30}, {0.3}}}, false)

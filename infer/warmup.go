@@ -13,10 +13,11 @@ import (
 // The automatic step size (lr = auto) is chosen by a warm-up before the
 // run's first iteration, from the model and the data (../shared/WARMUP.md):
 //
-//  1. Every chain moves from its start toward the high-density region by
+//  1. Every chain moves from its start (retried until the energy and
+//     gradient are finite, as Stan does) toward the high-density region by
 //     Adam (Kingma & Ba 2015) on the run's minibatches, optimiseSteps steps
-//     with a step decaying from 0.1 to 0.001, retrying starts (and halving
-//     a chain's step) where the energy or gradient is not finite.
+//     with a step decaying from 0.1 to 0.001, stepping back and halving a
+//     chain's step where the energy or gradient is not finite.
 //  2. The Hessian of the energy at the best end point is estimated by
 //     central differences of gradients on one fixed subsample of up to
 //     hessianRows rows (common rows on both sides, so the minibatch noise
@@ -89,6 +90,9 @@ type tuner struct {
 // the tuning.
 func (k *sgKernel) tune(target Target) (*Metric, Tuning, error) {
 	t := &tuner{target: target, o: k.o, st: k.st, eval: k.eval, batches: k.batches, rngs: k.rngs, temp: k.s.Temperature}
+	if err := k.start(); err != nil { // finite starts, retried as Stan does
+		return nil, Tuning{}, err
+	}
 	if err := t.optimise(); err != nil {
 		return nil, Tuning{}, err
 	}
@@ -164,17 +168,7 @@ func (t *tuner) optimise() error {
 		lr := 0.1 * math.Pow(0.01, float64(step)/optimiseSteps)
 		for r := range rows {
 			theta := row(st.Theta, r, d)
-			if !finiteRow(st.Energy, st.Grad, st.Theta, r, d) {
-				if step == 0 {
-					if t.o.Init != nil {
-						return fmt.Errorf("the log density or its gradient is not finite at the starting point given for chain %d (energy %v): start it elsewhere, or check the model", r+1, st.Energy[r])
-					}
-					for i := range theta {
-						theta[i] = t.o.InitRadius * (2*t.rngs[r].Float64() - 1)
-					}
-					copy(row(prev, r, d), theta)
-					continue
-				}
+			if !finiteRow(st.Energy, st.Grad, st.Theta, r, d) { // step back, and shorter
 				copy(theta, row(prev, r, d))
 				scale[r] /= 2
 				continue
