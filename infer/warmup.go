@@ -46,7 +46,9 @@ import (
 //     batch pays.
 //
 // Chains then start in φ at their end points plus N(0, I), the Laplace
-// scale, so that they start apart and R-hat compares independent starts.
+// scale, so that they start apart and R-hat compares independent starts,
+// and settle by the sampler's own dynamics at the tuned step for about ten
+// relaxation times (sgKernel.settle) before the first iteration.
 const (
 	optimiseSteps           = 300
 	hessianRows             = 2048
@@ -69,6 +71,9 @@ type Tuning struct {
 	LambdaMax, NoiseRatio float64
 	// Warning, if set, says what made the step small and what to change.
 	Warning string
+	// Settled is the number of steps of the sampler's own dynamics that
+	// ended the warm-up.
+	Settled int
 }
 
 // tuner runs the warm-up on the unconstrained target.
