@@ -75,7 +75,7 @@ func TestJudgeGoodRun(t *testing.T) {
 // (lp__ ≈ -450 against about -10 for the others, whose lp__ varies by
 // under 1), is stuck in low density.
 func TestJudgeUnmixedChains(t *testing.T) {
-	res := sampleJudged(t, "param { x: real }\nmodel { x ~ normal(0, 1) }", nil, temper.Options{Settings: map[string]any{"lr": 1e-4},
+	res := sampleJudged(t, "param { x: real }\nmodel { x ~ normal(0, 1) }", nil, temper.Options{Sampler: "sgld", Settings: map[string]any{"lr": 1e-4},
 		Iters: 200, Init: [][]float64{{-5}, {5}, {-4}, {30}}}, false)
 	wantWarning(t, res, "split R-hat above 1.01: run longer, or check that the chains agree: R-hat of x is ")
 	wantWarning(t, res, "bulk ESS below 100 per chain (400 for 4 chains): run more iterations, or a larger step size (lr) if the chains move slowly: bulk ESS of x is ")

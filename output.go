@@ -364,6 +364,14 @@ func (r *Result) diagnosticsJSON(stats []summary.Stats) map[string]any {
 	for _, kv := range o.recordedSettings() {
 		diag[kv.key] = kv.value
 	}
+	if t := r.Tuning; t != nil {
+		metric := "diagonal"
+		if t.Dense {
+			metric = "dense"
+		}
+		diag["warmup"] = map[string]any{"step_size": t.StepSize, "metric": metric, "lambda_max": t.LambdaMax,
+			"noise_ratio": t.NoiseRatio, "settle_steps": t.Settled}
+	}
 	if len(d.Failures) > 0 {
 		diag["failures"] = failuresJSON(d.Failures)
 	}

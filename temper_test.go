@@ -430,7 +430,7 @@ func TestFloat32Run(t *testing.T) {
 	m := compileRegression(t)
 	means := map[string][]float64{}
 	for _, prec := range []string{"float64", "float32"} {
-		res, err := m.Sample(context.Background(), temper.Options{Precision: prec, Threads: 2, Chains: 2, Seed: 3,
+		res, err := m.Sample(context.Background(), temper.Options{Sampler: "sgld", Precision: prec, Threads: 2, Chains: 2, Seed: 3,
 			Settings: map[string]any{"lr": 1e-3}})
 		if err != nil {
 			t.Fatalf("%s: %v", prec, err)

@@ -188,10 +188,12 @@ func (k *sgKernel) useMetric(target Target) error {
 	}
 	k.target = &metricTarget{Target: target, m: st.Metric}
 	k.eval = &metricEvaluator{Evaluator: k.eval, m: st.Metric, theta: make([]float64, len(st.Theta)), g: make([]float64, st.Dim)}
-	k.s.Schedule = scaleStep(k.s.Schedule, st.Tuning.StepSize)
 	if st.Done == 0 && st.Tuning.Settled == 0 {
-		return k.settle()
+		if err := k.settle(); err != nil {
+			return err
+		}
 	}
+	k.s.Schedule = scaleStep(k.s.Schedule, st.Tuning.StepSize)
 	return nil
 }
 
@@ -200,24 +202,56 @@ func (k *sgKernel) useMetric(target Target) error {
 // of the preconditioned target (1/η steps each, its curvatures being about
 // 1), so that the chains start sampling in equilibrium rather than where
 // the optimiser left them; between 100 and maxSettleSteps steps.
+//
+// A step that leaves a chain where the energy is not finite means the
+// curvature somewhere is higher than the warm-up saw: every chain goes
+// back to where the stage began with the step halved, up to
+// maxSettleHalvings times.
 func (k *sgKernel) settle() error {
 	st := k.st
-	n := min(max(100, int(math.Ceil(10/st.Tuning.StepSize))), maxSettleSteps)
+	theta, aux := slices.Clone(st.Theta), slices.Clone(st.Aux)
+	for halvings := 0; ; halvings++ {
+		n := min(max(100, int(math.Ceil(10/st.Tuning.StepSize))), maxSettleSteps)
+		diverged, err := k.settleSteps(n)
+		if err != nil {
+			return err
+		}
+		if !diverged {
+			st.Tuning.Settled += n
+			break
+		}
+		if halvings == maxSettleHalvings {
+			return fmt.Errorf("warm-up: the chains diverge even at step size %.3g: the posterior's curvature varies too much for a fixed step; check the model (a scale near 0, a funnel) or give lr", st.Tuning.StepSize)
+		}
+		st.Tuning.StepSize /= 2
+		st.Tuning.Halved++
+		copy(st.Theta, theta)
+		copy(st.Aux, aux)
+	}
+	return nil
+}
+
+// settleSteps makes n steps of the sampler's dynamics at the tuned step,
+// and reports whether a chain left the region where the energy is finite.
+func (k *sgKernel) settleSteps(n int) (bool, error) {
+	st := k.st
 	lv := Level{LR: st.Tuning.StepSize, Temperature: k.s.Temperature}
 	for range n {
 		if err := k.estimate(0); err != nil {
-			return fmt.Errorf("warm-up: %w", err)
+			return false, fmt.Errorf("warm-up: %w", err)
 		}
 		for r := range k.rngs {
 			if !finiteRow(st.Energy, st.Grad, st.Theta, r, st.Dim) {
-				continue // the start retries it
+				return true, nil
 			}
 			k.s.Dynamics.Step(row(st.Aux, r, st.AuxLen), row(st.Theta, r, st.Dim), row(st.Grad, r, st.Dim), lv.LR, lv.Temperature, k.rngs[r])
 		}
 	}
-	st.Tuning.Settled = n
-	return nil
+	return false, nil
 }
+
+// maxSettleHalvings bounds how often settle halves the step (1/1024).
+const maxSettleHalvings = 10
 
 // maxSettleSteps bounds the settling of a run whose step size is small.
 const maxSettleSteps = 1000

@@ -72,8 +72,9 @@ type Tuning struct {
 	// Warning, if set, says what made the step small and what to change.
 	Warning string
 	// Settled is the number of steps of the sampler's own dynamics that
-	// ended the warm-up.
-	Settled int
+	// ended the warm-up, Halved how often a divergence there halved the
+	// step.
+	Settled, Halved int
 }
 
 // tuner runs the warm-up on the unconstrained target.

@@ -231,7 +231,7 @@ func (s *Session) run(ctx context.Context, args []string) bool {
 	opts.Progress = s.Progress
 	shown := opts
 	if shown.Sampler == "" {
-		shown.Sampler = "sgld"
+		shown.Sampler = temper.DefaultSampler
 	}
 	if shown.Chains == 0 {
 		shown.Chains = 4

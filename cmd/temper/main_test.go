@@ -83,7 +83,7 @@ func TestBadInput(t *testing.T) {
 		{name: "unknown sampler", args: []string{"--sampler", "nuts"}, want: []string{`unknown sampler "nuts"`}},
 		{name: "bad sampler option", args: []string{"--set", "lr=-1"}, want: []string{"lr: must be positive"}},
 		{name: "unknown sampler option", args: []string{"--set", "frction=0.1", "--sampler", "sghmc"}, want: []string{`sampler sghmc has no setting "frction"; did you mean friction?`}},
-		{name: "setting of another composition", args: []string{"--set", "friction=0.1"}, want: []string{"friction: does not apply"}},
+		{name: "setting of another composition", args: []string{"--set", "rho=0.9"}, want: []string{"rho: does not apply"}},
 		{name: "one replica", args: []string{"--sampler", "deo_sgd", "--replicas", "1"}, want: []string{"replica exchange needs at least 2 replicas"}},
 		{name: "lr ends reversed", args: []string{"--sampler", "deo_sgd", "--set", "lr_min=0.5", "--set", "lr_max=0.1"}, want: []string{"lr_min = 0.5 must be below lr_max = 0.1"}},
 		{name: "swap rate outside (0, 1)", args: []string{"--sampler", "deo_sgd", "--set", "swap_rate=1.5"}, want: []string{"swap_rate: the target swap rate S must lie in (0, 1)"}},

@@ -28,7 +28,7 @@ func TestREPLScript(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	for _, w := range []string{"loaded " + model, "compiled: 3 unconstrained parameters, 4 observations", "10.2", "sgld, 4 chains × 100 draws", "ess_bulk", "draws, summary and diagnostics in " + out} {
+	for _, w := range []string{"loaded " + model, "compiled: 3 unconstrained parameters, 4 observations", "10.2", "sghmc, 4 chains × 100 draws", "ess_bulk", "draws, summary and diagnostics in " + out} {
 		if !strings.Contains(stdout, w) {
 			t.Errorf("output lacks %q:\n%s", w, stdout)
 		}
