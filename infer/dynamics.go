@@ -243,4 +243,6 @@ type Sampler struct {
 	// (warmup.go); Schedule is then built for a unit step, which the tuned
 	// step scales. One replica per chain only.
 	AutoStep bool
+	// Gradient chooses the minibatch gradient of a tuned run.
+	Gradient GradientKind
 }

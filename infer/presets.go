@@ -141,6 +141,7 @@ var settings = map[string]setting{
 	"lr_min":              {"1e-4", "step size of the target level η^(1)", func(s map[string]string) bool { return lrLadder(s) && !byHand(s) }},
 	"lr_max":              {"1e-2", "step size of the most exploring level η^(P)", func(s map[string]string) bool { return lrLadder(s) && !byHand(s) }},
 	"ladder_levels":       {"none", "the ladder's levels by hand, increasing from the target: temperatures or step sizes ([1, 2, 4, 8]); replicas is their number. An adaptive ladder starts there and keeps the ends", exchanging},
+	"gradient":            {"auto", "the minibatch gradient: plain, control_variate (SGLD-CV, centred at the warm-up's mode; needs lr = auto) or auto (the control variate where the plain gradient's noise would cap the tuned step tenfold)", func(s map[string]string) bool { return !exchanging(s) }},
 	"adapt":               {"warmup", "when the adaptive ladder and buffer learn: warmup (during burn-in, then frozen; throughout a run without burn-in, with a warning), always or never", tuning},
 	"explore_temperature": {"0", "temperature of the levels above the target on a step-size ladder (0: SGD)", lrLadder},
 	"adapt_rate":          {"0.5", "stochastic-approximation step γ_k = adapt_rate·(k + 1)^-adapt_decay", adapting},
@@ -342,6 +343,12 @@ func (b *builder) build() Sampler {
 		s.Temperature = b.nonNegative("temperature")
 	}
 	s.Dynamics = b.dynamics()
+	if g, ok := b.o["gradient"]; ok {
+		s.Gradient = map[string]GradientKind{"auto": AutoGradient, "plain": PlainGradient, "control_variate": ControlVariateGradient}[b.oneOf("gradient", "auto", "plain", "control_variate")]
+		if b.err == nil && g == "control_variate" && !s.AutoStep {
+			b.fail("gradient", "the control variate is centred at the warm-up's mode: leave lr to auto")
+		}
+	}
 	if exchange == "none" {
 		if b.err == nil && s.Replicas > 1 {
 			b.fail("replicas", "%d replicas need an exchange test (set exchange, or use resgld or deo_sgd)", s.Replicas)

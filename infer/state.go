@@ -57,6 +57,9 @@ type State struct {
 	// found; Theta is then in the metric's coordinates φ.
 	Metric *Metric
 	Tuning *Tuning
+	// ControlVariate is the centre of the control-variate gradient, when
+	// the run uses it.
+	ControlVariate *ControlVariate
 
 	// Failures are the chains that stopped, in the order they did;
 	// Restarts the hottest levels restarted from their neighbours.

@@ -39,11 +39,14 @@ import (
 //  4. The minibatch gradient noise must not widen the posterior: with
 //     gradient noise of variance σ² per coordinate, SGLD's stationary
 //     variance is T/λ·(1 + ησ²/(2T)) (Welling & Teh 2011 bound the same
-//     ratio, η·N²/(4B)·λ_max(V)), so η·max σ²/(2T) ≤ noiseTolerance (0.1,
-//     variances within 10%) caps η further; σ² is measured in φ from
-//     minibatch gradients at one point. When the cap puts η an order of
-//     magnitude below the discretisation bound, the run warns: a larger
-//     batch pays.
+//     ratio, η·N²/(4B)·λ_max(V)), and SGHMC's 1/α times more (noiseGain),
+//     so that ratio ≤ noiseTolerance (0.05: variances within 5%, sds
+//     within 2.5%, beside the discretisation's 2.6%) caps η
+//     further; σ² is measured in φ from pairs of minibatch gradients at
+//     points a posterior sd from the mode. Where the plain gradient's cap
+//     would cost more than a factor of ten, the control variate of
+//     SGLD-CV replaces it (controlvariate.go; gradient = auto); where the
+//     cap still costs that much, the run warns: a larger batch pays.
 //
 // Chains then start in φ at their end points plus N(0, I), the Laplace
 // scale, so that they start apart and R-hat compares independent starts,
@@ -57,7 +60,7 @@ const (
 	powerIterations         = 15
 	noiseSamples            = 16
 	discretisationTolerance = 0.1
-	noiseTolerance          = 0.1
+	noiseTolerance          = 0.05
 )
 
 // Tuning is what the warm-up of a run with an automatic step size found.
@@ -71,6 +74,8 @@ type Tuning struct {
 	LambdaMax, NoiseRatio float64
 	// Warning, if set, says what made the step small and what to change.
 	Warning string
+	// ControlVariate says whether the gradient is the control-variate one.
+	ControlVariate bool
 	// Settled is the number of steps of the sampler's own dynamics that
 	// ended the warm-up, Halved how often a divergence there halved the
 	// step.
@@ -129,11 +134,23 @@ func (k *sgKernel) tune(target Target) (*Metric, Tuning, error) {
 	}
 	tun.StepSize = discretisationTolerance / tun.LambdaMax
 	if t.temp > 0 {
-		sigma2, err := t.gradientNoise(m, center)
+		sigma2, err := t.gradientNoise(m)
 		if err != nil {
 			return nil, Tuning{}, err
 		}
-		tun.NoiseRatio = tun.StepSize * sigma2 / (2 * t.temp)
+		gain := noiseGain(k.s.Dynamics)
+		tun.NoiseRatio = gain * tun.StepSize * sigma2 / (2 * t.temp)
+		if k.useControlVariate(tun.NoiseRatio) {
+			if err := k.startControlVariate(target, center); err != nil {
+				return nil, Tuning{}, err
+			}
+			t.eval = k.eval
+			tun.ControlVariate = true
+			if sigma2, err = t.gradientNoise(m); err != nil {
+				return nil, Tuning{}, err
+			}
+			tun.NoiseRatio = gain * tun.StepSize * sigma2 / (2 * t.temp)
+		}
 		if tun.NoiseRatio > noiseTolerance {
 			tun.StepSize *= noiseTolerance / tun.NoiseRatio
 		}
@@ -143,6 +160,18 @@ func (k *sgKernel) tune(target Target) (*Metric, Tuning, error) {
 	}
 	t.startChains(m)
 	return m, tun, nil
+}
+
+// noiseGain is how many times SGLD's the variance that gradient noise adds
+// is under dyn, at the same step: SGHMC's friction α lets the momentum
+// keep the noise, so its stationary temperature is T(1 + ησ²/(2αT))
+// (Chen, Fox & Guestrin 2014, Section 3.2: B̂ = ηV/2 against the friction
+// α); a thermostat absorbs the noise into its friction instead (1).
+func noiseGain(dyn Dynamics) float64 {
+	if h, ok := dyn.(*Hamiltonian); ok && h.Friction > 0 {
+		return 1 / h.Friction
+	}
+	return 1
 }
 
 // finiteRow reports whether row r's energy, gradient and position are
@@ -379,42 +408,60 @@ func (t *tuner) largestCurvature(m *Metric, x []float64) (float64, error) {
 }
 
 // gradientNoise is step 4: the largest variance, over coordinates of φ, of
-// the minibatch gradient at x (with any synthetic gradient noise).
-func (t *tuner) gradientNoise(m *Metric, x []float64) (float64, error) {
+// the minibatch gradient (with any synthetic gradient noise) at points a
+// posterior sd or so from the centre, c + A·z with z ~ N(0, I): where the
+// chains will be, and where a control variate's noise is not zero. Each
+// point is evaluated on two minibatches in turn, and half the mean square
+// of the difference is the variance.
+func (t *tuner) gradientNoise(m *Metric) (float64, error) {
 	if t.batches == nil && t.o.GradNoise == 0 {
 		return 0, nil
 	}
 	st, d := t.st, t.st.Dim
 	rows := len(t.rngs)
-	theta := make([]float64, rows*d)
-	for r := range rows {
-		copy(row(theta, r, d), x)
-	}
-	mean, sq := make([]float64, d), make([]float64, d)
+	theta, z := make([]float64, rows*d), make([]float64, d)
+	first := make([]float64, rows*d)
 	g := make([]float64, d)
+	sq := make([]float64, d)
 	n := 0
-	for n < noiseSamples {
+	evaluate := func() error {
 		var batch []int
 		if t.batches != nil {
 			batch = t.batches.next()
 		}
 		if err := t.eval.Evaluate(theta, batch, st.Energy, st.Grad, st.Variance); err != nil {
-			return 0, fmt.Errorf("warm-up: %w", err)
+			return fmt.Errorf("warm-up: %w", err)
 		}
 		addNoise(st.Energy, st.Grad, st.Variance, 0, t.o.GradNoise, t.rngs, d)
+		return nil
+	}
+	for n < noiseSamples {
 		for r := range rows {
-			m.gradPhi(g, row(st.Grad, r, d))
-			n++
-			for i, gi := range g { // Welford
-				delta := gi - mean[i]
-				mean[i] += delta / float64(n)
-				sq[i] += delta * (gi - mean[i])
+			t.rngs[r].FillNormal(z)
+			m.theta(row(theta, r, d), z)
+		}
+		if err := evaluate(); err != nil {
+			return 0, err
+		}
+		copy(first, st.Grad)
+		if err := evaluate(); err != nil {
+			return 0, err
+		}
+		for r := range rows {
+			a, b := row(first, r, d), row(st.Grad, r, d)
+			for i := range a {
+				a[i] -= b[i]
 			}
+			m.gradPhi(g, a)
+			for i, gi := range g {
+				sq[i] += gi * gi / 2
+			}
+			n++
 		}
 	}
 	worst := 0.0
 	for _, s := range sq {
-		worst = max(worst, s/float64(n-1))
+		worst = max(worst, s/float64(n))
 	}
 	return worst, nil
 }

@@ -132,12 +132,15 @@ func TestAutoStepDiagonal(t *testing.T) {
 }
 
 // TestAutoStepNoise: on the minibatched regression of resume_test.go with
-// batches of 2 rows of 200, the gradient noise (σ² ≈ N²/B·Var of a row's
-// score) caps the step: the tuning records a noise ratio above the
+// batches of 2 rows of 200, the plain gradient's noise (σ² ≈ N²/B·Var of
+// a row's score) caps the step: the tuning records a noise ratio above the
 // tolerance and a step below the curvature's bound, and warns when the
-// cap costs more than a factor 10; the full batch has no noise.
+// cap costs more than a factor 10; the full batch has no noise. By
+// default (gradient = auto) the control variate then replaces it, whose
+// noise near the mode is an order of magnitude smaller, so the step is
+// (nearly) the curvature's.
 func TestAutoStepNoise(t *testing.T) {
-	s, err := infer.NewSampler("sgld", nil)
+	s, err := infer.NewSampler("sgld", map[string]string{"gradient": "plain"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,10 +156,21 @@ func TestAutoStepNoise(t *testing.T) {
 		t.Errorf("full batch: tuning %+v", full.Tuning)
 	}
 	bound := 0.1 / small.Tuning.LambdaMax
-	if small.Tuning.NoiseRatio < 1 || math.Abs(small.Tuning.StepSize-bound*0.1/small.Tuning.NoiseRatio) > 1e-9*bound {
+	if small.Tuning.NoiseRatio < 1 || math.Abs(small.Tuning.StepSize-bound*0.05/small.Tuning.NoiseRatio) > 1e-9*bound {
 		t.Errorf("batch 2: tuning %+v, want the step capped by the noise", small.Tuning)
 	}
 	if !strings.Contains(small.Tuning.Warning, "minibatch gradient noise caps the step size") || len(small.Warnings) == 0 {
 		t.Errorf("batch 2: warning %q, run warnings %q", small.Tuning.Warning, small.Warnings)
+	}
+	auto, err := infer.NewSampler("sgld", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cv, err := infer.Run(context.Background(), newRegression(), auto, infer.Options{Chains: 2, Iters: 100, Batch: 2, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !cv.Tuning.ControlVariate || cv.Tuning.NoiseRatio > small.Tuning.NoiseRatio/10 || cv.Tuning.StepSize < 5*small.Tuning.StepSize || cv.Tuning.Warning != "" {
+		t.Errorf("batch 2 with the control variate: tuning %+v; the plain gradient's %+v", cv.Tuning, small.Tuning)
 	}
 }

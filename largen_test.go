@@ -1,0 +1,143 @@
+package temper_test
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"testing"
+	"time"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/temper-ppl/temper"
+)
+
+// largeLogistic is a logistic regression of n rows and d standard normal
+// features with coefficients N(0, 0.5²), and its Laplace approximation:
+// the mode by Newton's method on every row and the sds from the inverse
+// Hessian there (with N(0, 1) priors, as the model has).
+func largeLogistic(n, d int, seed uint64) (x [][]float64, y []float64, mode, sd []float64) {
+	rng := rand.New(rand.NewPCG(seed, 3))
+	beta := make([]float64, d)
+	for j := range beta {
+		beta[j] = 0.5 * rng.NormFloat64()
+	}
+	x, y = make([][]float64, n), make([]float64, n)
+	for i := range n {
+		x[i] = make([]float64, d)
+		eta := 0.0
+		for j := range d {
+			x[i][j] = rng.NormFloat64()
+			eta += x[i][j] * beta[j]
+		}
+		if rng.Float64() < 1/(1+math.Exp(-eta)) {
+			y[i] = 1
+		}
+	}
+	mode = make([]float64, d)
+	h := mat.NewSymDense(d, nil)
+	for range 8 { // Newton: quadratic convergence from 0
+		g := make([]float64, d)
+		hess := make([]float64, d*d)
+		for j := range d {
+			g[j] = mode[j] // prior N(0, 1)
+			hess[j*d+j] = 1
+		}
+		for i := range n {
+			eta := 0.0
+			for j, v := range x[i] {
+				eta += v * mode[j]
+			}
+			p := 1 / (1 + math.Exp(-eta))
+			w := p * (1 - p)
+			for j, v := range x[i] {
+				g[j] += (p - y[i]) * v
+				row := hess[j*d : (j+1)*d]
+				for k := j; k < d; k++ {
+					row[k] += w * v * x[i][k]
+				}
+			}
+		}
+		for j := range d {
+			for k := j; k < d; k++ {
+				h.SetSym(j, k, hess[j*d+k])
+			}
+		}
+		var step mat.VecDense
+		var chol mat.Cholesky
+		chol.Factorize(h)
+		chol.SolveVecTo(&step, mat.NewVecDense(d, g))
+		for j := range d {
+			mode[j] -= step.AtVec(j)
+		}
+	}
+	var chol mat.Cholesky
+	chol.Factorize(h)
+	var cov mat.SymDense
+	chol.InverseTo(&cov)
+	sd = make([]float64, d)
+	for j := range d {
+		sd[j] = math.Sqrt(cov.At(j, j))
+	}
+	return x, y, mode, sd
+}
+
+// TestLargeN samples a logistic regression of a million rows and 50
+// features with the defaults: minibatches of 1,000 (the default above
+// 10,000 rows), the control-variate gradient (the plain one's noise would
+// cap the step by orders of magnitude) and the warm-up's step and metric.
+// At this N the posterior is Gaussian to within O(1/√N) (Bernstein-von
+// Mises), so the Laplace approximation's means and sds are the reference:
+// every mean within 0.1 sd, every sd within 10%, as the issue asks. The
+// sds' Monte Carlo error at the ESS of several hundred is under 4%.
+// TEMPER_LARGE_N sets the rows (the suite's default is 200,000, about 10 s
+// on the 2-core machine; a million takes about 40 s).
+func TestLargeN(t *testing.T) {
+	n := 200_000
+	if s := os.Getenv("TEMPER_LARGE_N"); s != "" {
+		var err error
+		if n, err = strconv.Atoi(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if testing.Short() {
+		t.Skip("a large-data run; skipped with -short")
+	}
+	const d = 50
+	start := time.Now()
+	x, y, mode, sd := largeLogistic(n, d, 1)
+	setup := time.Since(start)
+	m, err := temper.Compile("large.ppl", `data { N: int  D: int  X: real[N, D]  y: int<lower=0, upper=1>[N] }
+param { beta: real[D] }
+model {
+  beta ~ normal(0, 1)
+  for n in plate(N) { y[n] ~ bernoulli_logit(dot(X[n], beta)) }
+}`, map[string]any{"X": x, "y": y})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start = time.Now()
+	res, err := m.Sample(context.Background(), temper.Options{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	elapsed := time.Since(start)
+	worstMean, worstSD := 0.0, 0.0
+	minESS := math.Inf(1)
+	stats := res.Summary()
+	for j := range d {
+		s := stats[j+1]
+		z, r := math.Abs(s.Mean-mode[j])/sd[j], s.SD/sd[j]-1
+		worstMean, worstSD = max(worstMean, z), max(worstSD, math.Abs(r))
+		minESS = min(minESS, s.ESSBulk)
+		if z > 0.1 || math.Abs(r) > 0.1 {
+			t.Errorf("%s: mean %.5f (Laplace %.5f, %.2f sd), sd %.5f (Laplace %.5f, %+.1f%%)", s.Name, s.Mean, mode[j], z, s.SD, sd[j], 100*r)
+		}
+	}
+	t.Logf("N = %d, D = %d: sampled in %v (data and reference %v); tuning %+v; worst mean %.3f sd, worst sd %.1f%%, min bulk ESS %.0f; warnings %q",
+		n, d, elapsed.Round(time.Millisecond), setup.Round(time.Millisecond), *res.Tuning, worstMean, 100*worstSD, minESS, res.Warnings)
+	fmt.Print()
+}
