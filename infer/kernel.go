@@ -598,6 +598,11 @@ func (k *sgKernel) warnings() []string {
 	case len(st.Failures) > 0:
 		w = append(w, fmt.Sprintf("%d of %d chains diverged and stopped (%s); the summary is of the %d that finished", len(st.Failures), st.Chains, failureList(st.Failures), st.Running()))
 	}
+	if check, err := k.stepWarnings(); err != nil {
+		w = append(w, fmt.Sprintf("the step size could not be judged: %v", err))
+	} else {
+		w = append(w, check...)
+	}
 	if len(st.Restarts) > 0 {
 		w = append(w, fmt.Sprintf("the hottest level diverged %d times and was restarted from its neighbour's state (first: %s); narrow the ladder (t_max, lr_max) or lower lr", len(st.Restarts), st.Restarts[0]))
 	}

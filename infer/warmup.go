@@ -414,12 +414,21 @@ func (t *tuner) largestCurvature(m *Metric, x []float64) (float64, error) {
 // point is evaluated on two minibatches in turn, and half the mean square
 // of the difference is the variance.
 func (t *tuner) gradientNoise(m *Metric) (float64, error) {
+	z := make([]float64, t.st.Dim)
+	return t.noiseAt(m, func(r int, dst []float64) {
+		t.rngs[r].FillNormal(z)
+		m.theta(dst, z)
+	})
+}
+
+// noiseAt is gradientNoise at the points that point sets for each row.
+func (t *tuner) noiseAt(m *Metric, point func(r int, dst []float64)) (float64, error) {
 	if t.batches == nil && t.o.GradNoise == 0 {
 		return 0, nil
 	}
 	st, d := t.st, t.st.Dim
 	rows := len(t.rngs)
-	theta, z := make([]float64, rows*d), make([]float64, d)
+	theta := make([]float64, rows*d)
 	first := make([]float64, rows*d)
 	g := make([]float64, d)
 	sq := make([]float64, d)
@@ -437,8 +446,7 @@ func (t *tuner) gradientNoise(m *Metric) (float64, error) {
 	}
 	for n < noiseSamples {
 		for r := range rows {
-			t.rngs[r].FillNormal(z)
-			m.theta(row(theta, r, d), z)
+			point(r, row(theta, r, d))
 		}
 		if err := evaluate(); err != nil {
 			return 0, err
@@ -497,4 +505,81 @@ func normalise(v []float64) float64 {
 		}
 	}
 	return n
+}
+
+// stepWarnings judges a step size given by hand, after the run, by the
+// warm-up's own measures at every running chain's last point: η·λ_max of
+// the Hessian (unstable above 2, biased beyond the tolerance well before)
+// and the minibatch noise ratio. It evaluates on evaluators and streams of
+// its own, so the run's draws and checkpoint are those of a run without
+// it. Runs on a ladder, at temperature 0 or with synthetic noise only are
+// not judged.
+func (k *sgKernel) stepWarnings() ([]string, error) {
+	st := k.st
+	if k.s.AutoStep || st.Levels > 1 || !(k.s.Temperature > 0) || st.Running() == 0 {
+		return nil, nil
+	}
+	rows := len(k.rngs)
+	rngs := make([]*Rand, rows)
+	for r := range rngs {
+		rngs[r] = NewRand(st.Seed, 1<<45+uint64(r))
+	}
+	t := &tuner{target: k.target, o: k.o, st: &State{Dim: st.Dim, Energy: make([]float64, rows), Grad: make([]float64, rows*st.Dim),
+		Variance: make([]float64, rows)}, rngs: rngs, temp: k.s.Temperature}
+	batch := 0
+	if k.batches != nil {
+		batch = k.batches.batch
+		t.batches = &minibatcher{st: newBatchState(k.target.NumData(), rows), batch: batch, rows: make([]int, rows*batch), rngs: rngs}
+	}
+	if t.batches != nil || k.o.GradNoise > 0 {
+		eval, err := k.target.Evaluator(rows, batch)
+		if err != nil {
+			return nil, err
+		}
+		t.eval = eval
+	}
+	if err := t.prepareSubsample(); err != nil {
+		return nil, err
+	}
+	d := st.Dim
+	identity := &Metric{Center: make([]float64, d), A: make([]float64, d), Inverse: make([]float64, d)}
+	for i := range d {
+		identity.A[i], identity.Inverse[i] = 1, 1
+	}
+	lambda := 0.0
+	for c := range st.Chains {
+		if st.failed(c) {
+			continue
+		}
+		l, err := t.largestCurvature(identity, row(st.Theta, c*st.Levels, d))
+		if err != nil {
+			return nil, err
+		}
+		lambda = max(lambda, l)
+	}
+	lr := k.level(0, 0, max(0, st.Done-1)).LR
+	var w []string
+	if r := lr * lambda; r > 2*discretisationTolerance {
+		what := "biases the draws"
+		if r >= 2 {
+			what = "makes the dynamics unstable (the draws oscillate or diverge)"
+		}
+		w = append(w, fmt.Sprintf("the step size lr = %.3g is too large for the posterior's curvature: lr·λ_max = %.3g at the chains' last points (λ_max = %.3g), which %s; lr ≤ %.3g keeps the variance bias near 5%%, or leave lr out (auto) and the warm-up chooses it and preconditions the run",
+			lr, r, lambda, what, discretisationTolerance/lambda))
+	}
+	sigma2, err := t.noiseAt(identity, func(r int, dst []float64) {
+		copy(dst, row(st.Theta, r/st.Levels*st.Levels, d))
+	})
+	if err != nil {
+		return nil, err
+	}
+	if r := noiseGain(k.s.Dynamics) * lr * sigma2 / (2 * t.temp); r > 2*noiseTolerance {
+		batch := "a batch of every row"
+		if t.batches != nil && float64(t.batches.batch)*r/noiseTolerance < float64(k.target.NumData()) {
+			batch = fmt.Sprintf("a batch of about %.0f rows", float64(t.batches.batch)*r/noiseTolerance)
+		}
+		w = append(w, fmt.Sprintf("the minibatch gradient noise widens the posterior: at lr = %.3g it adds about %.0f%% to the variance of the noisiest coordinate (the noise ratio lr·σ²/2T is %.3g); lr ≤ %.3g, or %s, keeps it under %.0f%%, or leave lr out (auto) and the warm-up uses the control variate",
+			lr, 100*r, r, lr*noiseTolerance/r, batch, 100*noiseTolerance))
+	}
+	return w, nil
 }
