@@ -170,7 +170,7 @@ func newKernel(target Target, s Sampler, o Options) (*sgKernel, error) {
 	}
 	if levels > 1 {
 		totalRounds := (st.Burn + o.Iters) / max(1, s.Every)
-		if k.ex, err = newExchanger(target, s, o, st, batch, totalRounds); err != nil {
+		if k.ex, err = newExchanger(k.target, k.s, o, st, batch, totalRounds); err != nil {
 			return nil, err
 		}
 	}
@@ -243,7 +243,11 @@ func (k *sgKernel) settle() error {
 // and reports whether a chain left the region where the energy is finite.
 func (k *sgKernel) settleSteps(n int) (bool, error) {
 	st := k.st
-	lv := Level{LR: st.Tuning.StepSize, Temperature: k.s.Temperature}
+	temperature := func(r int) float64 { return k.s.Temperature }
+	if st.Levels > 1 { // a temperature ladder's starting levels
+		levels := k.s.Ladder.initial(st.Levels)
+		temperature = func(r int) float64 { return levels[r%st.Levels] }
+	}
 	for range n {
 		if err := k.estimate(0); err != nil {
 			return false, fmt.Errorf("warm-up: %w", err)
@@ -252,7 +256,7 @@ func (k *sgKernel) settleSteps(n int) (bool, error) {
 			if !finiteRow(st.Energy, st.Grad, st.Theta, r, st.Dim) {
 				return true, nil
 			}
-			k.s.Dynamics.Step(row(st.Aux, r, st.AuxLen), row(st.Theta, r, st.Dim), row(st.Grad, r, st.Dim), lv.LR, lv.Temperature, k.rngs[r])
+			k.s.Dynamics.Step(row(st.Aux, r, st.AuxLen), row(st.Theta, r, st.Dim), row(st.Grad, r, st.Dim), st.Tuning.StepSize, temperature(r), k.rngs[r])
 		}
 	}
 	return false, nil

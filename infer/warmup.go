@@ -125,8 +125,8 @@ func (k *sgKernel) tune(target Target) (*Metric, Tuning, error) {
 	}
 	var tun Tuning
 	tun.Dense = m.Dense
-	for r := range t.st.Chains {
-		lambda, err := t.largestCurvature(m, row(t.st.Theta, r, t.st.Dim))
+	for c := range t.st.Chains { // at every chain's target level
+		lambda, err := t.largestCurvature(m, row(t.st.Theta, c*t.st.Levels, t.st.Dim))
 		if err != nil {
 			return nil, Tuning{}, err
 		}
@@ -267,8 +267,8 @@ func (t *tuner) best() ([]float64, error) {
 	var center []float64
 	lowest := math.Inf(1)
 	g := make([]float64, d)
-	for r := range t.st.Chains {
-		x := row(t.st.Theta, r, d)
+	for c := range t.st.Chains {
+		x := row(t.st.Theta, c*t.st.Levels, d)
 		e, err := t.gradients(x, x, g, g)
 		if err != nil {
 			return nil, err

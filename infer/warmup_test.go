@@ -211,3 +211,36 @@ func TestStepGivenByHandJudged(t *testing.T) {
 		t.Errorf("lr = 1e-4 on every row: warnings %q", res.Warnings)
 	}
 }
+
+// TestAutoStepLadder: a temperature ladder tunes its step and metric at
+// the target level (the curvature does not depend on the temperature, and
+// the noise ratio is largest at T = 1) and samples every level in the
+// metric's coordinates; reSGLD and m-reSGLD with their defaults recover
+// the scaled, correlated Gaussian at the target level (tolerances as
+// TestAutoStepGaussian's), and swap.
+func TestAutoStepLadder(t *testing.T) {
+	target, cov := scaledCorrelated()
+	for _, name := range []string{"resgld", "m_resgld"} {
+		s, err := infer.NewSampler(name, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := infer.Run(context.Background(), target, s, infer.Options{Chains: 4, Iters: 4000, Burn: 500, Seed: 3})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		for i := range target.mu {
+			mean, variance := moments(res, i+1)
+			sd := math.Sqrt(cov[i][i])
+			if math.Abs(mean-target.mu[i]) > 0.15*sd || math.Abs(math.Sqrt(variance)/sd-1) > 0.1 {
+				t.Errorf("%s: x.%d: mean %.6g sd %.4g, want %.6g and %.4g", name, i+1, mean, math.Sqrt(variance), target.mu[i], sd)
+			}
+		}
+		if res.Exchange[0].Accepts[0] == 0 {
+			t.Errorf("%s: no swap accepted in %d attempts", name, res.Exchange[0].Attempts[0])
+		}
+	}
+	if _, err := infer.NewSampler("deo_sgd", map[string]string{"lr": "auto"}); err == nil {
+		t.Errorf("lr = auto accepted on a ladder of step sizes")
+	}
+}
