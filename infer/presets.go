@@ -58,9 +58,9 @@ var presets = map[string]preset{
 	// then the noise-aware Barker swaps of Algorithm 1 between random
 	// adjacent pairs (SEO: the even or the odd pairs, by a coin).
 	"renhd": {"replica-exchange Nosé-Hoover dynamics with the noise-aware Barker swap (seed 001, Algorithms 1-2)",
-		map[string]string{"dynamics": "nose_hoover", "lr": "1e-4", "exchange": "barker", "ladder": "temperature", "tau": "1.5", "replicas": "7", "scheme": "seo", "every": "10", "restart": "true"}},
+		map[string]string{"dynamics": "nose_hoover", "exchange": "barker", "ladder": "temperature", "tau": "1.5", "replicas": "7", "scheme": "seo", "every": "10", "restart": "true"}},
 	"renhd_reld": {"RELD, seed 001's baseline: RENHD with the thermostat frozen at 0.999 + c/T (Section 4.2)",
-		map[string]string{"dynamics": "nose_hoover", "lr": "1e-4", "exchange": "barker", "ladder": "temperature", "tau": "1.5", "replicas": "7", "scheme": "seo", "every": "10", "restart": "true", "freeze": "0.999"}},
+		map[string]string{"dynamics": "nose_hoover", "exchange": "barker", "ladder": "temperature", "tau": "1.5", "replicas": "7", "scheme": "seo", "every": "10", "restart": "true", "freeze": "0.999"}},
 }
 
 // setting is one named option: its default, what it means, and whether it

@@ -215,12 +215,12 @@ func TestStepGivenByHandJudged(t *testing.T) {
 // TestAutoStepLadder: a temperature ladder tunes its step and metric at
 // the target level (the curvature does not depend on the temperature, and
 // the noise ratio is largest at T = 1) and samples every level in the
-// metric's coordinates; reSGLD and m-reSGLD with their defaults recover
+// metric's coordinates; reSGLD, m-reSGLD and RENHD with their defaults recover
 // the scaled, correlated Gaussian at the target level (tolerances as
 // TestAutoStepGaussian's), and swap.
 func TestAutoStepLadder(t *testing.T) {
 	target, cov := scaledCorrelated()
-	for _, name := range []string{"resgld", "m_resgld"} {
+	for _, name := range []string{"resgld", "m_resgld", "renhd"} {
 		s, err := infer.NewSampler(name, nil)
 		if err != nil {
 			t.Fatal(err)
