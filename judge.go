@@ -49,7 +49,7 @@ func (r *Result) Judge() []string {
 		return w
 	}
 	stats := r.Summary()
-	w = append(w, judgeConvergence(stats, len(finished))...)
+	w = append(w, judgeConvergence(stats, len(finished), r.Tuning != nil)...)
 	w = append(w, r.judgeChains(finished)...)
 	w = append(w, r.judgeLowDensity(finished)...)
 	w = append(w, r.judgeExchange(finished)...)
@@ -66,22 +66,27 @@ func (r *Result) judge() {
 }
 
 // judgeConvergence applies Stan's thresholds to split R-hat and to bulk
-// and tail ESS, per parameter (lp__ is left out, as Stan's warnings do).
-func judgeConvergence(stats []summary.Stats, chains int) []string {
+// and tail ESS, per parameter (lp__ is left out, as Stan's warnings do);
+// tuned says the warm-up chose the step, which a user need not change.
+func judgeConvergence(stats []summary.Stats, chains int, tuned bool) []string {
 	var w []string
 	params := slices.DeleteFunc(slices.Clone(stats), func(s summary.Stats) bool { return s.Name == "lp__" })
 	if s := worstOf(params, func(s summary.Stats) float64 { return s.Rhat }, func(v float64) bool { return v > maxRhat }, true, "%.3g"); s != "" {
 		w = append(w, fmt.Sprintf("split R-hat above %g: run longer, or check that the chains agree: R-hat of %s", maxRhat, s))
 	}
 	minESS := float64(minESSPerChain * chains)
+	remedy := "run more iterations, or a larger step size (lr) if the chains move slowly"
+	if tuned { // the warm-up chose the step: only a longer run helps
+		remedy = "run more iterations (sghmc mixes fastest at the tuned step)"
+	}
 	for _, e := range []struct {
 		kind string
 		f    func(summary.Stats) float64
 	}{{"bulk", func(s summary.Stats) float64 { return s.ESSBulk }}, {"tail", func(s summary.Stats) float64 { return s.ESSTail }}} {
 		low := func(v float64) bool { return v < minESS }
 		if s := worstOf(params, e.f, low, false, "%.0f"); s != "" {
-			w = append(w, fmt.Sprintf("%s ESS below %d per chain (%.0f for %s): run more iterations, or a larger step size (lr) if the chains move slowly: %s ESS of %s",
-				e.kind, minESSPerChain, minESS, plural(chains, "chain", "chains"), e.kind, s))
+			w = append(w, fmt.Sprintf("%s ESS below %d per chain (%.0f for %s): %s: %s ESS of %s",
+				e.kind, minESSPerChain, minESS, plural(chains, "chain", "chains"), remedy, e.kind, s))
 		}
 	}
 	return w
