@@ -202,6 +202,11 @@ func (k *sgKernel) useMetric(target Target) error {
 		}
 	}
 	k.s.Schedule = scaleStep(k.s.Schedule, st.Tuning.StepSize)
+	if l := k.s.Ladder; l != nil && l.Kind == StepSizeLadder && l.Levels == nil {
+		tuned := *l // from the unit ladder (1, autoLadderSpan) of lr_min = lr_max = auto
+		tuned.Min, tuned.Max = l.Min*st.Tuning.StepSize, l.Max*st.Tuning.StepSize
+		k.s.Ladder = &tuned
+	}
 	return nil
 }
 
@@ -244,9 +249,17 @@ func (k *sgKernel) settle() error {
 func (k *sgKernel) settleSteps(n int) (bool, error) {
 	st := k.st
 	temperature := func(r int) float64 { return k.s.Temperature }
-	if st.Levels > 1 { // a temperature ladder's starting levels
-		levels := k.s.Ladder.initial(st.Levels)
+	switch l := k.s.Ladder; {
+	case st.Levels > 1 && l.Kind == TemperatureLadder: // the starting levels
+		levels := l.initial(st.Levels)
 		temperature = func(r int) float64 { return levels[r%st.Levels] }
+	case st.Levels > 1: // a step-size ladder: the target samples, the others explore
+		temperature = func(r int) float64 {
+			if r%st.Levels == 0 {
+				return l.Exploit
+			}
+			return l.Explore
+		}
 	}
 	for range n {
 		if err := k.estimate(0); err != nil {

@@ -138,8 +138,8 @@ var settings = map[string]setting{
 	"t_min":               {"1", "temperature of the target level τ^(1)", func(s map[string]string) bool { return temperatureLadder(s) && !byHand(s) }},
 	"t_max":               {"10", "temperature of the hottest level τ^(P)", func(s map[string]string) bool { return temperatureLadder(s) && s["tau"] == "none" && !byHand(s) }},
 	"tau":                 {"none", "ratio τ > 1 of a geometric temperature ladder T_j = t_min·τ^j (seed 001, Eq. 21), or none to end it at t_max", func(s map[string]string) bool { return temperatureLadder(s) && !byHand(s) }},
-	"lr_min":              {"1e-4", "step size of the target level η^(1)", func(s map[string]string) bool { return lrLadder(s) && !byHand(s) }},
-	"lr_max":              {"1e-2", "step size of the most exploring level η^(P)", func(s map[string]string) bool { return lrLadder(s) && !byHand(s) }},
+	"lr_min":              {"auto", "step size of the target level η^(1), or auto (with lr_max auto): the warm-up's tuned step", func(s map[string]string) bool { return lrLadder(s) && !byHand(s) }},
+	"lr_max":              {"auto", "step size of the most exploring level η^(P), or auto (with lr_min auto): ten times the tuned step, half SGD's stability bound", func(s map[string]string) bool { return lrLadder(s) && !byHand(s) }},
 	"ladder_levels":       {"none", "the ladder's levels by hand, increasing from the target: temperatures or step sizes ([1, 2, 4, 8]); replicas is their number. An adaptive ladder starts there and keeps the ends", exchanging},
 	"gradient":            {"auto", "the minibatch gradient: plain, control_variate (SGLD-CV, centred at the warm-up's mode; needs lr = auto) or auto (the control variate where the plain gradient's noise would cap the tuned step tenfold)", func(s map[string]string) bool { return !exchanging(s) }},
 	"adapt":               {"warmup", "when the adaptive ladder and buffer learn: warmup (during burn-in, then frozen; throughout a run without burn-in, with a warning), always or never", tuning},
@@ -261,10 +261,16 @@ func NewSampler(name string, overrides map[string]string) (Sampler, error) {
 
 // builder reads settings, keeping the first error.
 type builder struct {
-	name string
-	o    map[string]string
-	err  error
+	name       string
+	o          map[string]string
+	err        error
+	autoLadder bool // lr_min and lr_max are auto
 }
+
+// autoLadderSpan is lr_max/lr_min of a tuned step-size ladder: with the
+// tuned step at η·λ_max = 0.1, its top is at 1, half the stability bound
+// 2 of SGD, its exploration kernel.
+const autoLadderSpan = 10
 
 func (b *builder) fail(key, format string, args ...any) {
 	if b.err == nil {
@@ -374,6 +380,9 @@ func (b *builder) build() Sampler {
 	}
 	s.Every = b.integer("every", 1)
 	s.Ladder = b.ladder(ladder, swapRate, adapt)
+	if b.autoLadder {
+		s.AutoStep = true
+	}
 	s.Exchange = b.exchange(exchange, swapRate, adapt)
 	if _, ok := b.o["restart"]; ok {
 		s.Restart = b.oneOf("restart", "true", "false") == "true"
@@ -437,6 +446,16 @@ func (b *builder) ladder(kind string, swapRate float64, adapt Schedule) *Ladder 
 		l.Kind, lo, hi = StepSizeLadder, "lr_min", "lr_max"
 		l.Exploit = b.nonNegative("temperature")
 		l.Explore = b.nonNegative("explore_temperature")
+		if auto := b.o["lr_min"] == "auto"; auto || b.o["lr_max"] == "auto" {
+			if !auto || b.o["lr_max"] != "auto" {
+				b.fail("lr_min", "lr_min and lr_max are both auto (tuned by the warm-up) or both given, got %s and %s", b.o["lr_min"], b.o["lr_max"])
+				return l
+			}
+			// Scaled by the tuned step (sgKernel.useMetric).
+			b.autoLadder = true
+			l.Min, l.Max = 1, autoLadderSpan
+			return l
+		}
 	}
 	if text := b.o["ladder_levels"]; text != "none" {
 		levels, err := parseLevels(text)

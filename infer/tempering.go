@@ -12,8 +12,8 @@ func (s Sampler) validate() error {
 	if s.Dynamics == nil {
 		return fmt.Errorf("sampler %q has no dynamics", s.Name)
 	}
-	if s.AutoStep && s.Replicas > 1 && (s.Ladder == nil || s.Ladder.Kind == StepSizeLadder) {
-		return &SettingError{s.Name, "lr", "lr = auto tunes a single chain or a temperature ladder; a ladder of step sizes gives its own (lr_min, lr_max)"}
+	if s.AutoStep && s.Replicas > 1 && s.Ladder == nil {
+		return fmt.Errorf("sampler %q has %d replicas but no ladder", s.Name, s.Replicas)
 	}
 	if s.Replicas < 2 {
 		if s.Schedule == nil {
