@@ -243,6 +243,9 @@ type Sampler struct {
 	// (warmup.go); Schedule is then built for a unit step, which the tuned
 	// step scales. One replica per chain only.
 	AutoStep bool
-	// Gradient chooses the minibatch gradient of a tuned run.
-	Gradient GradientKind
+	// Gradient chooses the minibatch gradient of a tuned run; CVRefresh,
+	// if positive, moves the control variate's centres to the chains every
+	// CVRefresh iterations (SVRG-style; controlvariate.go).
+	Gradient  GradientKind
+	CVRefresh int
 }

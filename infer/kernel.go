@@ -74,8 +74,12 @@ func (m AdaptMode) String() string {
 // the sampler and the target; everything that changes lives in st.
 type sgKernel struct {
 	// target is the model as the run sees it: in the coordinates of the
-	// warm-up's metric when the step size is automatic.
-	target  Target
+	// warm-up's metric when the step size is automatic; baseTarget is the
+	// model's own, and full its full-data evaluator (control-variate
+	// refreshes).
+	target     Target
+	baseTarget Target
+	full       Evaluator
 	s       Sampler
 	o       Options
 	st      *State
@@ -123,7 +127,7 @@ func newKernel(target Target, s Sampler, o Options) (*sgKernel, error) {
 	if err != nil {
 		return nil, err
 	}
-	k := &sgKernel{target: target, s: s, o: o, st: st, total: st.Burn + o.Iters, eval: eval, stages: stages,
+	k := &sgKernel{target: target, baseTarget: target, s: s, o: o, st: st, total: st.Burn + o.Iters, eval: eval, stages: stages,
 		workers: min(rows, cmp.Or(o.Threads, runtime.GOMAXPROCS(0)))}
 	if o.Resume != nil {
 		k.total = st.Done + o.Iters
@@ -310,7 +314,7 @@ func (k *sgKernel) useControlVariate(noiseRatio float64) bool {
 // startControlVariate centres the control variate at center and switches
 // the run's evaluator to it.
 func (k *sgKernel) startControlVariate(target Target, center []float64) error {
-	cv, err := newControlVariate(target, center)
+	cv, err := newControlVariate(target, center, len(k.rngs))
 	if err != nil {
 		return err
 	}
@@ -410,7 +414,36 @@ func (k *sgKernel) step(info *Info) error {
 		k.ex.applyPending(k.st)
 	}
 	kernel.ParallelFor(k.workers, k.workers, &mover{k: k, it: k.st.Done - 1})
+	if err := k.refreshControlVariate(); err != nil {
+		return err
+	}
 	return k.evaluate(k.st.Done, info)
+}
+
+// refreshControlVariate moves every running row's control-variate centre
+// to where the row is, every CVRefresh iterations (ControlVariate).
+func (k *sgKernel) refreshControlVariate() error {
+	st := k.st
+	if st.ControlVariate == nil || k.s.CVRefresh <= 0 || st.Done%k.s.CVRefresh != 0 {
+		return nil
+	}
+	if k.full == nil {
+		var err error
+		if k.full, err = k.baseTarget.Evaluator(1, 0); err != nil {
+			return err
+		}
+	}
+	theta := make([]float64, st.Dim)
+	for r := range k.rngs {
+		if st.failed(r / st.Levels) {
+			continue
+		}
+		st.Metric.theta(theta, row(st.Theta, r, st.Dim))
+		if err := st.ControlVariate.recentre(k.full, r, theta); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // evaluate is the evaluation, check and exchange round of iteration it.

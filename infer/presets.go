@@ -142,6 +142,7 @@ var settings = map[string]setting{
 	"lr_max":              {"auto", "step size of the most exploring level η^(P), or auto (with lr_min auto): ten times the tuned step, half SGD's stability bound", func(s map[string]string) bool { return lrLadder(s) && !byHand(s) }},
 	"ladder_levels":       {"none", "the ladder's levels by hand, increasing from the target: temperatures or step sizes ([1, 2, 4, 8]); replicas is their number. An adaptive ladder starts there and keeps the ends", exchanging},
 	"gradient":            {"auto", "the minibatch gradient: plain, control_variate (SGLD-CV, centred at the warm-up's mode; needs lr = auto) or auto (the control variate where the plain gradient's noise would cap the tuned step tenfold)", func(s map[string]string) bool { return !exchanging(s) }},
+	"cv_refresh":          {"0", "with the control variate: move its centres to the chains every this many iterations, one pass over the data each (SVRG-style; 0: keep the warm-up's mode)", func(s map[string]string) bool { return !exchanging(s) && s["gradient"] != "plain" }},
 	"adapt":               {"warmup", "when the adaptive ladder and buffer learn: warmup (during burn-in, then frozen; throughout a run without burn-in, with a warning), always or never", tuning},
 	"explore_temperature": {"0", "temperature of the levels above the target on a step-size ladder (0: SGD)", lrLadder},
 	"adapt_rate":          {"0.5", "stochastic-approximation step γ_k = adapt_rate·(k + 1)^-adapt_decay", adapting},
@@ -354,6 +355,9 @@ func (b *builder) build() Sampler {
 		if b.err == nil && g == "control_variate" && !s.AutoStep {
 			b.fail("gradient", "the control variate is centred at the warm-up's mode: leave lr to auto")
 		}
+	}
+	if _, ok := b.o["cv_refresh"]; ok {
+		s.CVRefresh = b.integer("cv_refresh", 0)
 	}
 	if exchange == "none" {
 		if b.err == nil && s.Replicas > 1 {

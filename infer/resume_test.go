@@ -90,8 +90,9 @@ func (e regressionEvaluator) Evaluate(theta []float64, rows []int, energy, grad,
 // schedule (whose K is the straight run's, given by hand, since a
 // resumed run keeps the K it started with), an adaptive ladder and buffer
 // adapting across the checkpoint (deo_sgd, its warm-up ending after it),
-// the second estimator of m-reSGLD, and RENHD's thermostats, restarts and
-// growing Barker exchange minibatch.
+// the second estimator of m-reSGLD, RENHD's thermostats, restarts and
+// growing Barker exchange minibatch, and a tuned run (metric, step) whose
+// control variate's centres are refreshed across the checkpoint.
 func TestResumeBitIdentical(t *testing.T) {
 	const half = 150
 	target := newRegression()
@@ -107,6 +108,7 @@ func TestResumeBitIdentical(t *testing.T) {
 		{"deo_sgd", map[string]string{"lr_min": "1e-4", "lr_max": "5e-3", "replicas": "4", "adapt": "always"}, 20},
 		{"m_resgld", map[string]string{"lr": "1e-3", "t_max": "3"}, 20},
 		{"renhd", map[string]string{"lr": "1e-4", "tau": "1.2", "replicas": "3", "every": "3", "exchange_batch": "40"}, 20},
+		{"sghmc", map[string]string{"gradient": "control_variate", "cv_refresh": "40"}, 20},
 	} {
 		s, err := infer.NewSampler(c.name, c.settings)
 		if err != nil {
