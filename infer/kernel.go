@@ -80,16 +80,16 @@ type sgKernel struct {
 	target     Target
 	baseTarget Target
 	full       Evaluator
-	s       Sampler
-	o       Options
-	st      *State
-	total   int // the iteration the run ends at
-	eval    Evaluator
-	rngs    []*Rand
-	batches *minibatcher
-	ex      *exchanger
-	stages  *stages
-	workers int
+	s          Sampler
+	o          Options
+	st         *State
+	total      int // the iteration the run ends at
+	eval       Evaluator
+	rngs       []*Rand
+	batches    *minibatcher
+	ex         *exchanger
+	stages     *stages
+	workers    int
 }
 
 // newKernel checks the sampler and options and makes the kernel of a
