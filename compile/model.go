@@ -58,10 +58,18 @@ func Compile(f *lang.File, data Data) (*Model, error) {
 				errs.Add(d.Type.Pos, "%s: %v", d.Name, err)
 				continue
 			}
+			if m.dim+sizeOf(shape) > MaxParameters {
+				errs.Add(d.Type.Pos, "%s: the parameters would number more than %d: a run keeps several copies of them per chain, with a column of the draws each, and the memory would run out", d.Name, MaxParameters)
+				continue
+			}
 			p := &param{decl: d, shape: shape, offset: m.dim, size: sizeOf(shape)}
 			m.params = append(m.params, p)
 			m.dim += p.size
-			m.names = append(m.names, draws.FlatNames(d.Name, shape)...)
+		}
+	}
+	if len(errs) == 0 { // named once every size is known to fit
+		for _, p := range m.params {
+			m.names = append(m.names, draws.FlatNames(p.decl.Name, p.shape)...)
 		}
 	}
 	if m.dim == 0 && len(errs) == 0 {
@@ -189,6 +197,7 @@ func sizeOf(shape []int) int {
 // dims evaluates a type's dimensions from the data.
 func (m *Model) dims(t *lang.Type) ([]int, error) {
 	shape := make([]int, len(t.Dims))
+	size := 1
 	for i, e := range t.Dims {
 		v, err := m.constInt(e)
 		if err != nil {
@@ -198,9 +207,25 @@ func (m *Model) dims(t *lang.Type) ([]int, error) {
 			return nil, fmt.Errorf("dimension %d is %d; dimensions must be at least 1", i+1, v)
 		}
 		shape[i] = v
+		if v > MaxElements/size {
+			return nil, fmt.Errorf("%s holds more than %d values (%d GiB of float64), more than a declaration may: the memory would run out before the run started", shapeString(shape[:i+1]), MaxElements, MaxElements*8>>30)
+		}
+		size *= v
 	}
 	return shape, nil
 }
+
+// MaxElements bounds the values of one declaration, so that a size that
+// cannot fit in memory (real[1e11]) is refused with an error rather than
+// met by the Go runtime's out-of-memory crash: 2^28 float64 values are
+// 2 GiB, and a run keeps several copies of its parameters per chain.
+const MaxElements = 1 << 28
+
+// MaxParameters bounds the unconstrained parameters of a model (16.8
+// million, a large neural network's), each of which a run keeps in θ, its
+// gradient and the dynamics' state for every replica, and names as a
+// column of the draws.
+const MaxParameters = 1 << 24
 
 // constInt evaluates an integer expression of literals and int data scalars.
 func (m *Model) constInt(e lang.Expr) (int, error) {
