@@ -562,6 +562,7 @@ func init() {
 		betaDensity, lognormalDensity, uniformDensity, halfNormalDensity,
 		halfCauchyDensity, bernoulliDensity, bernoulliLogitDensity,
 		binomialDensity, binomialLogitDensity, poissonDensity, poissonLogDensity,
+		weibullDensity, negBinomial2Density, negBinomial2LogDensity, betaBinomialDensity, skewNormalDensity,
 	}
 	for _, d := range scalars {
 		d.fn = &autodiff.ScalarFunc{Name: d.name, Arity: len(d.args), Value: d.value, Grad: d.partials}

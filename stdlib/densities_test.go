@@ -183,6 +183,55 @@ var scalarCases = []scalarCase{
 		draw:  []func(*rand.Rand) float64{adtest.Ints(0, 8), adtest.Real},
 		ints:  []bool{true, false},
 		tails: [][]float64{{1000, 1}, {0, 6}, {5, -40}, {100, math.Log(100)}}, tailFD: true},
+	{name: "weibull", build: lookup("weibull"),
+		ref:   func(x []float64) float64 { return distuv.Weibull{K: x[1], Lambda: x[2]}.LogProb(x[0]) },
+		draw:  []func(*rand.Rand) float64{adtest.Positive, adtest.Uniform(0.5, 4), adtest.Positive},
+		tails: [][]float64{{1e-6, 2, 1}, {30, 1.5, 2}, {1, 0.2, 1e3}, {5, 10, 4}}, tailFD: true},
+	{name: "neg_binomial_2", build: lookup("neg_binomial_2"),
+		ref: func(x []float64) float64 {
+			k, m, p := x[0], x[1], x[2]
+			return lg(k+p) - lg(k+1) - lg(p) + k*math.Log(m/(m+p)) + p*math.Log(p/(m+p))
+		},
+		draw:  []func(*rand.Rand) float64{adtest.Ints(0, 10), adtest.Positive, adtest.Positive},
+		ints:  []bool{true, false, false},
+		tails: [][]float64{{0, 3, 0.5}, {1000, 5, 2}, {3, 2, 1e4}, {50, 50, 0.05}}, tailFD: true},
+	{name: "neg_binomial_2_log", build: lookup("neg_binomial_2_log"),
+		ref: func(x []float64) float64 {
+			k, m, p := x[0], math.Exp(x[1]), x[2]
+			return lg(k+p) - lg(k+1) - lg(p) + k*math.Log(m/(m+p)) + p*math.Log(p/(m+p))
+		},
+		draw:  []func(*rand.Rand) float64{adtest.Ints(0, 10), adtest.Real, adtest.Positive},
+		ints:  []bool{true, false, false},
+		tails: [][]float64{{0, -10, 2}, {1000, 7, 3}, {3, 0.5, 1e4}, {2, 20, 1}}, tailFD: true},
+	{name: "beta_binomial", build: lookup("beta_binomial"),
+		ref: func(x []float64) float64 {
+			k, n, a, b := x[0], x[1], x[2], x[3]
+			return lg(n+1) - lg(k+1) - lg(n-k+1) + lg(k+a) + lg(n-k+b) - lg(n+a+b) - lg(a) - lg(b) + lg(a+b)
+		},
+		draw:  []func(*rand.Rand) float64{adtest.Ints(0, 5), adtest.Ints(5, 12), adtest.Positive, adtest.Positive},
+		ints:  []bool{true, true, false, false},
+		tails: [][]float64{{0, 1000, 0.5, 2}, {1000, 1000, 3, 0.1}, {3, 10, 1e3, 1e3}}, tailFD: true},
+	{name: "skew_normal", build: lookup("skew_normal"),
+		ref: func(x []float64) float64 {
+			z := (x[0] - x[1]) / x[2]
+			return math.Log(2/x[2]) + distuv.UnitNormal.LogProb(z) + math.Log(distuv.UnitNormal.CDF(x[3]*z))
+		},
+		draw:  []func(*rand.Rand) float64{adtest.Real, adtest.Real, adtest.Positive, adtest.Uniform(-3, 3)},
+		tails: [][]float64{{3, 0, 1, -2}, {-2, 0, 1, 4}, {0.5, 0, 2, 0}, {1, 0, 1, -10}}, tailFD: true},
+}
+
+// lookup builds the named density through the table, as the compiler does.
+func lookup(name string) func(x []*ad.Node) *ad.Node {
+	return func(x []*ad.Node) *ad.Node {
+		d, _ := stdlib.Lookup(name)
+		return d.LogDensity(x...)
+	}
+}
+
+// lg is log Γ, for the closed-form references.
+func lg(x float64) float64 {
+	v, _ := math.Lgamma(x)
+	return v
 }
 
 // scalarLayouts are the argument shapes of the harness cases: equal shapes, then
@@ -358,6 +407,11 @@ var outOfSupport = map[string][][]float64{
 	"binomial_logit":     {{-1, 5, 0.5}, {6, 5, 0.5}, {1.5, 5, 0.5}, {1, -1, 0}, {1, 5, plusInf}},
 	"poisson":            {{-1, 1}, {1.5, 1}, {1, -1}, {1, 0}, {1, plusInf}},
 	"poisson_log":        {{-1, 1}, {1.5, 1}, {1, plusInf}, {1, -plusInf}},
+	"weibull":            {{0, 1, 1}, {-1, 1, 1}, {1, 0, 1}, {1, 1, -1}, {plusInf, 1, 1}},
+	"neg_binomial_2":     {{-1, 1, 1}, {1.5, 1, 1}, {1, 0, 1}, {1, 1, 0}, {1, 1, -1}},
+	"neg_binomial_2_log": {{-1, 0, 1}, {1.5, 0, 1}, {1, 0, 0}, {1, plusInf, 1}},
+	"beta_binomial":      {{-1, 5, 1, 1}, {6, 5, 1, 1}, {1.5, 5, 1, 1}, {1, 5, 0, 1}, {1, 5, 1, -1}},
+	"skew_normal":        {{0, 0, 0, 1}, {0, 0, -1, 1}, {plusInf, 0, 1, 1}, {0, 0, 1, plusInf}},
 }
 
 // TestOutOfSupport checks that every point outside a density's support or
