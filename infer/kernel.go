@@ -300,8 +300,13 @@ const (
 )
 
 // useControlVariate decides the gradient of a tuned run whose plain
-// gradient has the noise ratio given.
+// gradient has the noise ratio given. A ladder keeps the plain one: its
+// exchange tests correct for the minibatch energy's variance, which the
+// evaluator reports for the plain estimator only.
 func (k *sgKernel) useControlVariate(noiseRatio float64) bool {
+	if k.st.Levels > 1 {
+		return false
+	}
 	switch k.s.Gradient {
 	case ControlVariateGradient:
 		return k.batches != nil

@@ -173,6 +173,21 @@ func TestAutoStepNoise(t *testing.T) {
 	if !cv.Tuning.ControlVariate || cv.Tuning.NoiseRatio > small.Tuning.NoiseRatio/10 || cv.Tuning.StepSize < 5*small.Tuning.StepSize || cv.Tuning.Warning != "" {
 		t.Errorf("batch 2 with the control variate: tuning %+v; the plain gradient's %+v", cv.Tuning, small.Tuning)
 	}
+	// A temperature ladder's noise is judged at its target level, T = 1,
+	// with the plain gradient (ladders take no control variate): a ratio of
+	// the same order as SGLD's (estimates from 16 pairs of minibatches
+	// differ by up to a factor of two or so), and a step capped tenfold.
+	ladder, err := infer.NewSampler("resgld", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	re, err := infer.Run(context.Background(), newRegression(), ladder, infer.Options{Chains: 2, Iters: 100, Batch: 2, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if re.Tuning.ControlVariate || re.Tuning.NoiseRatio < small.Tuning.NoiseRatio/3 || re.Tuning.NoiseRatio > 3*small.Tuning.NoiseRatio || re.Tuning.StepSize > bound/10 {
+		t.Errorf("resgld at batch 2: tuning %+v; SGLD's %+v", re.Tuning, small.Tuning)
+	}
 }
 
 // TestStepGivenByHandJudged: a step size given by hand is judged after the
