@@ -356,7 +356,11 @@ func (b *builder) lower(e lang.Expr) value {
 		}
 	case *lang.Unary:
 		x := b.expr(e.X)
-		v = value{node: ad.Neg(x.node), batched: x.batched}
+		op := ad.Neg
+		if e.Op == "!" {
+			op = ad.Not
+		}
+		v = value{node: op(x.node), batched: x.batched}
 	case *lang.Binary:
 		v = b.binary(e)
 	case *lang.Call:
@@ -385,12 +389,19 @@ func (b *builder) binary(e *lang.Binary) value {
 		return value{node: ad.Matmul(l.node, r.node), batched: l.batched}
 	}
 	n := b.align([]value{l, r})
-	ops := map[string]func(a, c *ad.Node) *ad.Node{"+": ad.Add, "-": ad.Sub, "*": ad.Mul, "/": ad.Div, "^": ad.Pow}
-	op, ok := ops[e.Op]
+	op, ok := binaryOps[e.Op]
 	if !ok {
 		return b.fail(e.Pos, "unknown operator %q", e.Op)
 	}
 	return value{node: op(n[0], n[1]), batched: batched}
+}
+
+// binaryOps are the elementwise operators, all broadcasting. Comparisons
+// and logic give 0 or 1, with no gradient.
+var binaryOps = map[string]func(a, c *ad.Node) *ad.Node{
+	"+": ad.Add, "-": ad.Sub, "*": ad.Mul, "/": ad.Div, "^": ad.Pow,
+	"<": ad.Less, "<=": ad.LessEqual, ">": ad.Greater, ">=": ad.GreaterEqual,
+	"==": ad.Equal, "!=": ad.NotEqual, "&&": ad.And, "||": ad.Or,
 }
 
 // index compiles x[i, j:k, ...]: indices are 1-based and slices inclusive,
