@@ -836,9 +836,13 @@ func (c *checker) rank(e Expr) int {
 			return -1
 		}
 		for _, it := range e.Items {
-			if !it.Slice {
-				r--
+			if it.Slice {
+				continue
 			}
+			// An index by an int array (a[idx]) keeps the array's axes;
+			// any other index is a scalar (the compiler indexes by no
+			// other arrays).
+			r += max(c.rank(it.Lo), 0) - 1
 		}
 		return r
 	case *Number:
