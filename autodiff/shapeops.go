@@ -1,5 +1,7 @@
 package autodiff
 
+import "math"
+
 // Ops that move elements without arithmetic: reshape, transpose, concat,
 // slice, broadcast and the row gather that draws a minibatch.
 
@@ -345,5 +347,83 @@ func gatherBackward[T Float](op *gatherOp, a *ArgsOf[T]) {
 	}
 	for b, r := range a.Indices(op.ix) {
 		addTo(gx[r*op.row:(r+1)*op.row], a.GradOut[b*op.row:(b+1)*op.row])
+	}
+}
+
+// takeRowsOp copies rows of its first operand chosen by the values of its
+// second: a gather by data, such as a group's intercept for each row.
+type takeRowsOp struct {
+	rows, row int // rows of the operand, elements per row
+}
+
+func (op *takeRowsOp) Name() string { return "take_rows" }
+
+// TakeRows selects rows (entries along axis 0) of x by the values of idx,
+// 0-based: the result has shape idx.Shape() followed by x's row shape, and
+// its entry i is x[idx[i]]. idx is a value of the graph (data, a minibatch
+// of a data column), not an Indices, so that a plate can gather a
+// parameter's rows by a data column of the rows it draws; it gets no
+// gradient. The gradient of x is a scatter-add, so a pass costs O(idx's
+// entries × row) whatever the number of rows of x.
+//
+// The values must be integers in [0, rows of x); the caller checks its data
+// (the compiler does, naming the field and element). A value outside gives
+// NaN entries rather than a panic.
+func TakeRows(x, idx *Node) *Node {
+	g := graphOf(x, idx)
+	if g == nil {
+		return nil
+	}
+	if anyFailed(x, idx) {
+		return g.placeholder(nil)
+	}
+	if len(x.shape) < 1 {
+		return g.fail(nil, "take_rows: cannot take rows of a scalar")
+	}
+	out := append(idx.shape.Clone(), x.shape[1:]...)
+	return g.Apply(&takeRowsOp{rows: x.shape[0], row: x.shape.Size() / x.shape[0]}, out, x, idx)
+}
+
+func (op *takeRowsOp) Forward(a *Args)     { takeRowsForward(op, a) }
+func (op *takeRowsOp) Forward32(a *Args32) { takeRowsForward(op, a) }
+
+// row returns the row index that v names, or -1 for a value that names none.
+func (op *takeRowsOp) rowOf(v float64) int {
+	r := int(v)
+	if float64(r) != v || r < 0 || r >= op.rows {
+		return -1
+	}
+	return r
+}
+
+func takeRowsForward[T Float](op *takeRowsOp, a *ArgsOf[T]) {
+	x, out := a.In[0], a.Out
+	for i, v := range a.In[1] {
+		dst := out[i*op.row : (i+1)*op.row]
+		r := op.rowOf(float64(v))
+		if r < 0 {
+			for j := range dst {
+				dst[j] = T(math.NaN())
+			}
+			continue
+		}
+		copy(dst, x[r*op.row:(r+1)*op.row])
+	}
+}
+
+// Backward scatters the gradient back to the rows taken, adding where a
+// row was taken more than once.
+func (op *takeRowsOp) Backward(a *Args)     { takeRowsBackward(op, a) }
+func (op *takeRowsOp) Backward32(a *Args32) { takeRowsBackward(op, a) }
+
+func takeRowsBackward[T Float](op *takeRowsOp, a *ArgsOf[T]) {
+	gx := a.GradIn[0]
+	if gx == nil {
+		return
+	}
+	for i, v := range a.In[1] {
+		if r := op.rowOf(float64(v)); r >= 0 {
+			addTo(gx[r*op.row:(r+1)*op.row], a.GradOut[i*op.row:(i+1)*op.row])
+		}
 	}
 }

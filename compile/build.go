@@ -2,6 +2,7 @@ package compile
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	ad "github.com/temper-ppl/temper/autodiff"
@@ -356,7 +357,11 @@ func (b *builder) lower(e lang.Expr) value {
 		}
 	case *lang.Unary:
 		x := b.expr(e.X)
-		v = value{node: ad.Neg(x.node), batched: x.batched}
+		op := ad.Neg
+		if e.Op == "!" {
+			op = ad.Not
+		}
+		v = value{node: op(x.node), batched: x.batched}
 	case *lang.Binary:
 		v = b.binary(e)
 	case *lang.Call:
@@ -385,12 +390,19 @@ func (b *builder) binary(e *lang.Binary) value {
 		return value{node: ad.Matmul(l.node, r.node), batched: l.batched}
 	}
 	n := b.align([]value{l, r})
-	ops := map[string]func(a, c *ad.Node) *ad.Node{"+": ad.Add, "-": ad.Sub, "*": ad.Mul, "/": ad.Div, "^": ad.Pow}
-	op, ok := ops[e.Op]
+	op, ok := binaryOps[e.Op]
 	if !ok {
 		return b.fail(e.Pos, "unknown operator %q", e.Op)
 	}
 	return value{node: op(n[0], n[1]), batched: batched}
+}
+
+// binaryOps are the elementwise operators, all broadcasting. Comparisons
+// and logic give 0 or 1, with no gradient.
+var binaryOps = map[string]func(a, c *ad.Node) *ad.Node{
+	"+": ad.Add, "-": ad.Sub, "*": ad.Mul, "/": ad.Div, "^": ad.Pow,
+	"<": ad.Less, "<=": ad.LessEqual, ">": ad.Greater, ">=": ad.GreaterEqual,
+	"==": ad.Equal, "!=": ad.NotEqual, "&&": ad.And, "||": ad.Or,
 }
 
 // index compiles x[i, j:k, ...]: indices are 1-based and slices inclusive,
@@ -426,6 +438,18 @@ func (b *builder) index(e *lang.Index) value {
 		}
 		if !it.Slice {
 			i, err := b.m.constInt(it.Lo)
+			if err != nil && isDataIndex(it.Lo) {
+				if k != 0 || batched {
+					return b.fail(it.Pos, "an index by data (%s) must be the first index of an array that does not depend on the plate", exprString(it.Lo))
+				}
+				idx := b.dataIndex(it.Lo, shape[0])
+				if b.err != nil {
+					return value{}
+				}
+				node = ad.TakeRows(node, ad.Sub(idx.node, b.g.Scalar(1)))
+				batched, axis = idx.batched, len(idx.node.Shape())
+				continue
+			}
 			if err != nil {
 				return b.fail(it.Pos, "%v", err)
 			}
@@ -476,4 +500,91 @@ func (b *builder) vector(e *lang.Vector) value {
 		parts = append(parts, ad.Reshape(v.node, 1))
 	}
 	return value{node: ad.Concat(0, parts...)}
+}
+
+// isDataIndex reports whether e has the form of an index by data: an int
+// data field, indexed by the plate index or constants (g[n], idx).
+func isDataIndex(e lang.Expr) bool {
+	switch e := e.(type) {
+	case *lang.Ident:
+		return true
+	case *lang.Index:
+		_, ok := e.X.(*lang.Ident)
+		return ok
+	}
+	return false
+}
+
+// dataIndex compiles an index by data, g[n] or idx, into its values,
+// having checked that every value the index can take (over all the rows
+// of the data, not only a minibatch's) is an integer in 1..rows: a value
+// outside is an error naming the field and element, at compile time.
+func (b *builder) dataIndex(e lang.Expr, rows int) value {
+	field, selected, ok := b.selectData(e)
+	if !ok {
+		return b.fail(lang.StartPos(e), "an index must be a constant, the plate index, or int data indexed by the plate index or constants (as in a[g[n]]), not %s", exprString(e))
+	}
+	v := b.m.data[field]
+	for _, i := range selected {
+		x := v.Values[i]
+		if x != math.Trunc(x) || x < 1 || x > float64(rows) {
+			return b.fail(lang.StartPos(e), "%s = %v in %s, which indexes an axis of %d: an index by data must be an integer in 1..%d",
+				elementString(field, v.Shape, i), x, v.Source, rows, rows)
+		}
+	}
+	return b.expr(e)
+}
+
+// selectData returns the data field an index by data reads and the flat
+// positions of the elements it can select: every row for the plate index,
+// the given position for a constant.
+func (b *builder) selectData(e lang.Expr) (string, []int, bool) {
+	id, items := (*lang.Ident)(nil), []lang.IndexItem(nil)
+	switch e := e.(type) {
+	case *lang.Ident:
+		id = e
+	case *lang.Index:
+		id, _ = e.X.(*lang.Ident)
+		items = e.Items
+	}
+	if id == nil || id.Name == b.plateIx {
+		return "", nil, false
+	}
+	v, ok := b.m.data[id.Name]
+	if !ok || len(items) > len(v.Shape) {
+		return "", nil, false
+	}
+	want := make([]int, len(items)) // -1: any position (the plate index)
+	for k, it := range items {
+		if it.Slice {
+			return "", nil, false
+		}
+		if pi, ok := it.Lo.(*lang.Ident); ok && pi.Name == b.plateIx && k == 0 {
+			want[k] = -1
+			continue
+		}
+		c, err := b.m.constInt(it.Lo)
+		if err != nil || c < 1 || c > v.Shape[k] {
+			return "", nil, false
+		}
+		want[k] = c - 1
+	}
+	var selected []int
+	pos := make([]int, len(v.Shape))
+	for i := range v.Values {
+		match := true
+		for k, w := range want {
+			match = match && (w < 0 || pos[k] == w)
+		}
+		if match {
+			selected = append(selected, i)
+		}
+		for d := len(pos) - 1; d >= 0; d-- { // the next position, row-major
+			if pos[d]++; pos[d] < v.Shape[d] {
+				break
+			}
+			pos[d] = 0
+		}
+	}
+	return id.Name, selected, true
 }

@@ -14,6 +14,7 @@ import (
 type function struct {
 	params []string
 	build  func(b *builder, args []value) value
+	intIf  []int // the result is an int when these arguments are (lang.Signature.IntIf)
 }
 
 // elementwise functions of one argument, under their language names (Stan's
@@ -72,6 +73,13 @@ func init() {
 		n := b.align(a)
 		return value{node: ad.Pow(n[0], n[1]), batched: anyBatched(a)}
 	}}
+	// if_else(cond, a, b) is a where cond is nonzero, else b, elementwise:
+	// Stan's conditional operator as a function, whose gradient goes to the
+	// branch chosen.
+	functions["if_else"] = function{params: []string{"cond", "a", "b"}, intIf: []int{1, 2}, build: func(b *builder, a []value) value {
+		n := b.align(a)
+		return value{node: ad.IfElse(n[0], n[1], n[2]), batched: anyBatched(a)}
+	}}
 	functions["dot"] = function{params: []string{"x", "y"}, build: func(b *builder, a []value) value {
 		n := b.align(a)
 		return value{node: ad.Dot(n[0], n[1]), batched: anyBatched(a)}
@@ -117,7 +125,7 @@ func Env() *lang.Env {
 		env.Distributions[name] = lang.Signature{Params: d.Args, Int: d.Int, Outside: d.Outside}
 	}
 	for name, f := range functions {
-		env.Functions[name] = lang.Signature{Params: slices.Clone(f.params), Int: make([]bool, len(f.params))}
+		env.Functions[name] = lang.Signature{Params: slices.Clone(f.params), Int: make([]bool, len(f.params)), IntIf: slices.Clone(f.intIf)}
 	}
 	return env
 }

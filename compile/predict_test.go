@@ -77,3 +77,46 @@ predict {
 		t.Fatalf("got %+v, want NLL %v and accuracy 2/3", s, nll/3)
 	}
 }
+
+// TestPredictGroupsAndComparisons: a predict block with a group intercept
+// a[g[n]] and a comparison: p(y = 1) = inv_logit(a[g[n]] + (x[n] > 0)).
+func TestPredictGroupsAndComparisons(t *testing.T) {
+	src := `
+data { N: int  J: int  g: int[N]  x: real[N]  y: int[N] }
+param { a: real[J] }
+model {
+  for n in plate(N) { y[n] ~ bernoulli_logit(a[g[n]] + (x[n] > 0)) }
+}
+predict {
+  for n in plate(N) { y[n] ~ bernoulli_logit(a[g[n]] + (x[n] > 0)) }
+}`
+	g := []int{2, 1, 2}
+	x := []float64{1, -1, -2}
+	y := []int{1, 0, 0}
+	m := compileSrc(t, src, map[string]any{"J": 2, "g": g, "x": x, "y": y})
+	pr, err := m.Predictor()
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := []float64{0.5, -1}
+	out, err := pr.Predict([][]float64{a})
+	if err != nil {
+		t.Fatal(err)
+	}
+	nll := 0.0
+	for r := range g {
+		eta := a[g[r]-1]
+		if x[r] > 0 {
+			eta++
+		}
+		p := 1 / (1 + math.Exp(-eta))
+		if y[r] == 1 {
+			nll -= math.Log(p)
+		} else {
+			nll -= math.Log(1 - p)
+		}
+	}
+	if s := out.Samples[0]; math.Abs(s.NLL-nll/3) > 1e-12 {
+		t.Fatalf("got %+v, want NLL %v", s, nll/3)
+	}
+}

@@ -19,6 +19,10 @@ type Signature struct {
 	Int []bool
 	// Variadic says that Params lists the minimum: more arguments may follow.
 	Variadic bool
+	// IntIf, for a function, lists the arguments (counted as in Params)
+	// whose being integer-valued makes the result integer-valued: if_else
+	// of two ints is an int. Empty: the result is real.
+	IntIf []int
 	// Outside, if set, says what is wrong with a constant argument i
 	// (counted as in Params) outside its support, or "" (stdlib's
 	// Distribution.Outside); the checker reports it at the argument.
@@ -117,8 +121,10 @@ type Info struct {
 // Integer-valued expressions are: int literals (no '.' or exponent), int
 // data (indexed or not), plate indices, definitions whose value is
 // integer-valued, vectors of integer-valued elements, and + - * of
-// integer-valued operands and unary minus of one. Everything else (/, ^,
-// @, calls, parameters) is real.
+// integer-valued operands and unary minus of one, comparisons and logic
+// (== != < <= > >= && || !, which give 0 or 1 whatever their operands), and
+// calls of functions whose signature says so (if_else of two ints).
+// Everything else (/, ^, @, other calls, parameters) is real.
 func Check(f *File, env *Env) (info *Info, err error) {
 	c := &checker{
 		env: env,
@@ -364,11 +370,17 @@ func (c *checker) typeExpr(e Expr, d *Decl, kind BlockKind, dim bool) {
 			isInt = c.typeName(e, d, kind, dim)
 		case *Unary:
 			isInt = walk(e.X)
+			if e.Op == "!" {
+				c.errorf(e.Pos, "%s may only use numbers, names and arithmetic, not the logical operator !", what(dim))
+			}
 		case *Binary:
 			l, r := walk(e.L), walk(e.R)
 			isInt = l && r && (e.Op == "+" || e.Op == "-" || e.Op == "*")
-			if e.Op == "@" {
+			switch {
+			case e.Op == "@":
 				c.errorf(e.Pos, "%s cannot use the matrix product @", what(dim))
+			case IsLogical(e.Op):
+				c.errorf(e.Pos, "%s may only use numbers, names and arithmetic, not the operator %s", what(dim), e.Op)
 			}
 		case nil:
 			return false
@@ -679,12 +691,12 @@ func (c *checker) expr(e Expr, s *scope) bool {
 	case *Ident:
 		isInt = c.ident(e, s)
 	case *Unary:
-		isInt = c.expr(e.X, s)
+		isInt = c.expr(e.X, s) || e.Op == "!"
 	case *Binary:
 		l, r := c.expr(e.L, s), c.expr(e.R, s)
-		isInt = l && r && (e.Op == "+" || e.Op == "-" || e.Op == "*")
+		isInt = l && r && (e.Op == "+" || e.Op == "-" || e.Op == "*") || IsLogical(e.Op)
 	case *Call:
-		c.call(e, s)
+		isInt = c.call(e, s)
 	case *Index:
 		isInt = c.index(e, s)
 	case *Vector:
@@ -739,7 +751,9 @@ func (c *checker) unknownName(id *Ident, candidates []string) {
 	}
 }
 
-func (c *checker) call(e *Call, s *scope) {
+// call checks a function call and reports whether its result is
+// integer-valued.
+func (c *checker) call(e *Call, s *scope) bool {
 	args := c.checkAll(e.Args, s)
 	sig, ok := c.env.Functions[e.Func]
 	if !ok {
@@ -753,16 +767,31 @@ func (c *checker) call(e *Call, s *scope) {
 			}
 			c.errorf(e.Pos, "%s", msg)
 		}
-		return
+		return false
 	}
 	if !c.arity(e.Func, e.Pos, sig, sig.Params, len(e.Args)) {
-		return
+		return false
 	}
 	for i, a := range e.Args {
 		if sig.intAt(i) && args[i].needsInt() {
 			c.errorf(StartPos(a), "argument %s of %s must be integer-valued, but %s is real-valued", paramName(sig, i), e.Func, shortExpr(a))
 		}
 	}
+	isInt := len(sig.IntIf) > 0
+	for _, i := range sig.IntIf {
+		isInt = isInt && i < len(args) && args[i].isInt
+	}
+	return isInt
+}
+
+// IsLogical reports whether op is a comparison or a logical operator: its
+// result is 0 or 1, an int.
+func IsLogical(op string) bool {
+	switch op {
+	case "==", "!=", "<", "<=", ">", ">=", "&&", "||":
+		return true
+	}
+	return false
 }
 
 // index checks x[items]: integer-valued indices, and no more of them than x
@@ -807,9 +836,13 @@ func (c *checker) rank(e Expr) int {
 			return -1
 		}
 		for _, it := range e.Items {
-			if !it.Slice {
-				r--
+			if it.Slice {
+				continue
 			}
+			// An index by an int array (a[idx]) keeps the array's axes;
+			// any other index is a scalar (the compiler indexes by no
+			// other arrays).
+			r += max(c.rank(it.Lo), 0) - 1
 		}
 		return r
 	case *Number:

@@ -15,11 +15,15 @@ import (
 // shapes, and a hand-written list parser can say "expected "," or ")"" where
 // a generated one only knows the closing bracket.
 //
-// Precedence, low to high:
+// Precedence, low to high (C's and Stan's order):
 //
+//	||         left-associative
+//	&&         left-associative
+//	== !=      non-associative: a == b == c is an error
+//	< <= > >=  non-associative: a < b < c is an error
 //	+ -        left-associative
 //	* / @      left-associative (@ is the matrix product)
-//	unary -
+//	unary - !
 //	^          right-associative, binds tighter than unary minus: -x^2 = -(x^2)
 //	x[...]     indexing, and calls f(...)
 //
@@ -79,7 +83,7 @@ func startsExpr(t *lexer.Token) bool {
 	case tokNumber, tokIdent, tokString:
 		return true
 	case tokPunct:
-		return t.Value == "(" || t.Value == "[" || t.Value == "-"
+		return t.Value == "(" || t.Value == "[" || t.Value == "-" || t.Value == "!"
 	}
 	return false
 }
@@ -116,8 +120,83 @@ func (p *exprParser) required(what string) (Expr, int, error) {
 	return p.expr()
 }
 
-// expr parses a sum: term {("+" | "-") term}.
-func (p *exprParser) expr() (Expr, int, error) {
+// expr parses a whole expression: a disjunction.
+func (p *exprParser) expr() (Expr, int, error) { return p.or() }
+
+// or parses and {"||" and}.
+func (p *exprParser) or() (Expr, int, error) {
+	return p.leftAssoc(p.and, "||")
+}
+
+// and parses equality {"&&" equality}.
+func (p *exprParser) and() (Expr, int, error) {
+	return p.leftAssoc(p.equality, "&&")
+}
+
+// equality parses relational [("==" | "!=") relational].
+func (p *exprParser) equality() (Expr, int, error) {
+	return p.comparison(p.relational, "==", "!=")
+}
+
+// relational parses sum [("<" | "<=" | ">" | ">=") sum].
+func (p *exprParser) relational() (Expr, int, error) {
+	return p.comparison(p.sum, "<", "<=", ">", ">=")
+}
+
+// isAny reports whether the next token is one of the punctuations ops.
+func (p *exprParser) isAny(ops ...string) bool {
+	for _, op := range ops {
+		if p.is(op) {
+			return true
+		}
+	}
+	return false
+}
+
+// leftAssoc parses operand {op operand}, grouping to the left.
+func (p *exprParser) leftAssoc(operand func() (Expr, int, error), ops ...string) (Expr, int, error) {
+	x, h, err := operand()
+	for err == nil && p.isAny(ops...) {
+		op := p.next()
+		if !startsExpr(p.peek()) {
+			return nil, 0, p.expected(fmt.Sprintf("an expression after %q", op.Value))
+		}
+		var y Expr
+		var hy int
+		if y, hy, err = operand(); err == nil {
+			x = &Binary{Pos: toPos(op.Pos), Op: op.Value, L: x, R: y}
+			h, err = height(max(h, hy), op)
+		}
+	}
+	return x, h, err
+}
+
+// comparison parses operand [op operand] for a non-associative level: a
+// chain such as a < b < c would compare the 0/1 result of a < b with c, as
+// in C, which is never what is meant, so it is an error.
+func (p *exprParser) comparison(operand func() (Expr, int, error), ops ...string) (Expr, int, error) {
+	x, h, err := operand()
+	if err != nil || !p.isAny(ops...) {
+		return x, h, err
+	}
+	op := p.next()
+	if !startsExpr(p.peek()) {
+		return nil, 0, p.expected(fmt.Sprintf("an expression after %q", op.Value))
+	}
+	y, hy, err := operand()
+	if err != nil {
+		return nil, 0, err
+	}
+	if p.isAny(ops...) {
+		return nil, 0, errorAt(p.peek(), "comparisons do not chain: write %s %s b && b %s c, or use parentheses",
+			"a", op.Value, p.peek().Value)
+	}
+	h, err = height(max(h, hy), op)
+	return &Binary{Pos: toPos(op.Pos), Op: op.Value, L: x, R: y}, h, err
+}
+
+// sum parses term {("+" | "-") term}.
+func (p *exprParser) sum() (Expr, int, error) {
 	x, h, err := p.term()
 	for err == nil && (p.is("+") || p.is("-")) {
 		op := p.next()
@@ -157,9 +236,9 @@ func (p *exprParser) term() (Expr, int, error) {
 	return x, h, err
 }
 
-// unary parses "-" unary | power.
+// unary parses ("-" | "!") unary | power.
 func (p *exprParser) unary() (Expr, int, error) {
-	if !p.is("-") {
+	if !p.is("-") && !p.is("!") {
 		return p.power()
 	}
 	op := p.next()
@@ -168,14 +247,14 @@ func (p *exprParser) unary() (Expr, int, error) {
 	}
 	defer p.leave()
 	if !startsExpr(p.peek()) {
-		return nil, 0, p.expected(`an expression after "-"`)
+		return nil, 0, p.expected(fmt.Sprintf("an expression after %q", op.Value))
 	}
 	x, h, err := p.unary()
 	if err != nil {
 		return nil, 0, err
 	}
 	h, err = height(h, op)
-	return &Unary{Pos: toPos(op.Pos), Op: "-", X: x}, h, err
+	return &Unary{Pos: toPos(op.Pos), Op: op.Value, X: x}, h, err
 }
 
 // power parses postfix ["^" unary]; the exponent may itself be a power
@@ -430,7 +509,12 @@ func parseBounds(lex *lexer.PeekingLexer) (boundsNode, error) {
 		if _, err := p.expect("="); err != nil {
 			return nil, err
 		}
-		x, _, err := p.required("an expression")
+		// A bound is a sum: a comparison's ">" would swallow the closing
+		// bracket of the constraint.
+		if !startsExpr(p.peek()) {
+			return nil, p.expected("an expression")
+		}
+		x, _, err := p.sum()
 		if err != nil {
 			return nil, err
 		}

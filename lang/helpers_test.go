@@ -54,6 +54,7 @@ func testEnv() *Env {
 			"log_softmax": real("x"),
 			"dense":       real("x", "W", "b"),
 			"pi":          real(),
+			"if_else":     {Params: []string{"cond", "a", "b"}, Int: make([]bool, 3), IntIf: []int{1, 2}},
 			"one_hot":     ints(real("k", "K"), 0, 1),
 			"concat":      {Params: []string{"x"}, Int: []bool{false}, Variadic: true},
 		},
@@ -248,10 +249,10 @@ func source(f *File) string {
 			}
 			var bounds []string
 			if t.Lower != nil {
-				bounds = append(bounds, "lower="+ExprString(t.Lower))
+				bounds = append(bounds, "lower="+boundString(t.Lower))
 			}
 			if t.Upper != nil {
-				bounds = append(bounds, "upper="+ExprString(t.Upper))
+				bounds = append(bounds, "upper="+boundString(t.Upper))
 			}
 			if len(bounds) > 0 {
 				base += "<" + strings.Join(bounds, ", ") + ">"
@@ -375,4 +376,16 @@ func walkExpr(e Expr, fn func(Expr)) {
 			walkExpr(x, fn)
 		}
 	}
+}
+
+// boundString prints a bound of a type: a bound is parsed as a sum (a ">"
+// ends the constraint), so a comparison or logic there needs parentheses.
+func boundString(e Expr) string {
+	switch e := e.(type) {
+	case *Binary:
+		if IsLogical(e.Op) {
+			return "(" + ExprString(e) + ")"
+		}
+	}
+	return ExprString(e)
 }

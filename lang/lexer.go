@@ -248,6 +248,16 @@ func (s *scanner) token() bool {
 			if s.byteAt(s.off) == '=' {
 				s.advance()
 			}
+		case '<', '>', '=', '!':
+			if s.byteAt(s.off) == '=' { // <= >= == !=
+				s.advance()
+			}
+		case '&', '|':
+			if s.byteAt(s.off) != byte(r) {
+				s.errorf(start, "invalid character %q; the logical operators are && and ||", string(r))
+				return true
+			}
+			s.advance()
 		case '{', '(', '[':
 			s.depth++
 			if s.depth > MaxNesting {
@@ -258,7 +268,7 @@ func (s *scanner) token() bool {
 			if s.depth > 0 {
 				s.depth--
 			}
-		case '<', '>', ',', ':', ';', '=', '~', '-', '*', '/', '@', '^':
+		case ',', ':', ';', '~', '-', '*', '/', '@', '^':
 		default:
 			if unicode.IsPrint(r) {
 				s.errorf(start, "invalid character %q", string(r))

@@ -8,7 +8,11 @@ import (
 
 // Precedence levels of ExprString, low to high.
 const (
-	precSum = iota + 1
+	precOr = iota + 1
+	precAnd
+	precEquality
+	precRelational
+	precSum
 	precProduct
 	precUnary
 	precPower
@@ -20,7 +24,7 @@ const (
 // "-x ^ 2 + (a + b) * c".
 func ExprString(e Expr) string {
 	var b strings.Builder
-	writeExpr(&b, e, precSum)
+	writeExpr(&b, e, precOr)
 	return b.String()
 }
 
@@ -80,6 +84,14 @@ func writeExpr(b *strings.Builder, e Expr, prec int) {
 	case *Binary:
 		var p, lp, rp int
 		switch e.Op {
+		case "||":
+			p, lp, rp = precOr, precOr, precAnd
+		case "&&":
+			p, lp, rp = precAnd, precAnd, precEquality
+		case "==", "!=": // non-associative: operands of the same level get parentheses
+			p, lp, rp = precEquality, precRelational, precRelational
+		case "<", "<=", ">", ">=":
+			p, lp, rp = precRelational, precSum, precSum
 		case "+", "-":
 			p, lp, rp = precSum, precSum, precProduct
 		case "^":
@@ -102,12 +114,12 @@ func writeExpr(b *strings.Builder, e Expr, prec int) {
 				b.WriteString(", ")
 			}
 			if it.Lo != nil {
-				writeExpr(b, it.Lo, precSum)
+				writeExpr(b, it.Lo, precOr)
 			}
 			if it.Slice {
 				b.WriteByte(':')
 				if it.Hi != nil {
-					writeExpr(b, it.Hi, precSum)
+					writeExpr(b, it.Hi, precOr)
 				}
 			}
 		}
@@ -125,7 +137,7 @@ func writeList(b *strings.Builder, open string, xs []Expr, close string) {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		writeExpr(b, x, precSum)
+		writeExpr(b, x, precOr)
 	}
 	b.WriteString(close)
 }
