@@ -81,6 +81,12 @@ func init() {
 		return value{node: ad.IfElse(n[0], n[1], n[2]), batched: anyBatched(a)}
 	}}
 	functions["dot"] = function{params: []string{"x", "y"}, build: func(b *builder, a []value) value {
+		// Judged on the shapes the user wrote (one row of a plate), so that
+		// the minibatch's axis never shows in the message.
+		x, y := rowShape(a[0].node.Shape(), a[0].batched), rowShape(a[1].node.Shape(), a[1].batched)
+		if len(x) == 0 || len(y) == 0 || x[len(x)-1] != y[len(y)-1] {
+			return value{node: b.g.Fail(nil, "dot of %s and %s: the last dimensions must agree", shapeString(x), shapeString(y))}
+		}
 		n := b.align(a)
 		return value{node: ad.Dot(n[0], n[1]), batched: anyBatched(a)}
 	}}

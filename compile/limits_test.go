@@ -30,3 +30,18 @@ func TestSizeLimits(t *testing.T) {
 		t.Errorf("a million parameters: %v", err)
 	}
 }
+
+// TestDotMessageShowsRowShapes: a shape error inside a plate names the
+// shapes the user wrote, one row's, never the minibatch's axis (it read
+// "dot of [2, 3] and []" for dot(x[n], w[3]) with x: real[N, 3]).
+func TestDotMessageShowsRowShapes(t *testing.T) {
+	_, err := tryCompile("data { N: int  D: int  x: real[N, D]  y: real[N] }\nparam { w: real[D] }\nmodel { for n in plate(N) { y[n] ~ normal(dot(x[n], w[3]), 1) } }",
+		map[string]any{"x": [][]float64{{1, 2, 3}, {4, 5, 6}}, "y": []float64{1, 2}})
+	if err == nil || !strings.Contains(err.Error(), "dot of [3] and a scalar: the last dimensions must agree") || strings.Contains(err.Error(), "[2, 3]") {
+		t.Errorf("dot(x[n], w[3]): %v", err)
+	}
+	if _, err := tryCompile("data { N: int  D: int  x: real[N, D]  y: real[N] }\nparam { w: real[D] }\nmodel { for n in plate(N) { y[n] ~ normal(dot(x[n], w), 1) } }",
+		map[string]any{"x": [][]float64{{1, 2, 3}, {4, 5, 6}}, "y": []float64{1, 2}}); err != nil {
+		t.Errorf("dot(x[n], w): %v", err)
+	}
+}
