@@ -10,7 +10,7 @@
 //	if err != nil {
 //		log.Fatal(err) // a diagnostic with the source line and a caret
 //	}
-//	res, err := m.Sample(ctx, temper.Options{Sampler: "sgld", Settings: map[string]any{"lr": 1e-3}})
+//	res, err := m.Sample(ctx, temper.Options{}) // the defaults: SGHMC, step and metric tuned by the warm-up
 //	if err != nil {
 //		log.Fatal(err) // cancellation returns the draws made so far with ctx's error
 //	}
@@ -35,8 +35,9 @@
 //
 // # Sampling
 //
-// Options choose the sampler and the run; its zero value is sensible: SGLD
-// at step size 1e-4, 4 chains of 2,000 iterations, seed 0. Sampler names a
+// Options choose the sampler and the run; its zero value is sensible:
+// SGHMC with its step size and metric chosen by the warm-up (lr = auto),
+// 4 chains of 2,000 iterations, seed 0. Sampler names a
 // preset (sgd, msgd, sgld, sghmc, sgnht, adaptive_langevin, cyclical_sgld,
 // cyclical_sghmc, snapshot, reld, resgld, m_resgld, f_resgld, deo_sgd,
 // deo_msgd, deo_psgd, renhd, renhd_reld: infer.SamplerNames lists them and
