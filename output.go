@@ -187,13 +187,16 @@ func (r *Result) SaveSummaries(dir string) error {
 // Summary is the posterior summary of every column (lp__ first): mean, sd,
 // Monte Carlo standard error, 5/50/95% quantiles, bulk and tail ESS and
 // split R-hat, over the draws of the target level of the chains that
-// finished (a chain that diverged is left out: Finished).
+// finished (a chain that diverged is left out: Finished). It is computed
+// once (the judgement, the table and summary.csv all read it: ESS and
+// R-hat are FFTs over every column) and again only after Prepend.
 func (r *Result) Summary() []summary.Stats {
-	var stats []summary.Stats
-	for col, name := range r.Columns {
-		stats = append(stats, summary.Summarize(name, r.Chains(col)))
+	if r.stats == nil {
+		for col, name := range r.Columns {
+			r.stats = append(r.stats, summary.Summarize(name, r.Chains(col)))
+		}
 	}
-	return stats
+	return slices.Clone(r.stats)
 }
 
 // WriteTable prints the summary as temper run does, an aligned table, and

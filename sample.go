@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/temper-ppl/temper/infer"
+	"github.com/temper-ppl/temper/infer/summary"
 )
 
 // Result is a run's draws, kept in memory, with what the summaries and the
@@ -32,6 +33,8 @@ type Result struct {
 	model    *Model
 	sampler  infer.Sampler
 	settings map[string]string
+	// stats caches Summary; Prepend clears it.
+	stats []summary.Stats
 	// judged counts the warnings at the end of Warnings that are Judge's,
 	// which Prepend replaces when the draws change.
 	judged int
