@@ -252,19 +252,7 @@ func (k *sgKernel) settle() error {
 // and reports whether a chain left the region where the energy is finite.
 func (k *sgKernel) settleSteps(n int) (bool, error) {
 	st := k.st
-	temperature := func(r int) float64 { return k.s.Temperature }
-	switch l := k.s.Ladder; {
-	case st.Levels > 1 && l.Kind == TemperatureLadder: // the starting levels
-		levels := l.initial(st.Levels)
-		temperature = func(r int) float64 { return levels[r%st.Levels] }
-	case st.Levels > 1: // a step-size ladder: the target samples, the others explore
-		temperature = func(r int) float64 {
-			if r%st.Levels == 0 {
-				return l.Exploit
-			}
-			return l.Explore
-		}
-	}
+	temperatures := k.s.startTemperatures(st.Levels)
 	for range n {
 		if err := k.estimate(0); err != nil {
 			return false, fmt.Errorf("warm-up: %w", err)
@@ -273,7 +261,7 @@ func (k *sgKernel) settleSteps(n int) (bool, error) {
 			if !finiteRow(st.Energy, st.Grad, st.Theta, r, st.Dim) {
 				return true, nil
 			}
-			k.s.Dynamics.Step(row(st.Aux, r, st.AuxLen), row(st.Theta, r, st.Dim), row(st.Grad, r, st.Dim), st.Tuning.StepSize, temperature(r), k.rngs[r])
+			k.s.Dynamics.Step(row(st.Aux, r, st.AuxLen), row(st.Theta, r, st.Dim), row(st.Grad, r, st.Dim), st.Tuning.StepSize, temperatures[r%st.Levels], k.rngs[r])
 		}
 	}
 	return false, nil

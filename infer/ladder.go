@@ -101,6 +101,21 @@ func (l *Ladder) start(values []float64) *ladderState {
 	return &ladderState{l: l, values: values, gaps: make([]float64, len(values)-1)}
 }
 
+// startTemperatures are the temperatures the levels of s start at (the
+// target's first): the sampler's own without a ladder.
+func (s Sampler) startTemperatures(levels int) []float64 {
+	t := make([]float64, levels)
+	if levels == 1 || s.Ladder == nil {
+		t[0] = s.Temperature
+		return t
+	}
+	ls := s.Ladder.start(s.Ladder.initial(levels))
+	for l := range t {
+		t[l] = ls.level(l, 0, s.Schedule).Temperature
+	}
+	return t
+}
+
 // level is level p at iteration k; schedule gives a temperature ladder's
 // step size.
 func (st *ladderState) level(p, k int, schedule Schedule) Level {

@@ -100,7 +100,7 @@ type tuner struct {
 // st.Theta to the chains' starting points in φ and returns the metric and
 // the tuning.
 func (k *sgKernel) tune(target Target) (*Metric, Tuning, error) {
-	t := &tuner{target: target, o: k.o, st: k.st, eval: k.eval, batches: k.batches, rngs: k.rngs, temp: k.targetTemperature()}
+	t := &tuner{target: target, o: k.o, st: k.st, eval: k.eval, batches: k.batches, rngs: k.rngs, temp: k.s.startTemperatures(k.st.Levels)[0]}
 	if err := k.start(); err != nil { // finite starts, retried as Stan does
 		return nil, Tuning{}, err
 	}
@@ -160,15 +160,6 @@ func (k *sgKernel) tune(target Target) (*Metric, Tuning, error) {
 	}
 	t.startChains(m)
 	return m, tun, nil
-}
-
-// targetTemperature is the temperature of the target level: the
-// sampler's, or a temperature ladder's lowest.
-func (k *sgKernel) targetTemperature() float64 {
-	if l := k.s.Ladder; k.st.Levels > 1 && l.Kind == TemperatureLadder {
-		return l.initial(k.st.Levels)[0]
-	}
-	return k.s.Temperature
 }
 
 // noiseGain is how many times SGLD's the variance that gradient noise adds
