@@ -54,7 +54,52 @@ func (r *Result) Judge() []string {
 	w = append(w, r.judgeLowDensity(finished)...)
 	w = append(w, r.judgeExchange(finished)...)
 	w = append(w, r.judgeCyclical(finished)...)
+	w = append(w, r.judgeGenerated(finished)...)
 	return w
+}
+
+// paramColumns is the number of the parameters' columns, which come
+// first after lp__; the transformed parameters and generated quantities
+// follow them, and may well be constant (a count that is always 0).
+func (r *Result) paramColumns() int {
+	if r.model == nil {
+		return len(r.Columns) - 1
+	}
+	return len(r.model.cm.ParamNames())
+}
+
+// judgeGenerated names the derived columns that are NaN in some draws,
+// and the _rng calls that got arguments outside their domain.
+func (r *Result) judgeGenerated(finished []int) []string {
+	var nan []string
+	for col := 1 + r.paramColumns(); col < len(r.Columns); col++ {
+		n := 0
+		for _, c := range finished {
+			for _, d := range r.Draws[c] {
+				if math.IsNaN(d[col]) {
+					n++
+				}
+			}
+		}
+		if n > 0 {
+			nan = append(nan, fmt.Sprintf("%s in %d draws", r.Columns[col], n))
+		}
+	}
+	if len(nan) == 0 {
+		return nil
+	}
+	why := "a NaN computed, such as log of a negative number"
+	if r.model != nil {
+		var calls []string
+		for _, e := range r.model.cm.DomainErrors() {
+			calls = append(calls, fmt.Sprintf("%s at %s", e.Func, e.Pos))
+		}
+		if len(calls) > 0 {
+			why = listWords(calls) + " got arguments outside the distribution's domain (a scale ≤ 0, a probability outside [0, 1])"
+		}
+	}
+	return []string{fmt.Sprintf("derived quantities are NaN in some draws: %s; %s",
+		listWords(nan[:min(len(nan), namedAtMost)])+more(len(nan)), why)}
 }
 
 // judge replaces the judgement in Warnings by a fresh one, after the run
@@ -136,7 +181,7 @@ func (r *Result) judgeChains(finished []int) []string {
 			continue
 		}
 		var pinned, still []string
-		for col := 1; col < len(r.Columns); col++ {
+		for col := 1; col < 1+r.paramColumns(); col++ {
 			if b, ok := bounds[col]; ok {
 				if side := b.saturated(draws, col); side != "" {
 					pinned = append(pinned, r.Columns[col]+" at its "+side)

@@ -244,3 +244,8 @@ func (t target) Evaluator(p, batch int) (infer.Evaluator, error) {
 }
 func (t target) OutputNames() []string          { return t.m.cm.OutputNames() }
 func (t target) Constrain(dst, theta []float64) { t.m.constrain(dst, theta) }
+func (t target) ConstrainSeeded(dst, theta []float64, seed uint64) {
+	t.m.constrainMu.Lock()
+	t.m.cm.ConstrainSeeded(dst, theta, seed)
+	t.m.constrainMu.Unlock()
+}

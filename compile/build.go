@@ -43,6 +43,11 @@ type builder struct {
 	predict *predictions        // set when lowering the predict block
 	memo    map[lang.Expr]value // when set, each expression is lowered once
 
+	full     *fullRows                 // set: plates run over all their rows (derived.go)
+	rng      *rngSource                // set: the generated block's random stream
+	onDefine func(*lang.Define, value) // set: called with each definition
+	plateBy  string                    // the data scalar that sizes the current plate
+
 	err *lang.Error // the first error, positioned
 }
 
@@ -80,6 +85,7 @@ func (m *Model) build(replicas, batch int) (*built, error) {
 		out.params = append(out.params, v.node)
 	}
 	out.blocks = b.blocks
+	b.transformParams()
 	if m.file.Model != nil {
 		b.stmts(m.file.Model.Stmts)
 	}
@@ -108,7 +114,7 @@ func (m *Model) build(replicas, batch int) (*built, error) {
 
 // newBuilder starts a graph with the model's data as constants.
 func (m *Model) newBuilder(replicas int) *builder {
-	b := &builder{m: m, n: m.n, g: ad.NewGraph(replicas), data: map[string]*ad.Node{}, params: map[string]value{}}
+	b := &builder{m: m, n: m.n, g: ad.NewGraph(replicas), data: map[string]*ad.Node{}, params: map[string]value{}, plateBy: m.plateBy}
 	for name, v := range m.data {
 		b.data[name] = b.g.ConstData(name, v.Shape, v.Values)
 	}
@@ -208,6 +214,9 @@ func (b *builder) stmts(list []lang.Stmt) {
 			if b.predict != nil {
 				b.predict.define(s, v)
 			}
+			if b.onDefine != nil && b.err == nil {
+				b.onDefine(s, v)
+			}
 		case *lang.Sample:
 			v := b.sample(s)
 			if b.predict != nil {
@@ -222,11 +231,16 @@ func (b *builder) stmts(list []lang.Stmt) {
 				b.fail(s.Pos, "nested plates are not supported")
 				return
 			}
+			restore := func() {}
+			if b.full != nil {
+				restore = b.full.enterPlate(b, s)
+			}
 			b.plateIx = s.Index
 			b.scopes = append(b.scopes, map[string]value{})
 			b.stmts(s.Body)
 			b.scopes = b.scopes[:len(b.scopes)-1]
 			b.plateIx = ""
+			restore()
 		}
 	}
 }
@@ -427,7 +441,7 @@ func (b *builder) index(e *lang.Index) value {
 			}
 			if shape := node.Shape(); len(shape) == 0 || shape[0] != b.n {
 				return b.fail(it.Pos, "indexing by the plate index %s needs a first dimension of %d (%s), this has shape %s",
-					id.Name, b.n, b.m.plateBy, shapeString(shape))
+					id.Name, b.n, b.plateBy, shapeString(shape))
 			}
 			node, batched, axis = ad.Gather(node, b.rows), true, 1
 			continue

@@ -3,6 +3,7 @@ package compile
 import (
 	"math"
 	"slices"
+	"strings"
 
 	ad "github.com/temper-ppl/temper/autodiff"
 	"github.com/temper-ppl/temper/lang"
@@ -61,6 +62,32 @@ func init() {
 			return value{node: along(ad.Reshape(a[0].node, b.batch, -1), 1), batched: true}
 		}}
 	}
+	// variance and sd are the sample's, with n - 1 (Stan's): over every
+	// element, or over each row's in a plate body.
+	spread := func(sd bool) function {
+		return function{params: []string{"x"}, build: func(b *builder, a []value) value {
+			x, batched := a[0].node, a[0].batched
+			if batched {
+				x = ad.Reshape(x, b.batch, -1)
+			} else {
+				x = ad.Reshape(x, 1, -1)
+			}
+			n := x.Shape()[1]
+			if n < 2 {
+				return value{node: b.g.Fail(nil, "a variance needs at least 2 values, and this has %d", n)}
+			}
+			dev := ad.Sub(x, ad.Reshape(ad.Mean(x, 1), -1, 1))
+			v := ad.Mul(ad.Sum(ad.Square(dev), 1), b.g.Scalar(1/float64(n-1)))
+			if sd {
+				v = ad.Sqrt(v)
+			}
+			if !batched {
+				v = ad.Reshape(v)
+			}
+			return value{node: v, batched: batched}
+		}}
+	}
+	functions["variance"], functions["sd"] = spread(false), spread(true)
 	for name, f := range map[string]func(*ad.Node, int) *ad.Node{"softmax": ad.Softmax, "log_softmax": ad.LogSoftmax} {
 		functions[name] = function{params: []string{"x"}, build: func(_ *builder, a []value) value {
 			return value{node: f(a[0].node, -1), batched: a[0].batched}
@@ -106,6 +133,9 @@ func init() {
 
 func (b *builder) call(e *lang.Call) value {
 	f, ok := functions[e.Func]
+	if !ok && isRNG(e.Func) {
+		return b.rngCall(e)
+	}
 	if !ok {
 		return b.fail(e.Pos, "unknown function %q", e.Func)
 	}
@@ -133,5 +163,15 @@ func Env() *lang.Env {
 	for name, f := range functions {
 		env.Functions[name] = lang.Signature{Params: slices.Clone(f.params), Int: make([]bool, len(f.params)), IntIf: slices.Clone(f.intIf)}
 	}
+	for _, name := range stdlib.RNGNames() {
+		g, _ := stdlib.LookupRNG(name)
+		env.Functions[name+"_rng"] = lang.Signature{Params: g.Args, Int: g.Int, IntResult: g.IntOut, Random: true}
+	}
 	return env
+}
+
+// isRNG reports whether name is a distribution's random number generator.
+func isRNG(name string) bool {
+	_, ok := stdlib.LookupRNG(strings.TrimSuffix(name, "_rng"))
+	return ok && strings.HasSuffix(name, "_rng")
 }

@@ -27,6 +27,8 @@ type Model struct {
 	names   []string
 
 	constrain *constrainer
+	out       *outputs // the transformed parameters and generated quantities; nil without
+	derived   []string // their columns
 }
 
 // param is one declared parameter: its constrained shape and where its
@@ -50,6 +52,9 @@ func Compile(f *lang.File, data Data) (*Model, error) {
 	if len(errs) > 0 {
 		errs.Sort()
 		return nil, errs
+	}
+	if err := m.transformData(); err != nil {
+		return nil, err
 	}
 	if f.Param != nil {
 		for _, d := range f.Param.Decls {
@@ -96,6 +101,9 @@ func Compile(f *lang.File, data Data) (*Model, error) {
 		return nil, err
 	}
 	m.constrain = c
+	if m.out, m.derived, err = m.newOutputs(); err != nil {
+		return nil, err
+	}
 	return m, nil
 }
 
@@ -143,11 +151,47 @@ func (m *Model) Dim() int { return m.dim }
 // NumData is N, the number of observations the plate runs over.
 func (m *Model) NumData() int { return m.n }
 
-// OutputNames are the flattened constrained parameters, w.1, w.2, ...
-func (m *Model) OutputNames() []string { return m.names }
+// OutputNames are the columns of a draw: the flattened constrained
+// parameters (w.1, w.2, ...), then the transformed parameters and the
+// generated quantities, as Stan orders them.
+func (m *Model) OutputNames() []string {
+	return append(m.names[:len(m.names):len(m.names)], m.derived...)
+}
 
-// Constrain maps one unconstrained point to the constrained parameters.
-func (m *Model) Constrain(dst, theta []float64) { m.constrain.apply(dst, theta) }
+// ParamNames are the columns of the parameters alone, the first of
+// OutputNames.
+func (m *Model) ParamNames() []string { return append([]string(nil), m.names...) }
+
+// Constrain maps one unconstrained point to its columns (OutputNames).
+// The generated block's random numbers come from a stream seeded by the
+// point's bits; ConstrainSeeded chooses the stream.
+func (m *Model) Constrain(dst, theta []float64) {
+	if m.out == nil {
+		m.constrain.apply(dst, theta)
+		return
+	}
+	m.out.apply(dst, theta, seedOf(theta))
+}
+
+// ConstrainSeeded is Constrain with the generated block's random numbers
+// drawn from the stream seed: a run derives it from its seed, chain and
+// iteration, so that its draws are reproducible.
+func (m *Model) ConstrainSeeded(dst, theta []float64, seed uint64) {
+	if m.out == nil {
+		m.constrain.apply(dst, theta)
+		return
+	}
+	m.out.apply(dst, theta, seed)
+}
+
+// DomainErrors lists the generated block's _rng calls that got arguments
+// outside their domain in some draw so far (their values are NaN there).
+func (m *Model) DomainErrors() []DomainError {
+	if m.out == nil {
+		return nil
+	}
+	return m.out.domainErrors()
+}
 
 // Params describes the parameters: name, constrained shape, offset in θ
 // and bounds.

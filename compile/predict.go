@@ -103,6 +103,7 @@ func (m *Model) Predictor() (*Predictor, error) {
 		b.params[p.decl.Name] = value{node: in}
 		params = append(params, in)
 	}
+	b.transformParams()
 	b.stmts(m.file.Predict.Stmts)
 	if b.err != nil {
 		return nil, lang.ErrorList{b.err}
@@ -176,7 +177,8 @@ type DefinePrediction struct {
 	Mean    []float64
 }
 
-// Predict evaluates posterior draws: each point holds the model's OutputNames values.
+// Predict evaluates posterior draws: each point holds the model's
+// ParamNames values.
 func (p *Predictor) Predict(points [][]float64) (*Prediction, error) {
 	return p.PredictWeighted(points, nil)
 }

@@ -24,7 +24,7 @@ func (m *Model) Unconstrain(values map[string][]float64) ([]float64, error) {
 		}
 	}
 	theta := make([]float64, m.Dim())
-	out := make([]float64, len(m.OutputNames()))
+	out := make([]float64, len(m.names))
 	column := 0 // the parameter's first output column
 	for _, p := range m.Params() {
 		x, ok := values[p.Name]
@@ -42,7 +42,7 @@ func (m *Model) Unconstrain(values map[string][]float64) ([]float64, error) {
 		u := theta[p.Offset : p.Offset+p.Size]
 		got := out[column : column+p.Size]
 		copy(u, x)
-		m.Constrain(out, theta)
+		m.constrain.apply(out, theta)
 		if !equal(got, x) { // a bounded parameter: solve each coordinate
 			if err := m.solve(p, x, u, got, theta, out); err != nil {
 				return nil, err
@@ -80,7 +80,7 @@ func (m *Model) solve(p ParamInfo, x, u, got, theta, out []float64) error {
 	}
 	at := func(v []float64) []float64 {
 		copy(u, v)
-		m.Constrain(out, theta)
+		m.constrain.apply(out, theta)
 		return append([]float64(nil), got...)
 	}
 	below, above := at(lo), at(hi)

@@ -198,7 +198,11 @@ func (k *sgKernel) useMetric(target Target) error {
 		}
 		st.Metric, st.Tuning = m, &tun
 	}
-	k.target = &metricTarget{Target: target, m: st.Metric}
+	mt := &metricTarget{Target: target, m: st.Metric}
+	k.target = mt
+	if _, ok := target.(SeededTarget); ok {
+		k.target = seededMetricTarget{mt}
+	}
 	k.eval = &metricEvaluator{Evaluator: k.eval, m: st.Metric, theta: make([]float64, len(st.Theta)), g: make([]float64, st.Dim)}
 	if st.Done == 0 && st.Tuning.Settled == 0 {
 		if err := k.settle(); err != nil {

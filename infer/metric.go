@@ -83,11 +83,23 @@ type metricTarget struct {
 }
 
 func (t *metricTarget) Constrain(dst, phi []float64) {
+	t.Target.Constrain(dst, t.toTheta(phi))
+}
+
+func (t *metricTarget) toTheta(phi []float64) []float64 {
 	if t.theta == nil {
 		t.theta = make([]float64, t.m.dim())
 	}
 	t.m.theta(t.theta, phi)
-	t.Target.Constrain(dst, t.theta)
+	return t.theta
+}
+
+// seededMetricTarget is the metricTarget of a SeededTarget, which stays
+// one.
+type seededMetricTarget struct{ *metricTarget }
+
+func (t seededMetricTarget) ConstrainSeeded(dst, phi []float64, seed uint64) {
+	t.Target.(SeededTarget).ConstrainSeeded(dst, t.toTheta(phi), seed)
 }
 
 func (t *metricTarget) Evaluator(replicas, batch int) (Evaluator, error) {

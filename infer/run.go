@@ -367,7 +367,11 @@ func (rc *recorder) record(info *Info) error {
 		draw.Chain, draw.Iter, draw.Level, draw.LR, draw.Temperature = c, k-st.Burn, l, lv.LR, lv.Temperature
 		draw.Cycle = rc.k.stages.cycle(k)
 		draw.Values[0] = -st.Energy[r]
-		rc.target.Constrain(draw.Values[1:], row(st.Theta, r, d))
+		if g, ok := rc.target.(SeededTarget); ok {
+			g.ConstrainSeeded(draw.Values[1:], row(st.Theta, r, d), DrawSeed(rc.o.Seed, c, l, k))
+		} else {
+			rc.target.Constrain(draw.Values[1:], row(st.Theta, r, d))
+		}
 		if l == 0 {
 			res.Draws[c] = append(res.Draws[c], slices.Clone(draw.Values))
 			if res.Cycle != nil {

@@ -29,6 +29,32 @@ type Target interface {
 	Constrain(dst, theta []float64)
 }
 
+// SeededTarget is a Target whose outputs include random draws (a generated
+// block's _rng calls). A run calls ConstrainSeeded in place of Constrain,
+// with a seed it derives from its own seed, the chain, the level and the
+// iteration (DrawSeed), so that every draw's outputs are reproducible, a
+// resumed run's included.
+type SeededTarget interface {
+	ConstrainSeeded(dst, theta []float64, seed uint64)
+}
+
+// DrawSeed is the seed of the outputs of the draw of a run with the given
+// seed at (chain, level, iteration): the splitmix64 finaliser over the four,
+// so that nearby draws get unrelated streams.
+func DrawSeed(seed uint64, chain, level, iter int) uint64 {
+	h := seed
+	for _, x := range []int{chain, level, iter} {
+		h = mix64(h ^ uint64(x) + 0x9e3779b97f4a7c15)
+	}
+	return h
+}
+
+func mix64(z uint64) uint64 {
+	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
+	z = (z ^ z>>27) * 0x94d049bb133111eb
+	return z ^ z>>31
+}
+
 // Evaluator computes energies and gradients for P replicas in one pass. It
 // is not safe for concurrent use.
 type Evaluator interface {

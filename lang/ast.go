@@ -29,28 +29,34 @@ type Node interface {
 // File is a parsed .ppl source: its blocks in source order. Each kind of
 // block appears at most once (the checker enforces it).
 type File struct {
-	Name    string
-	Data    *Block // or nil
-	Param   *Block // or nil
-	Model   *Block // or nil
-	Predict *Block // or nil
-	Infer   *Block // or nil
-	Blocks  []*Block
+	Name             string
+	Data             *Block // or nil
+	TransformedData  *Block // or nil
+	Param            *Block // or nil
+	TransformedParam *Block // or nil
+	Model            *Block // or nil
+	Generated        *Block // or nil
+	Predict          *Block // or nil
+	Infer            *Block // or nil
+	Blocks           []*Block
 }
 
-// BlockKind names the five blocks.
+// BlockKind names the eight blocks.
 type BlockKind string
 
 const (
-	DataBlock    BlockKind = "data"
-	ParamBlock   BlockKind = "param"
-	ModelBlock   BlockKind = "model"
-	PredictBlock BlockKind = "predict"
-	InferBlock   BlockKind = "infer"
+	DataBlock             BlockKind = "data"
+	TransformedDataBlock  BlockKind = "transformed data"
+	ParamBlock            BlockKind = "param"
+	TransformedParamBlock BlockKind = "transformed param"
+	ModelBlock            BlockKind = "model"
+	GeneratedBlock        BlockKind = "generated"
+	PredictBlock          BlockKind = "predict"
+	InferBlock            BlockKind = "infer"
 )
 
-// Block is one block. Data and param blocks hold Decls; model and predict
-// blocks hold Stmts; the infer block holds Settings.
+// Block is one block. Data and param blocks hold Decls; the infer block
+// holds Settings; the others hold Stmts.
 type Block struct {
 	Pos      Pos
 	Kind     BlockKind

@@ -27,6 +27,12 @@ type Signature struct {
 	// (counted as in Params) outside its support, or "" (stdlib's
 	// Distribution.Outside); the checker reports it at the argument.
 	Outside func(i int, v float64) string
+	// IntResult, for a function, says that its result is always
+	// integer-valued (poisson_rng's count).
+	IntResult bool
+	// Random marks a function that draws random numbers (the _rng
+	// functions): only the generated block may call it.
+	Random bool
 }
 
 // intAt reports whether argument i (counted as in Params) must be
@@ -52,7 +58,7 @@ type SymbolKind int
 const (
 	DataSym   SymbolKind = iota + 1 // a field of the data block
 	ParamSym                        // a parameter
-	DefineSym                       // a definition `name = e` of a model or predict block
+	DefineSym                       // a definition `name = e` of a block of statements
 	IndexSym                        // the index of a plate
 )
 
@@ -134,7 +140,8 @@ func Check(f *File, env *Env) (info *Info, err error) {
 			IsInt:   map[Expr]bool{},
 			InPlate: map[Stmt]*Plate{},
 		},
-		globals: &scope{names: map[string]*Symbol{}},
+		globals:     &scope{names: map[string]*Symbol{}},
+		plateScopes: map[*Plate]*scope{},
 	}
 	if c.env == nil {
 		c.env = &Env{}
@@ -169,6 +176,9 @@ type checker struct {
 	// for predict, those the model block defines).
 	blockDefs map[string]defAt
 	current   BlockKind
+
+	derived     *scope            // the transformed data and param blocks' definitions
+	plateScopes map[*Plate]*scope // each plate's body, for export
 }
 
 // defAt is where a name is defined (by a definition or as a plate index)
@@ -289,7 +299,10 @@ func (c *checker) blocks(f *File) {
 			}
 		}
 	}
-	for _, kind := range []BlockKind{DataBlock, ParamBlock, ModelBlock, PredictBlock, InferBlock} {
+	// The definitions of the transformed data and transformed param
+	// blocks are seen by the blocks after them, in this order.
+	c.derived = &scope{parent: c.globals, names: map[string]*Symbol{}}
+	for _, kind := range []BlockKind{DataBlock, ParamBlock, TransformedDataBlock, TransformedParamBlock, ModelBlock, GeneratedBlock, PredictBlock, InferBlock} {
 		for _, b := range f.Blocks {
 			if b == nil || b.Kind != kind {
 				continue
@@ -299,17 +312,45 @@ func (c *checker) blocks(f *File) {
 				for _, d := range b.Decls {
 					c.decl(d, kind)
 				}
-			case ModelBlock, PredictBlock:
-				s := &scope{parent: c.globals, names: map[string]*Symbol{}, block: kind}
+			case InferBlock:
+				c.settings(b.Settings, "setting")
+			default:
+				s := &scope{parent: c.derived, names: map[string]*Symbol{}, block: kind}
 				c.blockDefs, c.current = map[string]defAt{}, kind
 				collectDefs(b.Stmts, kind, c.blockDefs)
-				if kind == PredictBlock && f.Model != nil {
+				if (kind == PredictBlock || kind == GeneratedBlock) && f.Model != nil {
 					collectDefs(f.Model.Stmts, ModelBlock, c.blockDefs)
 				}
 				c.stmts(b.Stmts, s)
 				c.blockDefs = nil
-			case InferBlock:
-				c.settings(b.Settings, "setting")
+				if b == first[kind] && (kind == TransformedDataBlock || kind == TransformedParamBlock) {
+					c.export(b.Stmts, s)
+				}
+			}
+		}
+	}
+}
+
+// export makes the definitions of a transformed data or transformed param
+// block visible to the blocks after it. A definition in a plate body of
+// transformed data is a column: one value per row of the data.
+func (c *checker) export(stmts []Stmt, s *scope) {
+	add := func(d *Define, from *scope) {
+		if sym := from.names[d.Name]; sym != nil && sym.Define == d && c.derived.names[d.Name] == nil {
+			c.derived.names[d.Name] = sym
+		}
+	}
+	for _, st := range stmts {
+		switch st := st.(type) {
+		case *Define:
+			add(st, s)
+		case *Plate:
+			if body := c.plateScopes[st]; body != nil {
+				for _, in := range st.Body {
+					if d, ok := in.(*Define); ok {
+						add(d, body)
+					}
+				}
 			}
 		}
 	}
@@ -478,6 +519,9 @@ func (c *checker) stmts(list []Stmt, s *scope) {
 		}
 		switch st := st.(type) {
 		case *Sample:
+			if computesOnly(s.block) {
+				c.errorf(st.Pos, "the %s block only computes values: ~ belongs in the model block%s", s.block, orRNG(s.block))
+			}
 			c.sample(st, s)
 		case *Define:
 			c.define(st, s)
@@ -487,9 +531,25 @@ func (c *checker) stmts(list []Stmt, s *scope) {
 			}
 			c.expr(st.Value, s)
 		case *Plate:
+			if s.block == TransformedParamBlock {
+				c.errorf(st.Pos, "the transformed param block cannot have a plate: its values are written once per draw; compute per-row values in the model block, or in the generated block for the output")
+			}
 			c.plate(st, s)
 		}
 	}
+}
+
+// computesOnly reports whether the block holds definitions only.
+func computesOnly(k BlockKind) bool {
+	return k == TransformedDataBlock || k == TransformedParamBlock || k == GeneratedBlock
+}
+
+// orRNG suggests the random number generators where they may be used.
+func orRNG(k BlockKind) string {
+	if k == GeneratedBlock {
+		return " (draw a variate with a _rng function: y_rep = normal_rng(mu, sigma))"
+	}
+	return ""
 }
 
 // checked is what checking an expression found: whether it is
@@ -644,6 +704,7 @@ func (c *checker) plate(p *Plate, s *scope) {
 	}
 	body.names[p.Index] = sym
 	c.info.Defs[p] = sym
+	c.plateScopes[p] = body
 	c.stmts(p.Body, body)
 }
 
@@ -718,6 +779,10 @@ func (c *checker) ident(id *Ident, s *scope) bool {
 		return false
 	}
 	c.info.Symbols[id] = sym
+	if s.block == TransformedDataBlock && sym.Kind == ParamSym {
+		e := c.errorf(id.Pos, "the transformed data block cannot use the parameter %s: it is computed once, from the data alone", id.Name)
+		note(e, sym.Pos(), "declared here")
+	}
 	switch sym.Kind {
 	case DataSym:
 		return sym.Decl.Type.Int
@@ -772,10 +837,16 @@ func (c *checker) call(e *Call, s *scope) bool {
 	if !c.arity(e.Func, e.Pos, sig, sig.Params, len(e.Args)) {
 		return false
 	}
+	if sig.Random && s.block != GeneratedBlock {
+		c.errorf(e.Pos, "%s draws random numbers: it is only allowed in the generated block", e.Func)
+	}
 	for i, a := range e.Args {
 		if sig.intAt(i) && args[i].needsInt() {
 			c.errorf(StartPos(a), "argument %s of %s must be integer-valued, but %s is real-valued", paramName(sig, i), e.Func, shortExpr(a))
 		}
+	}
+	if sig.IntResult {
+		return true
 	}
 	isInt := len(sig.IntIf) > 0
 	for _, i := range sig.IntIf {

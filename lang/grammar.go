@@ -19,15 +19,17 @@ type sourceG struct {
 }
 
 // blockG is one block; which of the three bodies it has depends on the
-// keyword.
+// keyword. `transformed data` and `transformed param` hold statements.
 type blockG struct {
-	Pos      lexer.Position
-	DeclKind string      `parser:"  @('data' | 'param') '{'"`
-	Decls    []*declG    `parser:"  @@* '}'"`
-	StmtKind string      `parser:"| @('model' | 'predict') '{'"`
-	Stmts    []*stmtG    `parser:"  @@* '}'"`
-	Infer    string      `parser:"| @'infer' '{'"`
-	Settings []*settingG `parser:"  @@* '}'"`
+	Pos         lexer.Position
+	DeclKind    string      `parser:"  @('data' | 'param') '{'"`
+	Decls       []*declG    `parser:"  @@* '}'"`
+	StmtKind    string      `parser:"| @('model' | 'predict' | 'generated') '{'"`
+	Stmts       []*stmtG    `parser:"  @@* '}'"`
+	Transformed string      `parser:"| 'transformed' @('data' | 'param') '{'"`
+	TStmts      []*stmtG    `parser:"  @@* '}'"`
+	Infer       string      `parser:"| @'infer' '{'"`
+	Settings    []*settingG `parser:"  @@* '}'"`
 }
 
 // declG is `name: type`.

@@ -57,6 +57,9 @@ func testEnv() *Env {
 			"if_else":     {Params: []string{"cond", "a", "b"}, Int: make([]bool, 3), IntIf: []int{1, 2}},
 			"one_hot":     ints(real("k", "K"), 0, 1),
 			"concat":      {Params: []string{"x"}, Int: []bool{false}, Variadic: true},
+			"sd":          real("x"),
+			"normal_rng":  {Params: []string{"mu", "sigma"}, Int: make([]bool, 2), Random: true},
+			"poisson_rng": {Params: []string{"lambda"}, Int: make([]bool, 1), Random: true, IntResult: true},
 		},
 	}
 }

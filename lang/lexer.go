@@ -46,6 +46,7 @@ var keywords = map[string]bool{
 	"data": true, "param": true, "model": true, "predict": true, "infer": true,
 	"real": true, "int": true, "for": true, "in": true, "plate": true,
 	"target": true, "lower": true, "upper": true,
+	"transformed": true, "generated": true,
 }
 
 // IsKeyword reports whether name is a reserved word of the language.

@@ -25,7 +25,7 @@ func Parse(filename string, src []byte) (f *File, err error) {
 	start := Pos{File: filename, Line: 1, Col: 1}
 	defer recoverTo(start, &err)
 	g, err := parseWith(grammar, filename, src, func(*lexer.Token) string {
-		return "a block (data, param, model, predict or infer)"
+		return "a block (data, transformed data, param, transformed param, model, generated, predict or infer)"
 	})
 	if err != nil {
 		return nil, err
@@ -152,8 +152,11 @@ func enclosing(tokens []lexer.Token, offset int) bodyKind {
 	}
 	switch before := tokens[open[len(open)-1]-1]; before.Value {
 	case "data", "param":
+		if i := open[len(open)-1]; i >= 2 && tokens[i-2].Value == "transformed" {
+			return stmtBody
+		}
 		return declBody
-	case "model", "predict", ")":
+	case "model", "predict", "generated", ")":
 		return stmtBody
 	case "infer":
 		return settingBody
@@ -163,7 +166,7 @@ func enclosing(tokens []lexer.Token, offset int) bodyKind {
 
 // productionNames says in words what participle's productions are.
 var productionNames = map[string]string{
-	"BlockG":     "a block (data, param, model, predict or infer)",
+	"BlockG":     "a block (data, transformed data, param, transformed param, model, generated, predict or infer)",
 	"DeclG":      "a declaration",
 	"TypeG":      `"real" or "int"`,
 	"StmtG":      "a statement",
@@ -332,6 +335,12 @@ func (c *converter) file(name string, g *sourceG) *File {
 			slot = &f.Predict
 		case InferBlock:
 			slot = &f.Infer
+		case TransformedDataBlock:
+			slot = &f.TransformedData
+		case TransformedParamBlock:
+			slot = &f.TransformedParam
+		case GeneratedBlock:
+			slot = &f.Generated
 		}
 		if *slot == nil { // the checker reports a second block of a kind
 			*slot = b
@@ -351,6 +360,9 @@ func (c *converter) block(g *blockG) *Block {
 	case g.StmtKind != "":
 		b.Kind = BlockKind(g.StmtKind)
 		b.Stmts = c.stmts(g.Stmts)
+	case g.Transformed != "":
+		b.Kind = BlockKind("transformed " + g.Transformed)
+		b.Stmts = c.stmts(g.TStmts)
 	default:
 		b.Kind = InferBlock
 		for _, s := range g.Settings {

@@ -96,7 +96,7 @@ func (s *Session) evalExpr(name string, src []byte) {
 	}
 	label := strings.Join(strings.Fields(string(src)), " ")
 	if !usesParams {
-		pred, err := p.Predict([][]float64{make([]float64, len(cm.OutputNames()))})
+		pred, err := p.Predict([][]float64{make([]float64, len(cm.ParamNames()))})
 		if err != nil {
 			s.printError(err)
 			return
@@ -112,18 +112,19 @@ func (s *Session) evalExpr(name string, src []byte) {
 // prints a posterior summary of each element.
 func (s *Session) evalOverDraws(label string, cm *compile.Model, p *compile.Predictor) {
 	res := s.result
-	// The draws' columns are lp__ and the parameters, in the order the
-	// program declares them, as the predictor takes them.
+	// The draws' columns are lp__, the parameters in the order the program
+	// declares them, as the predictor takes them, then the derived ones.
 	if !slices.Equal(res.Columns[1:], cm.OutputNames()) {
 		s.printf("error: the draws do not match the parameters of the program they were run with\n")
 		return
 	}
+	nParams := len(cm.ParamNames())
 	var columns []string
 	var values [][][]float64 // [element][chain][draw], over the chains that finished
 	finished := res.Finished()
 	for c, chain := range finished {
 		for _, draw := range res.Draws[chain] {
-			pred, err := p.Predict([][]float64{draw[1:]})
+			pred, err := p.Predict([][]float64{draw[1 : 1+nParams]})
 			if err != nil {
 				s.printError(err)
 				return

@@ -55,8 +55,8 @@ func predictCommand(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return badf("temper predict: %v", err)
 	}
-	cols := make([]int, len(m.OutputNames()))
-	for i, name := range m.OutputNames() {
+	cols := make([]int, len(m.ParamNames()))
+	for i, name := range m.ParamNames() {
 		if cols[i] = table.Index(name); cols[i] < 0 {
 			return badf("temper predict: %s has no column %q: was it written by this model?", *drawsPath, name)
 		}
