@@ -55,6 +55,40 @@ const (
 	InferBlock            BlockKind = "infer"
 )
 
+// BlockKinds are the kinds of block in their canonical order, the order
+// the checker reads them in.
+var BlockKinds = []BlockKind{DataBlock, TransformedDataBlock, ParamBlock, TransformedParamBlock, ModelBlock, GeneratedBlock, PredictBlock, InferBlock}
+
+// AddBlock appends b to the file's blocks and, if it is the first of its
+// kind, sets the field of that kind (the checker reports a second one).
+func (f *File) AddBlock(b *Block) {
+	f.Blocks = append(f.Blocks, b)
+	var slot **Block
+	switch b.Kind {
+	case DataBlock:
+		slot = &f.Data
+	case TransformedDataBlock:
+		slot = &f.TransformedData
+	case ParamBlock:
+		slot = &f.Param
+	case TransformedParamBlock:
+		slot = &f.TransformedParam
+	case ModelBlock:
+		slot = &f.Model
+	case GeneratedBlock:
+		slot = &f.Generated
+	case PredictBlock:
+		slot = &f.Predict
+	case InferBlock:
+		slot = &f.Infer
+	default:
+		return
+	}
+	if *slot == nil {
+		*slot = b
+	}
+}
+
 // Block is one block. Data and param blocks hold Decls; the infer block
 // holds Settings; the others hold Stmts.
 type Block struct {

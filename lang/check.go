@@ -302,7 +302,15 @@ func (c *checker) blocks(f *File) {
 	// The definitions of the transformed data and transformed param
 	// blocks are seen by the blocks after them, in this order.
 	c.derived = &scope{parent: c.globals, names: map[string]*Symbol{}}
-	for _, kind := range []BlockKind{DataBlock, ParamBlock, TransformedDataBlock, TransformedParamBlock, ModelBlock, GeneratedBlock, PredictBlock, InferBlock} {
+	// Declarations first: the transformed data block sees the parameters'
+	// names, to say that it cannot use them.
+	order := []BlockKind{DataBlock, ParamBlock}
+	for _, k := range BlockKinds {
+		if k != DataBlock && k != ParamBlock {
+			order = append(order, k)
+		}
+	}
+	for _, kind := range order {
 		for _, b := range f.Blocks {
 			if b == nil || b.Kind != kind {
 				continue

@@ -321,30 +321,7 @@ func (c *converter) pos(p lexer.Position) Pos { return toPos(p) }
 func (c *converter) file(name string, g *sourceG) *File {
 	f := &File{Name: name}
 	for _, bg := range g.Blocks {
-		b := c.block(bg)
-		f.Blocks = append(f.Blocks, b)
-		var slot **Block
-		switch b.Kind {
-		case DataBlock:
-			slot = &f.Data
-		case ParamBlock:
-			slot = &f.Param
-		case ModelBlock:
-			slot = &f.Model
-		case PredictBlock:
-			slot = &f.Predict
-		case InferBlock:
-			slot = &f.Infer
-		case TransformedDataBlock:
-			slot = &f.TransformedData
-		case TransformedParamBlock:
-			slot = &f.TransformedParam
-		case GeneratedBlock:
-			slot = &f.Generated
-		}
-		if *slot == nil { // the checker reports a second block of a kind
-			*slot = b
-		}
+		f.AddBlock(c.block(bg))
 	}
 	return f
 }

@@ -1,6 +1,7 @@
 package repl
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -49,18 +50,23 @@ func NeedsMore(text string) bool {
 	return depth > 0
 }
 
-// blockKeywords start the blocks of a program.
-var blockKeywords = []string{"data", "param", "model", "predict", "infer"}
+// blockKeywords start the blocks of a program ("transformed" is followed
+// by data or param).
+var blockKeywords = []string{"data", "transformed", "param", "model", "generated", "predict", "infer"}
 
 // isBlockInput reports whether an input is one or more blocks (it starts
 // with a block keyword and a '{'), as opposed to an expression.
 func isBlockInput(text string) bool {
 	rest := skipSpaceAndComments(text)
 	word, after := leadingIdent(rest)
-	for _, k := range blockKeywords {
-		if word == k {
-			return strings.HasPrefix(skipSpaceAndComments(after), "{")
+	if word == "transformed" {
+		word, after = leadingIdent(skipSpaceAndComments(after))
+		if word != "data" && word != "param" {
+			return false
 		}
+	}
+	if slices.Contains(blockKeywords, word) {
+		return strings.HasPrefix(skipSpaceAndComments(after), "{")
 	}
 	return false
 }

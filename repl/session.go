@@ -136,23 +136,9 @@ func (s *Session) printError(err error) {
 // merged is the program the blocks make, in the canonical block order.
 func merged(name string, blocks map[lang.BlockKind]*lang.Block) *lang.File {
 	f := &lang.File{Name: name}
-	for _, k := range blockKeywords {
-		b := blocks[lang.BlockKind(k)]
-		if b == nil {
-			continue
-		}
-		f.Blocks = append(f.Blocks, b)
-		switch b.Kind {
-		case lang.DataBlock:
-			f.Data = b
-		case lang.ParamBlock:
-			f.Param = b
-		case lang.ModelBlock:
-			f.Model = b
-		case lang.PredictBlock:
-			f.Predict = b
-		case lang.InferBlock:
-			f.Infer = b
+	for _, k := range lang.BlockKinds {
+		if b := blocks[k]; b != nil {
+			f.AddBlock(b)
 		}
 	}
 	return f
