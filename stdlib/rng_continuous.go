@@ -170,31 +170,43 @@ func skewNormalDraw(r *rand.Rand, alpha float64) float64 {
 }
 
 // vonMisesDraw is a von Mises variate about 0 with concentration κ ≥ 0, in
-// [-π, π]: Best & Fisher's (1979) rejection from a wrapped Cauchy envelope.
-// Their quantities r = (1+ρ²)/(2ρ), f = (1+rz)/(r+z) with z = cos(πU) and
-// c = κ(r-f) are computed through d = r - 1 and 1 - f, which keeps their
-// digits at large κ where r and f both tend to 1: with s = sin²(πU/2),
-// 1 - f = 2ds/(d + 2(1-s)) and c = κd(d+2)/(d + 2(1-s)). As in Stan, below
-// κ = 1.4e-8 the variate is uniform (the density differs from uniform by a
-// factor e^(±κ)).
+// [-π, π]: Best & Fisher's (1979) rejection from a wrapped Cauchy envelope
+// (bestFisherTrial). As in Stan, below κ = 1.4e-8 the variate is uniform
+// (the density differs from uniform by a factor e^(±κ)).
 func vonMisesDraw(r *rand.Rand, kappa float64) float64 {
 	if kappa < 1.4e-8 {
 		return math.Pi * (2*r.Float64() - 1)
 	}
-	q := math.Sqrt(1 + 4*kappa*kappa)
-	tau := 1 + q
-	den := tau + math.Sqrt(2*tau)
-	rho := 2 * kappa / den
-	oneMinusRho := (1 + 1/(q+2*kappa) + math.Sqrt(2*tau)) / den // 1 - ρ, as τ - 2κ = 1 + 1/(q+2κ)
-	d := oneMinusRho * oneMinusRho / (2 * rho)
+	d := bestFisherD(kappa)
 	for {
-		sn, cs := math.Sincos(math.Pi * r.Float64() / 2)
-		s, cc := sn*sn, cs*cs
-		oneMinusF := 2 * d * s / (d + 2*cc)
-		c := kappa * d * (d + 2) / (d + 2*cc)
+		oneMinusF, c := bestFisherTrial(kappa, d, r.Float64())
 		u := r.Float64()
 		if c*(2-c) > u || math.Log(c/u)+1-c >= 0 {
 			return randomSign(r) * 2 * math.Asin(math.Sqrt(oneMinusF/2))
 		}
 	}
+}
+
+// bestFisherD is d = r - 1 of Best & Fisher's r = (1+ρ²)/(2ρ), ρ = (τ -
+// √(2τ))/(2κ), τ = 1 + √(1+4κ²): d = (1-ρ)²/(2ρ), with ρ = 2κ/(τ + √(2τ))
+// and 1 - ρ = (1 + 1/(√(1+4κ²)+2κ) + √(2τ))/(τ + √(2τ)), free of the
+// cancellations of the textbook form at large and at small κ.
+func bestFisherD(kappa float64) float64 {
+	q := math.Sqrt(1 + 4*kappa*kappa)
+	tau := 1 + q
+	den := tau + math.Sqrt(2*tau)
+	rho := 2 * kappa / den
+	oneMinusRho := (1 + 1/(q+2*kappa) + math.Sqrt(2*tau)) / den
+	return oneMinusRho * oneMinusRho / (2 * rho)
+}
+
+// bestFisherTrial is one proposal of Best & Fisher's algorithm from the
+// uniform u: their f = (1+rz)/(r+z) with z = cos(πu), returned as 1 - f,
+// and c = κ(r - f). With s = sin²(πu/2), 1 - z = 2s and 1 + z = 2(1-s), so
+// 1 - f = 2ds/(d + 2(1-s)) and c = κd(d+2)/(d + 2(1-s)), which keep their
+// digits where r and f both tend to 1 (large κ, θ near 0).
+func bestFisherTrial(kappa, d, u float64) (oneMinusF, c float64) {
+	sn, cs := math.Sincos(math.Pi * u / 2)
+	s, cc := sn*sn, cs*cs
+	return 2 * d * s / (d + 2*cc), kappa * d * (d + 2) / (d + 2*cc)
 }
