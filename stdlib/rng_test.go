@@ -340,6 +340,12 @@ var rngExceptions = map[string]string{
 	// table's OutRank cannot express: stdlib.LKJCorrCholeskyDraw instead.
 	"lkj_corr_cholesky": "variate shape set by an argument's value",
 	"lkj_corr":          "variate shape set by an argument's value",
+	// Likelihood shorthands for a linear predictor (being added to the
+	// table in parallel); Stan has no _glm_rng either: the generated block
+	// draws from bernoulli_logit_rng(alpha + x * beta) and the like.
+	"bernoulli_logit_glm": "a likelihood shorthand; Stan has no rng",
+	"poisson_log_glm":     "a likelihood shorthand; Stan has no rng",
+	"normal_id_glm":       "a likelihood shorthand; Stan has no rng",
 }
 
 // TestRNGCoverage: every density of the language has a generator (unless
