@@ -5,8 +5,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
-
-	"github.com/temper-ppl/temper/autodiff"
 )
 
 // RNG draws variates of a distribution: the `<name>_rng` functions of the
@@ -62,34 +60,38 @@ func LookupRNG(name string) (RNG, bool) {
 // RNGNames lists the distributions with a generator, sorted.
 func RNGNames() []string { return slices.Sorted(maps.Keys(rngs)) }
 
-// scalarRNG registers a generator of a scalar variate from scalar
-// arguments: draw returns the variate, or NaN outside the domain.
-func scalarRNG(name string, args []string, intOut bool, draw func(r *rand.Rand, x []float64) float64) {
-	registerRNG(RNG{Name: name, Args: args, IntOut: intOut, Draw: func(r *rand.Rand, a [][]float64, out []float64) bool {
+// scalarRNG registers the generator spec of a scalar variate from scalar
+// arguments (Rank and OutRank zero): draw returns the variate, or NaN
+// outside the domain. Draw rejects a non-finite argument, and one that
+// spec.Int marks but is not a whole number, before draw sees it.
+func scalarRNG(spec RNG, draw func(r *rand.Rand, x []float64) float64) {
+	spec.Draw = func(r *rand.Rand, a [][]float64, out []float64) bool {
 		var buf [4]float64
 		x := buf[:len(a)]
 		for i := range a {
 			x[i] = a[i][0]
-			if math.IsNaN(x[i]) || math.IsInf(x[i], 0) {
+			if !isFinite(x[i]) || spec.Int != nil && spec.Int[i] && x[i] != math.Trunc(x[i]) {
 				return false
 			}
 		}
 		v := draw(r, x)
 		out[0] = v
 		return !math.IsNaN(v)
-	}})
+	}
+	registerRNG(spec)
 }
 
-func init() {
-	scalarRNG("normal", []string{"mu", "sigma"}, false, func(r *rand.Rand, x []float64) float64 {
-		if !(x[1] > 0) {
-			return math.NaN()
+func isFinite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+
+// allFiniteRow reports whether every entry of x is finite (neither NaN nor
+// infinite).
+func allFiniteRow(x []float64) bool {
+	for _, v := range x {
+		if !isFinite(v) {
+			return false
 		}
-		return x[0] + x[1]*r.NormFloat64()
-	})
-	scalarRNG("bernoulli_logit", []string{"alpha"}, true, func(r *rand.Rand, x []float64) float64 {
-		return b2f(r.Float64() < autodiff.Sigmoid64(x[0]))
-	})
+	}
+	return true
 }
 
 func b2f(b bool) float64 {
