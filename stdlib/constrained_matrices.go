@@ -110,8 +110,12 @@ func (choleskyCorrTransform) inverse(k int, x []float64) ([]float64, error) {
 			u[strictIndex(i, j)] = math.Atanh(z)
 			rest -= x[i*k+j] * x[i*k+j]
 		}
-		if d := x[i*k+i]; !(d > 0) || math.Abs(d*d-rest) > matrixTol {
-			return nil, fmt.Errorf("row %d has length %v, not 1 (with a positive diagonal)", i+1, math.Sqrt(1-rest+d*d))
+		d := x[i*k+i]
+		if !(d > 0) {
+			return nil, fmt.Errorf("diagonal entry [%d, %d] is %v; it must be positive", i+1, i+1, d)
+		}
+		if math.Abs(d*d-rest) > matrixTol {
+			return nil, fmt.Errorf("row %d has length %.10g, not 1", i+1, math.Sqrt(1-rest+d*d))
 		}
 	}
 	return u, nil

@@ -93,7 +93,7 @@ func (simplexTransform) inverse(k int, x []float64) ([]float64, error) {
 		sum += v
 	}
 	if math.Abs(sum-1) > simplexTol {
-		return nil, fmt.Errorf("its entries sum to %v, not 1", sum)
+		return nil, fmt.Errorf("its entries sum to %.10g, not 1", sum)
 	}
 	u := make([]float64, k-1)
 	rest := 1.0
@@ -237,7 +237,7 @@ const unitTol = simplexTol
 
 func (unitVectorTransform) inverse(_ int, x []float64) ([]float64, error) {
 	if r := norm(x); math.Abs(r-1) > unitTol {
-		return nil, fmt.Errorf("its length is %v, not 1", r)
+		return nil, fmt.Errorf("its length is %.10g, not 1", r)
 	}
 	return append([]float64(nil), x...), nil
 }
