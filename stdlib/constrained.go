@@ -102,6 +102,24 @@ func (c *ConstrainedType) Apply(u *autodiff.Node, k int) (x, logJacobian *autodi
 	return x, logJacobian
 }
 
+// Fixed reports whether entry i (row-major) of an item of size k is the
+// same for every value of the set: the zeros above the diagonal of a
+// Cholesky factor, the unit diagonal of a correlation matrix and the first
+// entry of its factor. A sampler's draws never move there, and must not be
+// judged stuck for it.
+func (c *ConstrainedType) Fixed(k, i int) bool {
+	row, col := i/k, i%k
+	switch c.Name {
+	case "cholesky_factor_corr":
+		return col > row || i == 0
+	case "cholesky_factor_cov":
+		return col > row
+	case "corr_matrix":
+		return col == row
+	}
+	return false
+}
+
 // Inverse maps one item's constrained values x (row-major, Shape(k)) to the
 // unconstrained values that Apply maps to it. A value outside the set is
 // an error saying what is wrong: "not a simplex: its entries sum to 1.3".
