@@ -104,7 +104,7 @@ func (m *Model) checkValue(d *lang.Decl, v *Value) error {
 	}
 	return forItems(d, want, v.Values, func(_ int, item string, k int, kind *stdlib.ConstrainedType, x []float64) error {
 		if _, err := kind.Inverse(k, x); err != nil {
-			return fmt.Errorf("%s in %s: %v", item, v.Source, err)
+			return fmt.Errorf("%s: %v (in %s)", item, err, v.Source)
 		}
 		return nil
 	})

@@ -170,10 +170,10 @@ model {
 		value any
 		want  string
 	}{
-		{"a", []float64{0.5, 0.5, 0.3}, "test.ppl:3:3: a in Go value: not a simplex: its entries sum to 1.3"},
-		{"o", []float64{0, 0, 1}, "o in Go value: not ordered: entry 2 (0) is not above entry 1 (0)"},
-		{"C", [][]float64{{1, 0.3}, {0.2, 1}}, "C in Go value: not a correlation matrix: entry [2, 1] is 0.2 but entry [1, 2] is 0.3: it must be symmetric"},
-		{"V", []any{[][]float64{{1, 0}, {0, 1}}, [][]float64{{1, 2}, {2, 1}}}, "V[2] in Go value: not a covariance matrix"},
+		{"a", []float64{0.5, 0.5, 0.3}, "test.ppl:3:3: a: not a simplex: its entries sum to 1.3, not 1 (in Go value)"},
+		{"o", []float64{0, 0, 1}, "o: not ordered: entry 2 (0) is not above entry 1 (0) (in Go value)"},
+		{"C", [][]float64{{1, 0.3}, {0.2, 1}}, "C: not a correlation matrix: entry [2, 1] is 0.2 but entry [1, 2] is 0.3: it must be symmetric (in Go value)"},
+		{"V", []any{[][]float64{{1, 0}, {0, 1}}, [][]float64{{1, 2}, {2, 1}}}, "V[2]: not a covariance matrix"},
 		{"C", []float64{1, 0, 0, 1}, "C: data from Go value has shape [4], declared corr_matrix[2] = [2, 2]"},
 	} {
 		d := good()
