@@ -175,6 +175,7 @@ func worstOf(stats []summary.Stats, f func(summary.Stats) float64, bad func(floa
 func (r *Result) judgeChains(finished []int) []string {
 	var w []string
 	bounds := r.columnBounds()
+	fixed := r.fixedColumns()
 	for _, c := range finished {
 		draws := r.Draws[c]
 		if len(draws) < 2 {
@@ -188,7 +189,7 @@ func (r *Result) judgeChains(finished []int) []string {
 					continue
 				}
 			}
-			if constant(draws, col) {
+			if constant(draws, col) && !fixed[col] {
 				still = append(still, r.Columns[col])
 			}
 		}
@@ -202,6 +203,34 @@ func (r *Result) judgeChains(finished []int) []string {
 		}
 	}
 	return w
+}
+
+// fixedColumns are the columns that a parameter's type holds constant
+// (the unit diagonal of a corr_matrix), by column index.
+func (r *Result) fixedColumns() map[int]bool {
+	out := map[int]bool{}
+	if r.model == nil {
+		return out
+	}
+	col := 1 // after lp__
+	for _, p := range r.model.cm.Params() {
+		n := 1
+		for _, d := range p.Shape {
+			n *= d
+		}
+		if kind, ok := stdlib.Constrained(p.Kind); ok {
+			k := p.Shape[len(p.Shape)-1]
+			per := k // entries of one item
+			if kind.Matrix {
+				per *= k
+			}
+			for i := range n {
+				out[col+i] = kind.Fixed(k, i%per)
+			}
+		}
+		col += n
+	}
+	return out
 }
 
 // bound is one column's constant bounds (±Inf where there is none).

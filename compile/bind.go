@@ -7,6 +7,7 @@ import (
 
 	ad "github.com/temper-ppl/temper/autodiff"
 	"github.com/temper-ppl/temper/lang"
+	"github.com/temper-ppl/temper/stdlib"
 )
 
 // DataDecls lists the data fields of f as CSV binding needs them.
@@ -16,7 +17,7 @@ func DataDecls(f *lang.File) []FieldDecl {
 	}
 	out := make([]FieldDecl, len(f.Data.Decls))
 	for i, d := range f.Data.Decls {
-		out[i] = FieldDecl{Name: d.Name, Rank: len(d.Type.Dims), Int: d.Type.Int}
+		out[i] = FieldDecl{Name: d.Name, Rank: d.Type.Rank(), Int: d.Type.Int}
 	}
 	return out
 }
@@ -53,10 +54,11 @@ func (m *Model) bindData(data Data, errs *lang.ErrorList) error {
 func inferSize(name string, later []*lang.Decl, data Data) (*Value, bool) {
 	for _, d := range later {
 		v, ok := data[d.Name]
-		if !ok || len(v.Shape) != len(d.Type.Dims) {
+		exprs := shapeExprs(d.Type)
+		if !ok || len(v.Shape) != len(exprs) {
 			continue
 		}
-		for k, e := range d.Type.Dims {
+		for k, e := range exprs {
 			if id, ok := e.(*lang.Ident); ok && id.Name == name {
 				return &Value{Values: []float64{float64(v.Shape[k])}, Source: v.Source + " (its shape)"}, true
 			}
@@ -100,6 +102,34 @@ func (m *Model) checkValue(d *lang.Decl, v *Value) error {
 			return fmt.Errorf("%s is %v in %s, above its upper bound %v", at(), x, v.Source, hi)
 		}
 	}
+	return forItems(d, want, v.Values, func(_ int, item string, k int, kind *stdlib.ConstrainedType, x []float64) error {
+		if _, err := kind.Inverse(k, x); err != nil {
+			return fmt.Errorf("%s: %v (in %s)", item, err, v.Source)
+		}
+		return nil
+	})
+}
+
+// forItems calls f on each item of a value of a constrained type (the
+// single one, or each of an array's: p[2] of simplex[K][J]), with its
+// index and its name as messages write it; it does nothing for real and
+// int.
+func forItems(d *lang.Decl, shape []int, values []float64, f func(i int, item string, k int, kind *stdlib.ConstrainedType, x []float64) error) error {
+	if d.Type.Kind == "" {
+		return nil
+	}
+	kind, ok := stdlib.Constrained(string(d.Type.Kind))
+	if !ok {
+		return fmt.Errorf("%s: no transform for the type %s", d.Name, d.Type.Kind)
+	}
+	lead := shape[:len(d.Type.Dims)]
+	k := shape[len(lead)]
+	n := sizeOf(shape) / max(1, sizeOf(lead))
+	for i := range sizeOf(lead) {
+		if err := f(i, elementString(d.Name, lead, i), k, kind, values[i*n:(i+1)*n]); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -130,9 +160,12 @@ func elementString(name string, shape []int, i int) string {
 // typeString renders a declared type as written: real<lower=0>[N, D].
 func typeString(t *lang.Type) string {
 	var b strings.Builder
-	if t.Int {
+	switch {
+	case t.Int:
 		b.WriteString("int")
-	} else {
+	case t.Kind != "":
+		b.WriteString(string(t.Kind))
+	default:
 		b.WriteString("real")
 	}
 	var cons []string
@@ -145,12 +178,14 @@ func typeString(t *lang.Type) string {
 	if len(cons) > 0 {
 		b.WriteString("<" + strings.Join(cons, ", ") + ">")
 	}
-	if len(t.Dims) > 0 {
-		dims := make([]string, len(t.Dims))
-		for i, e := range t.Dims {
-			dims[i] = exprString(e)
+	for _, list := range [][]lang.Expr{t.Size, t.Dims} {
+		if len(list) > 0 {
+			dims := make([]string, len(list))
+			for i, e := range list {
+				dims[i] = exprString(e)
+			}
+			b.WriteString("[" + strings.Join(dims, ", ") + "]")
 		}
-		b.WriteString("[" + strings.Join(dims, ", ") + "]")
 	}
 	return b.String()
 }

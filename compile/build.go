@@ -134,14 +134,18 @@ type paramBlock struct {
 }
 
 // param declares the parameter's unconstrained values as a block of θ and
-// applies its constraint, adding the log-Jacobian to the prior terms.
+// applies its constraint, adding the log-Jacobian to the prior terms. A
+// constrained type's block has the array's dimensions and then its free
+// values ([J, K-1] for simplex[K][J]).
 func (b *builder) param(p *param) value {
 	d := p.decl
-	u := b.g.Input("θ."+d.Name, ad.Param, p.shape...)
+	u := b.g.Input("θ."+d.Name, ad.Param, p.thetaShape()...)
 	b.blocks = append(b.blocks, paramBlock{node: u, offset: p.offset, size: p.size})
 	t := d.Type
 	var x, logJ *ad.Node
 	switch {
+	case p.kind != nil:
+		x, logJ = p.kind.Apply(u, p.k)
 	case t.Lower != nil && t.Upper != nil:
 		lo, hi := b.bound(t.Lower), b.bound(t.Upper)
 		x, logJ = stdlib.Interval(u, lo, hi)

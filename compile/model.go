@@ -14,6 +14,7 @@ import (
 
 	"github.com/temper-ppl/temper/infer/draws"
 	"github.com/temper-ppl/temper/lang"
+	"github.com/temper-ppl/temper/stdlib"
 )
 
 // Model is a compiled program bound to its data.
@@ -32,12 +33,39 @@ type Model struct {
 }
 
 // param is one declared parameter: its constrained shape and where its
-// unconstrained values sit in θ.
+// unconstrained values sit in θ. A constrained type (simplex[K][J]) has
+// fewer unconstrained values than constrained ones: J items of
+// kind.Free(k) each.
 type param struct {
 	decl   *lang.Decl
 	shape  []int
 	offset int
-	size   int
+	size   int // unconstrained values, in θ
+
+	kind *stdlib.ConstrainedType // or nil for real
+	k    int                     // the constrained type's size K
+}
+
+// newParam lays out a parameter of the given constrained shape at offset.
+func newParam(d *lang.Decl, shape []int, offset int) *param {
+	p := &param{decl: d, shape: shape, offset: offset, size: sizeOf(shape)}
+	if d.Type.Kind != "" {
+		p.kind, _ = stdlib.Constrained(string(d.Type.Kind))
+		lead := shape[:len(d.Type.Dims)]
+		p.k = shape[len(lead)]
+		p.size = sizeOf(lead) * p.kind.Free(p.k)
+	}
+	return p
+}
+
+// thetaShape is the shape of the parameter's block of θ: its own for real,
+// the array's dimensions and the free values of one item for a
+// constrained type.
+func (p *param) thetaShape() []int {
+	if p.kind == nil {
+		return p.shape
+	}
+	return append(append([]int(nil), p.shape[:len(p.decl.Type.Dims)]...), p.kind.Free(p.k))
 }
 
 // Compile binds data to f (already checked by lang.Check) and lays out its
@@ -67,7 +95,7 @@ func Compile(f *lang.File, data Data) (*Model, error) {
 				errs.Add(d.Type.Pos, "%s: the parameters would number more than %d: a run keeps several copies of them per chain, with a column of the draws each, and the memory would run out", d.Name, MaxParameters)
 				continue
 			}
-			p := &param{decl: d, shape: shape, offset: m.dim, size: sizeOf(shape)}
+			p := newParam(d, shape, m.dim)
 			m.params = append(m.params, p)
 			m.dim += p.size
 		}
@@ -199,6 +227,7 @@ func (m *Model) Params() []ParamInfo {
 	out := make([]ParamInfo, len(m.params))
 	for i, p := range m.params {
 		out[i] = ParamInfo{Name: p.decl.Name, Shape: append([]int(nil), p.shape...), Offset: p.offset, Size: p.size,
+			Kind:  string(p.decl.Type.Kind),
 			Lower: m.constBound(p.decl.Type.Lower, math.Inf(-1)), Upper: m.constBound(p.decl.Type.Upper, math.Inf(1))}
 	}
 	return out
@@ -206,10 +235,17 @@ func (m *Model) Params() []ParamInfo {
 
 // ParamInfo describes one parameter's place in θ and its constraint.
 type ParamInfo struct {
-	Name   string
-	Shape  []int
+	Name string
+	// Shape is the shape of the constrained value, as the draws hold it.
+	Shape []int
+	// Offset and Size are the parameter's place in θ: Size unconstrained
+	// values, as many as Shape holds except for a constrained type
+	// (simplex[K] has K-1).
 	Offset int
 	Size   int
+	// Kind is the constrained type (simplex, cov_matrix, ...), or "" for
+	// real.
+	Kind string
 	// Lower and Upper are the declared bounds: -Inf and +Inf where there
 	// is none, NaN where the bound is not a constant of literals and data
 	// scalars (it depends on another parameter). A parameter with both is
@@ -238,14 +274,32 @@ func sizeOf(shape []int) int {
 	return n
 }
 
-// dims evaluates a type's dimensions from the data.
+// shapeExprs are the expressions of a type's shape: its dimensions, then
+// a constrained type's size K, twice for a K×K matrix.
+func shapeExprs(t *lang.Type) []lang.Expr {
+	out := append([]lang.Expr(nil), t.Dims...)
+	if t.Kind != "" && len(t.Size) == 1 {
+		out = append(out, t.Size[0])
+		if t.Kind.Matrix() {
+			out = append(out, t.Size[0])
+		}
+	}
+	return out
+}
+
+// dims evaluates a type's shape from the data: for a constrained type,
+// the array's dimensions followed by [K] or [K, K].
 func (m *Model) dims(t *lang.Type) ([]int, error) {
-	shape := make([]int, len(t.Dims))
+	exprs := shapeExprs(t)
+	shape := make([]int, len(exprs))
 	size := 1
-	for i, e := range t.Dims {
+	for i, e := range exprs {
 		v, err := m.constInt(e)
 		if err != nil {
 			return nil, err
+		}
+		if i == len(t.Dims) && t.Kind != "" && v < t.Kind.MinSize() {
+			return nil, fmt.Errorf("%s[%d]: its size must be at least %d", t.Kind, v, t.Kind.MinSize())
 		}
 		if v < 1 {
 			return nil, fmt.Errorf("dimension %d is %d; dimensions must be at least 1", i+1, v)

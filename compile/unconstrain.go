@@ -3,6 +3,8 @@ package compile
 import (
 	"fmt"
 	"math"
+
+	"github.com/temper-ppl/temper/stdlib"
 )
 
 // unconstrainRange bounds the search for an unconstrained value: the
@@ -16,7 +18,9 @@ const unconstrainRange = 60
 // a value. A bound may depend on earlier parameters, so the parameters are
 // solved in declaration order; each coordinate of a bounded parameter is
 // found by bisection on its monotone transform, which needs nothing but
-// Constrain. A value outside its parameter's support is an error.
+// Constrain. A constrained type (simplex, cov_matrix, ...) goes through its
+// own inverse transform. A value outside its parameter's support is an
+// error: "p: not a simplex: its entries sum to 1.3".
 func (m *Model) Unconstrain(values map[string][]float64) ([]float64, error) {
 	for name := range values {
 		if !m.hasParam(name) {
@@ -26,13 +30,13 @@ func (m *Model) Unconstrain(values map[string][]float64) ([]float64, error) {
 	theta := make([]float64, m.Dim())
 	out := make([]float64, len(m.names))
 	column := 0 // the parameter's first output column
-	for _, p := range m.Params() {
+	for n, p := range m.Params() {
 		x, ok := values[p.Name]
 		switch {
 		case !ok:
 			return nil, fmt.Errorf("no value for the parameter %s", p.Name)
-		case len(x) != p.Size:
-			return nil, fmt.Errorf("%s has %d values; the parameter has %d", p.Name, len(x), p.Size)
+		case len(x) != sizeOf(p.Shape):
+			return nil, fmt.Errorf("%s has %d values; the parameter has %d", p.Name, len(x), sizeOf(p.Shape))
 		}
 		for i, xi := range x {
 			if math.IsNaN(xi) || math.IsInf(xi, 0) {
@@ -40,6 +44,13 @@ func (m *Model) Unconstrain(values map[string][]float64) ([]float64, error) {
 			}
 		}
 		u := theta[p.Offset : p.Offset+p.Size]
+		if p.Kind != "" {
+			if err := m.params[n].inverse(x, u); err != nil {
+				return nil, err
+			}
+			column += len(x)
+			continue
+		}
 		got := out[column : column+p.Size]
 		copy(u, x)
 		m.constrain.apply(out, theta)
@@ -108,4 +119,17 @@ func (m *Model) solve(p ParamInfo, x, u, got, theta, out []float64) error {
 	}
 	copy(u, mid)
 	return nil
+}
+
+// inverse maps the values x of a parameter of a constrained type to its
+// unconstrained values u, item by item.
+func (p *param) inverse(x, u []float64) error {
+	return forItems(p.decl, p.shape, x, func(i int, item string, k int, kind *stdlib.ConstrainedType, xi []float64) error {
+		ui, err := kind.Inverse(k, xi)
+		if err != nil {
+			return fmt.Errorf("%s: %v", item, err)
+		}
+		copy(u[i*len(ui):], ui)
+		return nil
+	})
 }

@@ -111,16 +111,86 @@ type Decl struct {
 func (d *Decl) Position() Pos { return d.Pos }
 
 // Type is `real` or `int`, an optional constraint `<lower=e, upper=e>` and
-// optional dimensions `[d1, d2, ...]`: real<lower=0>[N, D].
+// optional dimensions `[d1, d2, ...]`: real<lower=0>[N, D]. Or it is a
+// constrained type with its size and optional array dimensions after it:
+// simplex[K] is one simplex of K entries, simplex[K][J] is J of them, of
+// shape [J, K] (Kind is set, Size holds K, Dims holds J).
 type Type struct {
 	Pos   Pos
 	Int   bool // int, else real
 	Lower Expr // or nil
 	Upper Expr // or nil
 	Dims  []Expr
+	// Kind is the constrained type, or "" for real and int.
+	Kind TypeKind
+	// Size is a constrained type's own size: [K] of simplex[K]. The
+	// value's shape is Dims followed by [K] (vectors) or [K, K] (matrices).
+	Size    []Expr
+	SizePos Pos // the size's "["
 }
 
 func (t *Type) Position() Pos { return t.Pos }
+
+// Rank is the number of axes of a value of the type.
+func (t *Type) Rank() int {
+	switch {
+	case t.Kind == "":
+		return len(t.Dims)
+	case t.Kind.Matrix():
+		return len(t.Dims) + 2
+	}
+	return len(t.Dims) + 1
+}
+
+// TypeKind names a constrained type: Stan's constrained vectors and
+// matrices, whose values the samplers reach through a transform of fewer
+// unconstrained reals.
+type TypeKind string
+
+const (
+	Simplex            TypeKind = "simplex"
+	Ordered            TypeKind = "ordered"
+	PositiveOrdered    TypeKind = "positive_ordered"
+	UnitVector         TypeKind = "unit_vector"
+	CholeskyFactorCorr TypeKind = "cholesky_factor_corr"
+	CholeskyFactorCov  TypeKind = "cholesky_factor_cov"
+	CorrMatrix         TypeKind = "corr_matrix"
+	CovMatrix          TypeKind = "cov_matrix"
+)
+
+// TypeKinds lists the constrained types.
+var TypeKinds = []TypeKind{Simplex, Ordered, PositiveOrdered, UnitVector, CholeskyFactorCorr, CholeskyFactorCov, CorrMatrix, CovMatrix}
+
+// Matrix reports whether a value of the kind is a K×K matrix (else a
+// K-vector).
+func (k TypeKind) Matrix() bool {
+	switch k {
+	case CholeskyFactorCorr, CholeskyFactorCov, CorrMatrix, CovMatrix:
+		return true
+	}
+	return false
+}
+
+// MinSize is the smallest K of the kind: a simplex, unit vector or
+// correlation matrix of size 1 is a single point (or two), with nothing to
+// sample.
+func (k TypeKind) MinSize() int {
+	switch k {
+	case Simplex, UnitVector, CholeskyFactorCorr, CorrMatrix:
+		return 2
+	}
+	return 1
+}
+
+// typeKind returns the constrained type of that name.
+func typeKind(name string) (TypeKind, bool) {
+	for _, k := range TypeKinds {
+		if string(k) == name {
+			return k, true
+		}
+	}
+	return "", false
+}
 
 // Stmt is a statement of a model or predict block.
 type Stmt interface {

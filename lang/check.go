@@ -387,6 +387,7 @@ func (c *checker) decl(d *Decl, kind BlockKind) {
 	for _, dim := range t.Dims {
 		c.typeExpr(dim, d, kind, true)
 	}
+	c.constrainedType(t, d, kind)
 	if t.Lower != nil {
 		c.typeExpr(t.Lower, d, kind, false)
 	}
@@ -401,6 +402,34 @@ func (c *checker) decl(d *Decl, kind BlockKind) {
 	sym := &Symbol{Kind: symKind, Name: d.Name, Decl: d}
 	c.globals.names[d.Name] = sym
 	c.info.Defs[d] = sym
+}
+
+// constrainedType checks the size of a constrained type (simplex[K]): one
+// integer, at least the kind's smallest where it is a literal (the
+// compiler checks the others once the data gives their value), and no
+// bounds, as the type itself constrains every entry.
+func (c *checker) constrainedType(t *Type, d *Decl, kind BlockKind) {
+	if t.Kind == "" {
+		return
+	}
+	for _, b := range []Expr{t.Lower, t.Upper} {
+		if b != nil {
+			c.errorf(StartPos(b), "%s cannot take bounds: the type itself constrains its entries", t.Kind)
+		}
+	}
+	for _, e := range t.Size {
+		c.typeExpr(e, d, kind, true)
+	}
+	switch {
+	case len(t.Size) == 2 && t.Kind == CholeskyFactorCov:
+		c.errorf(t.SizePos, "cholesky_factor_cov[M, N] is not supported: only square factors, cholesky_factor_cov[K]")
+	case len(t.Size) != 1:
+		c.errorf(t.SizePos, "%s takes one size, K: %s[K]", t.Kind, t.Kind)
+	default:
+		if n, ok := t.Size[0].(*Number); ok && n.Int && n.Value < float64(t.Kind.MinSize()) {
+			c.errorf(StartPos(n), "%s[%s]: its size must be at least %d", t.Kind, n.Text, t.Kind.MinSize())
+		}
+	}
 }
 
 // typeExpr checks a dimension (dim) or a bound of the type of d. A type may
@@ -474,8 +503,8 @@ func (c *checker) typeName(id *Ident, d *Decl, kind BlockKind, dim bool) bool {
 		e := c.errorf(id.Pos, "%s may only use data, and %s is a parameter", what(dim), id.Name)
 		note(e, sym.Pos(), "declared here")
 		return false
-	case len(t.Dims) > 0:
-		e := c.errorf(id.Pos, "%s may only use scalars, and %s has %s", what(dim), id.Name, plural(len(t.Dims), "dimension"))
+	case t.Rank() > 0:
+		e := c.errorf(id.Pos, "%s may only use scalars, and %s has %s", what(dim), id.Name, plural(t.Rank(), "dimension"))
 		note(e, sym.Pos(), "declared here")
 		return false
 	case dim && !t.Int:
@@ -905,7 +934,7 @@ func (c *checker) rank(e Expr) int {
 		case sym == nil:
 			return -1
 		case sym.Decl != nil && sym.Decl.Type != nil:
-			return len(sym.Decl.Type.Dims)
+			return sym.Decl.Type.Rank()
 		case sym.Kind == IndexSym:
 			return 0
 		}

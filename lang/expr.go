@@ -531,8 +531,11 @@ func parseBounds(lex *lexer.PeekingLexer) (boundsNode, error) {
 	}
 }
 
-// dimList is a type's dimensions [e, e, ...].
-type dimList struct{ Dims []Expr }
+// dimList is a type's dimensions [e, e, ...]; Pos is the "[".
+type dimList struct {
+	Pos  Pos
+	Dims []Expr
+}
 
 func (*dimList) dimsNode() {}
 
@@ -543,12 +546,12 @@ func parseDims(lex *lexer.PeekingLexer) (dimsNode, error) {
 	if !p.is("[") {
 		return nil, participle.NextMatch
 	}
-	p.next()
+	open := p.next()
 	dims, _, err := p.list("]")
 	if err != nil {
 		return nil, err
 	}
-	return &dimList{Dims: dims}, nil
+	return &dimList{Pos: toPos(open.Pos), Dims: dims}, nil
 }
 
 // settingValue is the value of an infer-block setting: a *Number, *String,

@@ -39,12 +39,16 @@ type declG struct {
 	Type *typeG `parser:"@@ ';'?"`
 }
 
-// typeG is `real` or `int` with an optional constraint and dimensions.
+// typeG is a type's name (real, int or a constrained type such as
+// simplex; the converter tells them apart, so that their names are not
+// reserved words) with an optional constraint and dimensions: a second
+// list of dimensions follows a constrained type's size, simplex[K][J].
 type typeG struct {
 	Pos    lexer.Position
-	Base   string     `parser:"@('real' | 'int')"`
+	Base   string     `parser:"@Ident"`
 	Bounds boundsNode `parser:"@@?"`
 	Dims   dimsNode   `parser:"@@?"`
+	Array  dimsNode   `parser:"@@?"`
 }
 
 // stmtG is one statement of a model or predict block.

@@ -135,10 +135,17 @@ func writeSexpr(b *strings.Builder, n any) {
 		b.WriteByte(')')
 	case *Type:
 		base := "real"
-		if n.Int {
+		switch {
+		case n.Int:
 			base = "int"
+		case n.Kind != "":
+			base = string(n.Kind)
 		}
 		b.WriteString("(" + base)
+		if len(n.Size) > 0 {
+			b.WriteByte(' ')
+			list("size", exprNodes(n.Size)...)
+		}
 		if n.Lower != nil {
 			b.WriteString(" lower=")
 			writeSexpr(b, n.Lower)
@@ -247,8 +254,11 @@ func source(f *File) string {
 		for _, d := range bl.Decls {
 			t := d.Type
 			base := "real"
-			if t.Int {
+			switch {
+			case t.Int:
 				base = "int"
+			case t.Kind != "":
+				base = string(t.Kind)
 			}
 			var bounds []string
 			if t.Lower != nil {
@@ -259,6 +269,9 @@ func source(f *File) string {
 			}
 			if len(bounds) > 0 {
 				base += "<" + strings.Join(bounds, ", ") + ">"
+			}
+			if t.Kind != "" {
+				base += "[" + exprList(t.Size) + "]"
 			}
 			if len(t.Dims) > 0 {
 				base += "[" + exprList(t.Dims) + "]"

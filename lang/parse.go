@@ -168,7 +168,7 @@ func enclosing(tokens []lexer.Token, offset int) bodyKind {
 var productionNames = map[string]string{
 	"BlockG":     "a block (data, transformed data, param, transformed param, model, generated, predict or infer)",
 	"DeclG":      "a declaration",
-	"TypeG":      `"real" or "int"`,
+	"TypeG":      "a type",
 	"StmtG":      "a statement",
 	"PlateG":     "a statement",
 	"TargetG":    "a statement",
@@ -350,7 +350,7 @@ func (c *converter) block(g *blockG) *Block {
 }
 
 func (c *converter) decl(g *declG) *Decl {
-	t := &Type{Pos: c.pos(g.Type.Pos), Int: g.Type.Base == "int"}
+	t := c.typ(g.Type)
 	if bl, ok := g.Type.Bounds.(*boundList); ok {
 		for _, item := range bl.Items {
 			slot := &t.Lower
@@ -364,10 +364,53 @@ func (c *converter) decl(g *declG) *Decl {
 			*slot = item.Value
 		}
 	}
-	if dl, ok := g.Type.Dims.(*dimList); ok {
-		t.Dims = dl.Dims
-	}
 	return &Decl{Pos: c.pos(g.Pos), Name: g.Name, Type: t}
+}
+
+// typ converts a type's name and dimensions: real[N, D], or simplex[K]
+// with its size in Size and an array's dimensions, simplex[K][J], in Dims.
+func (c *converter) typ(g *typeG) *Type {
+	t := &Type{Pos: c.pos(g.Pos), Int: g.Base == "int"}
+	dims, _ := g.Dims.(*dimList)
+	array, _ := g.Array.(*dimList)
+	switch kind, ok := typeKind(g.Base); {
+	case g.Base == "real" || g.Base == "int":
+		if dims != nil {
+			t.Dims = dims.Dims
+		}
+		if array != nil {
+			c.errs.Add(array.Pos, "%s takes its dimensions in one list: %s[N, D]", g.Base, g.Base)
+		}
+	case ok:
+		t.Kind = kind
+		if dims == nil {
+			c.errs.Add(t.Pos, "%s needs its size: %s[K]", kind, kind)
+			break
+		}
+		t.Size, t.SizePos = dims.Dims, dims.Pos
+		if array != nil {
+			t.Dims = array.Dims
+		}
+	default:
+		e := c.errs.Add(t.Pos, "unknown type %q: a type is real, int or one of %s", g.Base, typeKindList())
+		if s := Suggest(g.Base, typeNames()); s != "" {
+			e.Msg += fmt.Sprintf(" (did you mean %s?)", s)
+		}
+	}
+	return t
+}
+
+func typeNames() []string {
+	names := []string{"real", "int"}
+	for _, k := range TypeKinds {
+		names = append(names, string(k))
+	}
+	return names
+}
+
+func typeKindList() string {
+	names := typeNames()[2:]
+	return strings.Join(names, ", ")
 }
 
 func (c *converter) stmts(gs []*stmtG) []Stmt {

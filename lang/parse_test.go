@@ -407,3 +407,22 @@ func TestNumberList(t *testing.T) {
 		}
 	}
 }
+
+// TestParseConstrained checks the tree of constrained types: the size in
+// Size, an array's dimensions in Dims, and the rank of their values.
+func TestParseConstrained(t *testing.T) {
+	file := "testdata/programs/constrained.ppl"
+	src := readFiles(t, file)[file]
+	f, err := Parse(file, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	theta, sigma := f.Param.Decls[0].Type, f.Param.Decls[7].Type
+	if theta.Kind != Simplex || ExprString(theta.Size[0]) != "K" || len(theta.Dims) != 1 || ExprString(theta.Dims[0]) != "J" || theta.Rank() != 2 {
+		t.Errorf("theta: %s", sexpr(theta))
+	}
+	if sigma.Kind != CovMatrix || sigma.Rank() != 3 || !sigma.Kind.Matrix() {
+		t.Errorf("Sigma: %s", sexpr(sigma))
+	}
+	checkPos(t, "size of theta", theta.SizePos, at(t, file, src, 9, "[", 0))
+}
