@@ -38,8 +38,11 @@ func init() {
 	registerRNG(RNG{Name: "multi_normal", Args: []string{"mu", "Sigma"}, Rank: []int{1, 2}, OutRank: 1,
 		Draw: func(r *rand.Rand, a [][]float64, out []float64) bool {
 			mu := a[0]
-			l, ok := cholesky(a[1], len(mu))
-			if !allFiniteRow(mu) || !ok {
+			if !allFiniteRow(mu) || !allFiniteRow(a[1]) {
+				return false
+			}
+			l, err := cholesky(len(mu), a[1])
+			if err != nil {
 				return false
 			}
 			choleskyNormalDraw(r, mu, l, out)
@@ -101,35 +104,6 @@ func isCholeskyFactor(l []float64, k int) bool {
 	return true
 }
 
-// cholesky returns the lower Cholesky factor of the k×k matrix sigma, or
-// false unless sigma is finite, symmetric (to Stan's tolerance 1e-8, the
-// lower triangle read) and positive definite.
-func cholesky(sigma []float64, k int) ([]float64, bool) {
-	if !allFiniteRow(sigma) {
-		return nil, false
-	}
-	l := make([]float64, k*k)
-	for i := range k {
-		for j := 0; j <= i; j++ {
-			if math.Abs(sigma[i*k+j]-sigma[j*k+i]) > simplexTol {
-				return nil, false
-			}
-			s := sigma[i*k+j]
-			for m := range j {
-				s -= l[i*k+m] * l[j*k+m]
-			}
-			if i == j {
-				if !(s > 0) {
-					return nil, false
-				}
-				l[i*k+i] = math.Sqrt(s)
-			} else {
-				l[i*k+j] = s / l[j*k+j]
-			}
-		}
-	}
-	return l, true
-}
 
 // LKJCorrCholeskyDraw sets out (K×K, row-major) to the Cholesky factor of a
 // K×K correlation matrix drawn from LKJ(η), the density ∝ det(Ω)^(η-1) of
