@@ -163,14 +163,37 @@ func (m *Model) NumData() int { return m.cm.NumData() }
 // unconstrained vector.
 func (m *Model) Params() []compile.ParamInfo { return m.cm.Params() }
 
-// Columns are the columns of every draw: lp__, then the parameters on their
-// constrained scale, flattened row-major (beta.1, beta.2, ...).
+// ParamColumns are the columns of the parameters, on their constrained
+// scale, flattened row-major (beta.1, beta.2, ...): those of
+// ConstrainParams.
+func (m *Model) ParamColumns() []string { return m.cm.ParamNames() }
+
+// Columns are the columns of every draw: lp__, the parameters (as
+// ParamColumns), then the transformed parameters and the generated
+// quantities, in Stan's order.
 func (m *Model) Columns() []string {
 	return append([]string{"lp__"}, m.cm.OutputNames()...)
 }
 
-// Constrain maps an unconstrained point (length Dim) to the constrained
-// parameters, in the order of Columns without lp__.
+// ConstrainParams maps an unconstrained point (length Dim) to the
+// constrained parameters alone, the first columns of Constrain's: without
+// the transformed parameters and generated quantities, it is cheaper and
+// draws no random numbers.
+func (m *Model) ConstrainParams(theta []float64) ([]float64, error) {
+	if len(theta) != m.cm.Dim() {
+		return nil, fmt.Errorf("temper: a point of %d values for a model of %d unconstrained parameters", len(theta), m.cm.Dim())
+	}
+	out := make([]float64, len(m.cm.ParamNames()))
+	m.constrainMu.Lock()
+	m.cm.ConstrainParams(out, theta)
+	m.constrainMu.Unlock()
+	return out, nil
+}
+
+// Constrain maps an unconstrained point (length Dim) to the columns of a
+// draw, in the order of Columns without lp__: the constrained parameters,
+// then the transformed parameters and the generated quantities (whose
+// random numbers come from a stream seeded by theta's bits).
 func (m *Model) Constrain(theta []float64) ([]float64, error) {
 	if len(theta) != m.cm.Dim() {
 		return nil, fmt.Errorf("temper: a point of %d values for a model of %d unconstrained parameters", len(theta), m.cm.Dim())

@@ -145,15 +145,15 @@ func (b *builder) transformParams() []definition {
 	return defs
 }
 
-// outputs is the program that computes a draw's columns from one
-// unconstrained point: the constrained parameters, the transformed
-// parameters and the generated quantities, whose _rng functions draw from
-// src.
+// outputs is a program that computes columns of a draw from one
+// unconstrained point: the constrained parameters alone (the
+// constrainer), or with the transformed parameters and the generated
+// quantities, whose _rng functions draw from pcg's stream.
 type outputs struct {
 	prog   *ad.Program
 	blocks []paramBlock
 	nodes  []*ad.Node
-	pcg    *rand.PCG
+	pcg    *rand.PCG // nil without _rng functions
 	rngs   []*rngOp
 }
 
@@ -203,7 +203,9 @@ func (m *Model) newOutputs() (*outputs, []string, error) {
 // apply computes the columns of the point theta into dst, the _rng
 // functions drawing from the stream seed.
 func (o *outputs) apply(dst, theta []float64, seed uint64) {
-	o.pcg.Seed(seed, 0x9e3779b97f4a7c15)
+	if o.pcg != nil {
+		o.pcg.Seed(seed, 0x9e3779b97f4a7c15)
+	}
 	for _, bl := range o.blocks {
 		copy(o.prog.Value(bl.node), theta[bl.offset:bl.offset+bl.size])
 	}

@@ -140,15 +140,9 @@ func (e *evaluator[T]) setTheta(theta []float64) {
 	}
 }
 
-// constrainer maps one unconstrained point to the constrained parameters
-// with a small program of the parameter transforms alone.
-type constrainer struct {
-	prog   *ad.Program
-	blocks []paramBlock
-	params []*ad.Node
-}
-
-func (m *Model) newConstrainer() (*constrainer, error) {
+// newConstrainer builds the program of the parameter transforms alone,
+// which maps one unconstrained point to the constrained parameters.
+func (m *Model) newConstrainer() (*outputs, error) {
 	b, err := m.build(1, min(m.n, 1))
 	if err != nil {
 		return nil, err
@@ -157,16 +151,5 @@ func (m *Model) newConstrainer() (*constrainer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("compiling the constraint transforms: %v", err)
 	}
-	return &constrainer{prog: prog, blocks: b.blocks, params: b.params}, nil
-}
-
-func (c *constrainer) apply(dst, theta []float64) {
-	for _, bl := range c.blocks {
-		copy(c.prog.Value(bl.node), theta[bl.offset:bl.offset+bl.size])
-	}
-	c.prog.Forward()
-	pos := 0
-	for _, n := range c.params {
-		pos += copy(dst[pos:], c.prog.Value(n))
-	}
+	return &outputs{prog: prog, blocks: b.blocks, nodes: b.params}, nil
 }

@@ -27,7 +27,7 @@ type Model struct {
 	plateBy string // the data scalar that sizes the plate
 	names   []string
 
-	constrain *constrainer
+	constrain *outputs // the parameters' transforms alone
 	out       *outputs // the transformed parameters and generated quantities; nil without
 	derived   []string // their columns
 }
@@ -194,11 +194,7 @@ func (m *Model) ParamNames() []string { return append([]string(nil), m.names...)
 // The generated block's random numbers come from a stream seeded by the
 // point's bits; ConstrainSeeded chooses the stream.
 func (m *Model) Constrain(dst, theta []float64) {
-	if m.out == nil {
-		m.constrain.apply(dst, theta)
-		return
-	}
-	m.out.apply(dst, theta, seedOf(theta))
+	m.ConstrainSeeded(dst, theta, seedOf(theta))
 }
 
 // ConstrainSeeded is Constrain with the generated block's random numbers
@@ -206,11 +202,16 @@ func (m *Model) Constrain(dst, theta []float64) {
 // iteration, so that its draws are reproducible.
 func (m *Model) ConstrainSeeded(dst, theta []float64, seed uint64) {
 	if m.out == nil {
-		m.constrain.apply(dst, theta)
+		m.constrain.apply(dst, theta, 0)
 		return
 	}
 	m.out.apply(dst, theta, seed)
 }
+
+// ConstrainParams writes the parameters' columns of theta alone (the
+// first len(ParamNames()) of OutputNames) into dst: cheaper than
+// Constrain when there are derived columns, and free of random numbers.
+func (m *Model) ConstrainParams(dst, theta []float64) { m.constrain.apply(dst, theta, 0) }
 
 // DomainErrors lists the generated block's _rng calls that got arguments
 // outside their domain in some draw so far (their values are NaN there).

@@ -53,7 +53,7 @@ func (m *Model) Unconstrain(values map[string][]float64) ([]float64, error) {
 		}
 		got := out[column : column+p.Size]
 		copy(u, x)
-		m.constrain.apply(out, theta)
+		m.ConstrainParams(out, theta)
 		if !equal(got, x) { // a bounded parameter: solve each coordinate
 			if err := m.solve(p, x, u, got, theta, out); err != nil {
 				return nil, err
@@ -91,7 +91,7 @@ func (m *Model) solve(p ParamInfo, x, u, got, theta, out []float64) error {
 	}
 	at := func(v []float64) []float64 {
 		copy(u, v)
-		m.constrain.apply(out, theta)
+		m.ConstrainParams(out, theta)
 		return append([]float64(nil), got...)
 	}
 	below, above := at(lo), at(hi)

@@ -23,11 +23,17 @@ import (
 // Moments are a column's posterior mean and sd.
 type Moments struct{ Mean, SD float64 }
 
-// Result is a reference posterior: the moments of every column of the
-// model's draws (parameters and transformed parameters), and the quality
-// of the weights.
+// Result is a reference posterior: the weighted draws of the parameters'
+// columns, their moments, and the quality of the weights.
 type Result struct {
 	Moments map[string]Moments
+	// Columns name the parameters' columns (temper.Model.ParamColumns),
+	// Draws holds one row of them per proposal, Weights their normalised
+	// importance weights: a derived quantity's reference is its weighted
+	// mean over the rows.
+	Columns []string
+	Draws   [][]float64
+	Weights []float64
 	// ESS is the effective sample size of the normalised weights,
 	// (Σw)²/Σw².
 	ESS float64
@@ -65,7 +71,7 @@ func Importance(m *temper.Model, n int, seed uint64) (*Result, error) {
 	if !ok {
 		return nil, fmt.Errorf("reference: the proposal's scale is not positive definite")
 	}
-	cols := m.Columns()[1:]
+	cols := m.ParamColumns()
 	logw := make([]float64, n)
 	outs := make([][]float64, n)
 	theta := make([]float64, d)
@@ -76,7 +82,7 @@ func Importance(m *temper.Model, n int, seed uint64) (*Result, error) {
 			return nil, err
 		}
 		logw[i] = lp - t.LogProb(theta)
-		if outs[i], err = m.Constrain(theta); err != nil {
+		if outs[i], err = m.ConstrainParams(theta); err != nil {
 			return nil, err
 		}
 	}
@@ -88,20 +94,29 @@ func Importance(m *temper.Model, n int, seed uint64) (*Result, error) {
 		sw += w[i]
 		sw2 += w[i] * w[i]
 	}
-	res := &Result{Moments: map[string]Moments{}, ESS: sw * sw / sw2, ParetoK: paretoK(w)}
+	for i := range w {
+		w[i] /= sw
+	}
+	res := &Result{Moments: map[string]Moments{}, Columns: cols, Draws: outs, Weights: w, ESS: sw * sw / sw2, ParetoK: paretoK(w)}
 	for c, name := range cols {
-		var m1, m2 float64
-		for i := range n {
-			m1 += w[i] * outs[i][c]
-			m2 += w[i] * outs[i][c] * outs[i][c]
-		}
-		mean := m1 / sw
-		res.Moments[name] = Moments{Mean: mean, SD: math.Sqrt(max(m2/sw-mean*mean, 0))}
+		res.Moments[name] = res.Of(func(x []float64) float64 { return x[c] })
 	}
 	if res.ParetoK >= 0.7 || res.ESS < float64(n)/20 {
 		return res, fmt.Errorf("reference: importance weights unreliable: k̂ %.2f, ESS %.0f of %d", res.ParetoK, res.ESS, n)
 	}
 	return res, nil
+}
+
+// Of is the reference mean and sd of f of the parameters' columns (a
+// row of Draws).
+func (r *Result) Of(f func(x []float64) float64) Moments {
+	var m1, m2 float64
+	for i, x := range r.Draws {
+		v := f(x)
+		m1 += r.Weights[i] * v
+		m2 += r.Weights[i] * v * v
+	}
+	return Moments{Mean: m1, SD: math.Sqrt(max(m2-m1*m1, 0))}
 }
 
 // findMode maximises the unconstrained log density from 0 by L-BFGS.
