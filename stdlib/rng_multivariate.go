@@ -104,7 +104,6 @@ func isCholeskyFactor(l []float64, k int) bool {
 	return true
 }
 
-
 // LKJCorrCholeskyDraw sets out (K×K, row-major) to the Cholesky factor of a
 // K×K correlation matrix drawn from LKJ(η), the density ∝ det(Ω)^(η-1) of
 // Stan's lkj_corr_cholesky, by the onion method (Lewandowski, Kurowicka &
