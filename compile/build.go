@@ -276,6 +276,10 @@ func (b *builder) sample(s *lang.Sample) value {
 		for _, v := range vals {
 			nodes = append(nodes, v.node)
 		}
+	case stdlib.GLM:
+		if nodes = b.glmArgs(s, vals); nodes == nil {
+			return value{node: b.g.Placeholder(nil)}
+		}
 	default:
 		nodes = b.align(vals)
 	}

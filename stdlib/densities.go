@@ -555,6 +555,10 @@ const (
 	// (categorical, multi_normal, dirichlet, lkj_corr_cholesky); the density
 	// broadcasts their leading axes itself.
 	Vector
+	// GLM: the arguments are (y, x, alpha, beta, ...) of Stan's generalised
+	// linear models, x a row of predictors and beta a coefficient vector;
+	// the others are elementwise against x's rows.
+	GLM
 )
 
 // Outside says what is wrong with the constant v as argument i (counted
@@ -607,6 +611,24 @@ func init() {
 		ints := make([]bool, len(v.args))
 		copy(ints, v.ints)
 		register(Distribution{Name: v.name, Args: v.args, Int: ints, Layout: Vector, LogDensity: fixedArity(v.name, len(v.args), v.f)})
+	}
+	glms := []struct {
+		name    string
+		args    []string
+		ints    []bool
+		support []Support
+		f       func(x []*autodiff.Node) *autodiff.Node
+	}{
+		{"bernoulli_logit_glm", []string{"y", "x", "alpha", "beta"}, []bool{true, false, false, false}, nil,
+			func(x []*autodiff.Node) *autodiff.Node { return BernoulliLogitGLMLPMF(x[0], x[1], x[2], x[3]) }},
+		{"poisson_log_glm", []string{"y", "x", "alpha", "beta"}, []bool{true, false, false, false}, nil,
+			func(x []*autodiff.Node) *autodiff.Node { return PoissonLogGLMLPMF(x[0], x[1], x[2], x[3]) }},
+		{"normal_id_glm", []string{"y", "x", "alpha", "beta", "sigma"}, make([]bool, 5), []Support{4: positiveScale},
+			func(x []*autodiff.Node) *autodiff.Node { return NormalIDGLMLPDF(x[0], x[1], x[2], x[3], x[4]) }},
+	}
+	for _, d := range glms {
+		register(Distribution{Name: d.name, Args: d.args, Int: d.ints, Support: d.support, Layout: GLM,
+			LogDensity: fixedArity(d.name, len(d.args), d.f)})
 	}
 }
 

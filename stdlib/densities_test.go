@@ -515,7 +515,8 @@ func TestLookup(t *testing.T) {
 		t.Errorf("Names not sorted: %v", names)
 	}
 	want := []string{"categorical", "categorical_logit", "multi_normal_cholesky", "multi_normal_diag",
-		"multi_normal", "dirichlet", "lkj_corr_cholesky", "ordered_logistic"}
+		"multi_normal", "dirichlet", "lkj_corr_cholesky", "ordered_logistic",
+		"bernoulli_logit_glm", "poisson_log_glm", "normal_id_glm"}
 	for _, c := range scalarCases {
 		want = append(want, c.name)
 	}

@@ -371,6 +371,12 @@ func TestVectorShapeErrors(t *testing.T) {
 		{"ordered_logistic batch", func(g *ad.Graph) *ad.Node {
 			return stdlib.OrderedLogisticLPMF(g.Input("k", ad.Data, 3), g.Input("eta", ad.Param, 4), g.Input("c", ad.Param, 2))
 		}},
+		{"glm beta matrix", func(g *ad.Graph) *ad.Node {
+			return stdlib.BernoulliLogitGLMLPMF(g.Input("y", ad.Data, 5), g.Input("x", ad.Data, 5, 3), g.Scalar(0), g.Input("b", ad.Param, 3, 1))
+		}},
+		{"glm lengths", func(g *ad.Graph) *ad.Node {
+			return stdlib.NormalIDGLMLPDF(g.Input("y", ad.Data, 5), g.Input("x", ad.Data, 5, 3), g.Scalar(0), g.Input("b", ad.Param, 4), g.Scalar(1))
+		}},
 		{"failed operand", func(g *ad.Graph) *ad.Node {
 			bad := ad.Add(g.Input("a", ad.Param, 2), g.Input("b", ad.Param, 3))
 			return stdlib.MultiNormalCholeskyLPDF(bad, g.Input("mu", ad.Param, 3), g.Input("L", ad.Param, 3, 3))
