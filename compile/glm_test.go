@@ -156,15 +156,7 @@ model {
 predict {
   for n in plate(N) { y[n] ~ bernoulli_logit_glm(X[n], 0, beta) }
 }`
-	m := compileSrc(t, src, map[string]any{"X": [][]float64{{1}, {1}}, "y": []int{1, 0}})
-	pr, err := m.Predictor()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := pr.Predict([][]float64{{0}, {math.Log(3)}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := predictAt(t, src, map[string]any{"X": [][]float64{{1}, {1}}, "y": []int{1, 0}}, [][]float64{{0}, {math.Log(3)}})
 	s := out.Samples[0]
 	wantNLL := -(math.Log(5.0/8) + math.Log(3.0/8)) / 2
 	if math.Abs(s.NLL-wantNLL) > 1e-12 || s.Accuracy != 0.5 {
