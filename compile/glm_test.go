@@ -98,7 +98,7 @@ func TestGLMMatchesDot(t *testing.T) {
 }
 
 // evaluateAt is m's energy and gradient at theta on every row (batch 0)
-// or on the first batch rows.
+// or on batch rows spread evenly over the data.
 func evaluateAt(t *testing.T, m *compile.Model, theta []float64, batch int) (float64, []float64) {
 	t.Helper()
 	ev, err := m.Evaluator(1, batch)
@@ -109,7 +109,7 @@ func evaluateAt(t *testing.T, m *compile.Model, theta []float64, batch int) (flo
 	if batch > 0 {
 		rows = make([]int, batch)
 		for i := range rows {
-			rows[i] = 3 * i
+			rows[i] = i * (m.NumData() / batch)
 		}
 	}
 	e, g, v := make([]float64, 1), make([]float64, len(theta)), make([]float64, 1)
