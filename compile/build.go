@@ -289,22 +289,21 @@ func (b *builder) sample(s *lang.Sample) value {
 		return value{}
 	}
 	var nodes []*ad.Node
-	if vectorDistributions[s.Dist] {
+	switch dist.Layout {
+	case stdlib.Vector: // the density broadcasts the leading axes itself
 		for _, v := range vals {
 			nodes = append(nodes, v.node)
 		}
-	} else {
+	case stdlib.GLM:
+		if nodes = b.glmArgs(s, vals); nodes == nil {
+			return value{node: b.g.Placeholder(nil)}
+		}
+	default:
 		nodes = b.align(vals)
 	}
 	out := value{node: dist.LogDensity(nodes...), batched: anyBatched(vals)}
 	b.check(s.DistPos)
 	return out
-}
-
-// vectorDistributions act on vectors along the last axis and broadcast
-// their leading axes themselves.
-var vectorDistributions = map[string]bool{
-	"categorical": true, "categorical_logit": true, "multi_normal_diag": true, "multi_normal_cholesky": true,
 }
 
 func anyBatched(vs []value) bool {
@@ -326,6 +325,11 @@ func (b *builder) align(vs []value) []*ad.Node {
 	for _, v := range vs {
 		rank = max(rank, v.rowRank())
 	}
+	return b.alignTo(vs, rank)
+}
+
+// alignTo is align to a given row rank, at least each operand's.
+func (b *builder) alignTo(vs []value, rank int) []*ad.Node {
 	nodes := make([]*ad.Node, len(vs))
 	for i, v := range vs {
 		nodes[i] = v.node

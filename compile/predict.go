@@ -33,7 +33,9 @@ type predDefine struct {
 
 // discreteLabels are the distributions whose support is a small set of
 // labels: for them the prediction is the most probable label.
-var discreteLabels = map[string]float64{"bernoulli": 0, "bernoulli_logit": 0, "categorical": 1, "categorical_logit": 1}
+var discreteLabels = map[string]float64{
+	"bernoulli": 0, "bernoulli_logit": 0, "bernoulli_logit_glm": 0, "categorical": 1, "categorical_logit": 1,
+}
 
 func (p *predictions) define(s *lang.Define, v value) {
 	p.defines = append(p.defines, &predDefine{name: s.Name, node: v.node, batched: v.batched})

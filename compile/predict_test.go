@@ -3,6 +3,8 @@ package compile_test
 import (
 	"math"
 	"testing"
+
+	"github.com/temper-ppl/temper/compile"
 )
 
 // TestPredictBernoulli checks the model-average NLL and accuracy on a case
@@ -21,15 +23,7 @@ predict {
   p = inv_logit(alpha)
   for n in plate(N) { y[n] ~ bernoulli_logit(alpha) }
 }`
-	m := compileSrc(t, src, map[string]any{"y": []int{1, 0}})
-	pr, err := m.Predictor()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := pr.Predict([][]float64{{0}, {math.Log(3)}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := predictAt(t, src, map[string]any{"y": []int{1, 0}}, [][]float64{{0}, {math.Log(3)}})
 	s := out.Samples[0]
 	wantNLL := -(math.Log(5.0/8) + math.Log(3.0/8)) / 2
 	if math.Abs(s.NLL-wantNLL) > 1e-12 || s.Accuracy != 0.5 || s.Rows != 2 || s.Name != "y[n]" {
@@ -38,6 +32,21 @@ predict {
 	if d := out.Defines[0]; d.Name != "p" || math.Abs(d.Mean[0]-0.625) > 1e-12 {
 		t.Fatalf("define %+v, want p = 0.625", d)
 	}
+}
+
+// predictAt compiles src with data and runs its predict block at the
+// posterior draws points.
+func predictAt(t *testing.T, src string, data map[string]any, points [][]float64) *compile.Prediction {
+	t.Helper()
+	pr, err := compileSrc(t, src, data).Predictor()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := pr.Predict(points)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 // TestPredictCategorical: with one draw of logits, the prediction is the

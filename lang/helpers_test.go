@@ -37,6 +37,14 @@ func testEnv() *Env {
 			"categorical":       ints(real("y", "theta"), 0),
 			"categorical_logit": ints(real("y", "beta"), 0),
 			"multi_normal_diag": real("y", "mu", "sigma"),
+			// Signatures as stdlib registers them, for the golden errors of
+			// new_distributions.ppl.
+			"dirichlet":           real("theta", "alpha"),
+			"lkj_corr_cholesky":   real("L", "eta"),
+			"ordered_logistic":    ints(real("k", "eta", "c"), 0),
+			"von_mises":           real("y", "mu", "kappa"),
+			"bernoulli_logit_glm": ints(real("y", "x", "alpha", "beta"), 0),
+			"normal_id_glm":       real("y", "x", "alpha", "beta", "sigma"),
 		},
 		Functions: map[string]Signature{
 			"dot":         real("x", "y"),

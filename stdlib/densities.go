@@ -18,6 +18,7 @@ import (
 const (
 	lnSqrt2Pi  = 0.918938533204672741780329736406 // log √(2π)
 	lnPi       = 1.144729885849400174143427351353 // log π
+	lnTwoPi    = 2 * lnSqrt2Pi                    // log 2π
 	lnHalfNorm = math.Ln2 - lnSqrt2Pi             // log 2 - log √(2π), half-normal's constant
 	lnHalfCau  = math.Ln2 - lnPi                  // log 2 - log π, half-Cauchy's constant
 )
@@ -538,7 +539,27 @@ type Distribution struct {
 	// Support is each argument's support where it is narrower than the
 	// reals (shorter than Args, or a zero Support: any real).
 	Support []Support
+	// Layout says how the arguments' shapes relate, for the compiler to
+	// line up the values of one plate row.
+	Layout Layout
 }
+
+// Layout is how a distribution's arguments line up.
+type Layout int
+
+const (
+	// Elementwise: the arguments broadcast against each other and the
+	// density is taken per element.
+	Elementwise Layout = iota
+	// Vector: some arguments are vectors or matrices along their last axes
+	// (categorical, multi_normal, dirichlet, lkj_corr_cholesky); the density
+	// broadcasts their leading axes itself.
+	Vector
+	// GLM: the arguments are (y, x, alpha, beta, ...) of Stan's generalised
+	// linear models, x a row of predictors and beta a coefficient vector;
+	// the others are elementwise against x's rows.
+	GLM
+)
 
 // Outside says what is wrong with the constant v as argument i (counted
 // as in Args, the variate 0): "normal's scale must be positive"; "" when v
@@ -563,6 +584,7 @@ func init() {
 		halfCauchyDensity, bernoulliDensity, bernoulliLogitDensity,
 		binomialDensity, binomialLogitDensity, poissonDensity, poissonLogDensity,
 		weibullDensity, negBinomial2Density, negBinomial2LogDensity, betaBinomialDensity, skewNormalDensity,
+		vonMisesDensity,
 	}
 	for _, d := range scalars {
 		d.fn = &autodiff.ScalarFunc{Name: d.name, Arity: len(d.args), Value: d.value, Grad: d.partials}
@@ -570,16 +592,44 @@ func init() {
 		copy(ints, d.ints)
 		register(Distribution{Name: d.name, Args: d.args, Int: ints, LogDensity: d.apply, Support: d.support})
 	}
-	register(Distribution{Name: "categorical", Args: []string{"y", "theta"}, Int: []bool{true, false},
-		LogDensity: fixedArity("categorical", 2, func(x []*autodiff.Node) *autodiff.Node { return CategoricalLPMF(x[0], x[1]) })})
-	register(Distribution{Name: "categorical_logit", Args: []string{"y", "beta"}, Int: []bool{true, false},
-		LogDensity: fixedArity("categorical_logit", 2, func(x []*autodiff.Node) *autodiff.Node { return CategoricalLogitLPMF(x[0], x[1]) })})
-	register(Distribution{Name: "multi_normal_diag", Args: []string{"y", "mu", "sigma"}, Int: make([]bool, 3),
-		LogDensity: fixedArity("multi_normal_diag", 3, func(x []*autodiff.Node) *autodiff.Node { return MultiNormalDiagLPDF(x[0], x[1], x[2]) })})
-	register(Distribution{Name: "multi_normal_cholesky", Args: []string{"y", "mu", "L"}, Int: make([]bool, 3),
-		LogDensity: fixedArity("multi_normal_cholesky", 3, func(x []*autodiff.Node) *autodiff.Node {
-			return MultiNormalCholeskyLPDF(x[0], x[1], x[2])
-		})})
+	vectors := []struct {
+		name string
+		args []string
+		ints []bool
+		f    func(x []*autodiff.Node) *autodiff.Node
+	}{
+		{"categorical", []string{"y", "theta"}, []bool{true, false}, func(x []*autodiff.Node) *autodiff.Node { return CategoricalLPMF(x[0], x[1]) }},
+		{"categorical_logit", []string{"y", "beta"}, []bool{true, false}, func(x []*autodiff.Node) *autodiff.Node { return CategoricalLogitLPMF(x[0], x[1]) }},
+		{"multi_normal_diag", []string{"y", "mu", "sigma"}, nil, func(x []*autodiff.Node) *autodiff.Node { return MultiNormalDiagLPDF(x[0], x[1], x[2]) }},
+		{"multi_normal_cholesky", []string{"y", "mu", "L"}, nil, func(x []*autodiff.Node) *autodiff.Node { return MultiNormalCholeskyLPDF(x[0], x[1], x[2]) }},
+		{"multi_normal", []string{"y", "mu", "Sigma"}, nil, func(x []*autodiff.Node) *autodiff.Node { return MultiNormalLPDF(x[0], x[1], x[2]) }},
+		{"dirichlet", []string{"theta", "alpha"}, nil, func(x []*autodiff.Node) *autodiff.Node { return DirichletLPDF(x[0], x[1]) }},
+		{"lkj_corr_cholesky", []string{"L", "eta"}, nil, func(x []*autodiff.Node) *autodiff.Node { return LKJCorrCholeskyLPDF(x[0], x[1]) }},
+		{"ordered_logistic", []string{"k", "eta", "c"}, []bool{true, false, false}, func(x []*autodiff.Node) *autodiff.Node { return OrderedLogisticLPMF(x[0], x[1], x[2]) }},
+	}
+	for _, v := range vectors {
+		ints := make([]bool, len(v.args))
+		copy(ints, v.ints)
+		register(Distribution{Name: v.name, Args: v.args, Int: ints, Layout: Vector, LogDensity: fixedArity(v.name, len(v.args), v.f)})
+	}
+	glms := []struct {
+		name    string
+		args    []string
+		ints    []bool
+		support []Support
+		f       func(x []*autodiff.Node) *autodiff.Node
+	}{
+		{"bernoulli_logit_glm", []string{"y", "x", "alpha", "beta"}, []bool{true, false, false, false}, nil,
+			func(x []*autodiff.Node) *autodiff.Node { return BernoulliLogitGLMLPMF(x[0], x[1], x[2], x[3]) }},
+		{"poisson_log_glm", []string{"y", "x", "alpha", "beta"}, []bool{true, false, false, false}, nil,
+			func(x []*autodiff.Node) *autodiff.Node { return PoissonLogGLMLPMF(x[0], x[1], x[2], x[3]) }},
+		{"normal_id_glm", []string{"y", "x", "alpha", "beta", "sigma"}, make([]bool, 5), []Support{4: positiveScale},
+			func(x []*autodiff.Node) *autodiff.Node { return NormalIDGLMLPDF(x[0], x[1], x[2], x[3], x[4]) }},
+	}
+	for _, d := range glms {
+		register(Distribution{Name: d.name, Args: d.args, Int: d.ints, Support: d.support, Layout: GLM,
+			LogDensity: fixedArity(d.name, len(d.args), d.f)})
+	}
 }
 
 func register(d Distribution) { distributions[d.Name] = d }

@@ -99,8 +99,9 @@ var (
 
 // The supports of the new densities' parameters.
 var (
-	positiveMean      = Support{"mean", "positive", positive}
-	positivePrecision = Support{"precision", "positive", positive}
+	positiveMean          = Support{"mean", "positive", positive}
+	positivePrecision     = Support{"precision", "positive", positive}
+	positiveConcentration = Support{"concentration", "positive", positive}
 )
 
 // negBinomialTerms is log Γ(k+φ) - log k! - log Γ(φ).
@@ -140,3 +141,23 @@ func logNormalCDF(x float64) float64 {
 func millsRatio(x float64) float64 {
 	return math.Exp(-x*x/2 - lnSqrt2Pi - logNormalCDF(x))
 }
+
+// The von Mises density of a direction y with mean direction μ and
+// concentration κ > 0 (Stan Functions Reference, "Circular distributions:
+// von Mises distribution"): κ cos(y - μ) - log(2π I₀(κ)), normalised over
+// any interval of length 2π; y and μ may be any reals. κ(cos d - 1) is
+// taken as -2κ sin²(d/2) and I₀ scaled by e^-κ, so that a large κ cancels
+// nothing. ∂/∂κ is cos(y - μ) - I₁(κ)/I₀(κ).
+var vonMisesDensity = &density{name: "von_mises", args: []string{"y", "mu", "kappa"},
+	support: []Support{2: positiveConcentration},
+	ok:      func(x []float64) bool { return x[2] > 0 },
+	lp: func(x []float64) float64 {
+		logI0e, _ := logBesselI0(x[2])
+		h := math.Sin((x[0] - x[1]) / 2)
+		return -2*x[2]*h*h - lnTwoPi - logI0e
+	},
+	grad: func(dx, x []float64) {
+		_, ratio := logBesselI0(x[2])
+		s := x[2] * math.Sin(x[0]-x[1])
+		dx[0], dx[1], dx[2] = -s, s, math.Cos(x[0]-x[1])-ratio
+	}}

@@ -242,32 +242,47 @@ func (op *mvnDiagOp) Backward(a *autodiff.Args) {
 //
 // It is -Inf where L_ii ≤ 0 or an argument is not finite.
 func MultiNormalCholeskyLPDF(y, mu, l *autodiff.Node) *autodiff.Node {
-	const name = "multi_normal_cholesky"
 	g, stop := graphOf(y, mu, l)
 	if g == nil || stop != nil {
 		return stop
 	}
-	ls, ys, ms := l.Shape(), y.Shape(), mu.Shape()
-	if len(ls) != 2 || ls[0] != ls[1] {
-		return g.Fail(nil, "%s: the Cholesky factor must be a square matrix, got shape %v", name, ls)
+	rows, bad := mvnLayoutOf(g, "multi_normal_cholesky", "the Cholesky factor", "L", y, mu, l)
+	if bad != nil {
+		return bad
 	}
-	k := ls[0]
-	if len(ys) == 0 || ys[len(ys)-1] != k || len(ms) == 0 || ms[len(ms)-1] != k {
-		return g.Fail(nil, "%s: y %v and mu %v must end in an axis of %d, the size of L", name, ys, ms, k)
+	return g.Apply(&mvnCholeskyOp{rows}, rows.batch, y, mu, l)
+}
+
+// mvnLayout is where the rows of y and mu [..., K] of a multivariate normal
+// with a K × K matrix lie in the broadcast of their leading axes.
+type mvnLayout struct {
+	k         int
+	batch     autodiff.Shape
+	yAt, muAt []int // per result element, its row of y and of mu (bcastIndex)
+}
+
+// mvnLayoutOf checks that m (the covariance or its factor, called what and
+// sym in messages) is square and that y and mu end in its size with leading
+// axes that broadcast; bad is the failed node when not.
+func mvnLayoutOf(g *autodiff.Graph, name, what, sym string, y, mu, m *autodiff.Node) (rows mvnLayout, bad *autodiff.Node) {
+	ms, ys, mus := m.Shape(), y.Shape(), mu.Shape()
+	if len(ms) != 2 || ms[0] != ms[1] {
+		return rows, g.Fail(nil, "%s: %s must be a square matrix, got shape %v", name, what, ms)
 	}
-	batch, err := autodiff.BroadcastShapes(ys[:len(ys)-1], ms[:len(ms)-1])
+	k := ms[0]
+	if len(ys) == 0 || ys[len(ys)-1] != k || len(mus) == 0 || mus[len(mus)-1] != k {
+		return rows, g.Fail(nil, "%s: y %v and mu %v must end in an axis of %d, the size of %s", name, ys, mus, k, sym)
+	}
+	yl, ml := ys[:len(ys)-1], mus[:len(mus)-1]
+	batch, err := autodiff.BroadcastShapes(yl, ml)
 	if err != nil {
-		return g.Fail(nil, "%s: y %v and mu %v: %v", name, ys, ms, err)
+		return rows, g.Fail(nil, "%s: y %v and mu %v: %v", name, ys, mus, err)
 	}
-	op := &mvnCholeskyOp{k: k, yAt: bcastIndex(batch, ys[:len(ys)-1]), muAt: bcastIndex(batch, ms[:len(ms)-1])}
-	return g.Apply(op, batch, y, mu, l)
+	return mvnLayout{k: k, batch: batch, yAt: bcastIndex(batch, yl), muAt: bcastIndex(batch, ml)}, nil
 }
 
 // mvnCholeskyOp is multi_normal_cholesky_lpdf per row of y and mu.
-type mvnCholeskyOp struct {
-	k         int
-	yAt, muAt []int // per result element, its row of y and of mu (bcastIndex)
-}
+type mvnCholeskyOp struct{ mvnLayout }
 
 func (op *mvnCholeskyOp) Name() string { return "multi_normal_cholesky" }
 
@@ -290,17 +305,53 @@ func (op *mvnCholeskyOp) logDet(l []float64) (float64, bool) {
 	return ld, true
 }
 
-// solve sets z = L⁻¹(y - μ) for result element b by forward substitution.
-func (op *mvnCholeskyOp) solve(z []float64, a *autodiff.Args, b int) {
-	k, l := op.k, a.In[2]
-	y := a.In[0][bcastAt(op.yAt, b)*k:][:k]
-	mu := a.In[1][bcastAt(op.muAt, b)*k:][:k]
-	for i := range k {
-		s := y[i] - mu[i]
-		for j := range i {
-			s -= l[i*k+j] * z[j]
+// solve sets z = L⁻¹(y - μ) for result element b by forward substitution,
+// with L the lower triangle of l.
+func (r mvnLayout) solve(z []float64, a *autodiff.Args, b int, l []float64) {
+	y := a.In[0][bcastAt(r.yAt, b)*r.k:][:r.k]
+	mu := a.In[1][bcastAt(r.muAt, b)*r.k:][:r.k]
+	for i := range r.k {
+		z[i] = y[i] - mu[i]
+	}
+	lowerSolve(z, l, r.k)
+}
+
+// forward sets every result to c - ½|L⁻¹(y - μ)|², the normal log density
+// with c its constant and log-determinant terms, or to -Inf where the
+// factor is not valid (ok false) or y or μ is infinite (q infinite or NaN).
+func (r mvnLayout) forward(a *autodiff.Args, l []float64, c float64, ok bool, z []float64) {
+	for b := range a.Out {
+		if !ok {
+			a.Out[b] = math.Inf(-1)
+			continue
 		}
-		z[i] = s / l[i*k+i]
+		r.solve(z, a, b, l)
+		q := 0.0
+		for _, v := range z {
+			q += v * v
+		}
+		if lp := c - 0.5*q; !math.IsNaN(lp) {
+			a.Out[b] = lp
+		} else {
+			a.Out[b] = math.Inf(-1)
+		}
+	}
+}
+
+// addRowPartials adds result element b's partials -g·w to its row of y and
+// g·w to its row of μ, where w = Σ⁻¹(y - μ).
+func (r mvnLayout) addRowPartials(a *autodiff.Args, b int, g float64, w []float64) {
+	if gy := a.GradIn[0]; gy != nil {
+		row := gy[bcastAt(r.yAt, b)*r.k:][:r.k]
+		for i, v := range w {
+			row[i] -= g * v
+		}
+	}
+	if gmu := a.GradIn[1]; gmu != nil {
+		row := gmu[bcastAt(r.muAt, b)*r.k:][:r.k]
+		for i, v := range w {
+			row[i] += g * v
+		}
 	}
 }
 
@@ -317,57 +368,23 @@ func (op *mvnCholeskyOp) Forward(a *autodiff.Args) {
 	ld, ok := op.logDet(a.In[2])
 	var buf [128]float64
 	z, _ := scratch2(&buf, op.k)
-	c := -float64(op.k)*lnSqrt2Pi - ld
-	for b := range a.Out {
-		if !ok {
-			a.Out[b] = math.Inf(-1)
-			continue
-		}
-		op.solve(z, a, b)
-		q := 0.0
-		for _, v := range z {
-			q += v * v
-		}
-		// An infinite y or μ makes q infinite or NaN; both are -Inf.
-		if lp := c - 0.5*q; !math.IsNaN(lp) {
-			a.Out[b] = lp
-		} else {
-			a.Out[b] = math.Inf(-1)
-		}
-	}
+	op.forward(a, a.In[2], -float64(op.k)*lnSqrt2Pi-ld, ok, z)
 }
 
 // Backward: with w = L⁻ᵀz, ∂/∂y = -w, ∂/∂μ = w and ∂/∂L = tril(w zᵀ) -
 // diag(1/L_ii).
 func (op *mvnCholeskyOp) Backward(a *autodiff.Args) {
 	k, l := op.k, a.In[2]
-	gy, gmu, gl := a.GradIn[0], a.GradIn[1], a.GradIn[2]
+	gl := a.GradIn[2]
 	var buf [128]float64
 	z, w := scratch2(&buf, k)
 	for b, g := range a.GradOut {
 		if g == 0 || math.IsInf(float64(a.Out[b]), -1) {
 			continue
 		}
-		op.solve(z, a, b)
-		for i := k - 1; i >= 0; i-- {
-			s := z[i]
-			for j := i + 1; j < k; j++ {
-				s -= l[j*k+i] * w[j]
-			}
-			w[i] = s / l[i*k+i]
-		}
-		if gy != nil {
-			r := gy[bcastAt(op.yAt, b)*k:][:k]
-			for i, v := range w {
-				r[i] -= g * v
-			}
-		}
-		if gmu != nil {
-			r := gmu[bcastAt(op.muAt, b)*k:][:k]
-			for i, v := range w {
-				r[i] += g * v
-			}
-		}
+		op.solve(z, a, b, l)
+		upperSolveT(w, z, l, k)
+		op.addRowPartials(a, b, g, w)
 		if gl != nil {
 			for i := range k {
 				gw := g * w[i]

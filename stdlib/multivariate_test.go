@@ -268,6 +268,31 @@ func TestVectorOutOfSupport(t *testing.T) {
 			[][]float64{{0, 1}, {0, 1}, {1, 0, -plusInf, 1}}, []bool{true}},
 		{"multi_normal_cholesky y", f3(stdlib.MultiNormalCholeskyLPDF), []ad.Shape{{3, 2}, {2}, {2, 2}},
 			[][]float64{{0, plusInf, -plusInf, 1, 0.5, 0.5}, {0, 1}, {1, 0, 0.5, 1}}, []bool{true, true, false}},
+		{"dirichlet theta", f2(stdlib.DirichletLPDF), []ad.Shape{{5, 3}, {3}},
+			[][]float64{{0.5, 0.6, -0.1, 0, 0.5, 0.5, 0.2, 0.2, 0.2, 1.5, -0.25, -0.25, 0.2, 0.3, 0.5}, {1.5, 2, 0.5}},
+			[]bool{true, true, true, true, false}},
+		{"dirichlet alpha", f2(stdlib.DirichletLPDF), []ad.Shape{{3}, {4, 3}},
+			[][]float64{{0.2, 0.3, 0.5}, {0, 1, 1, -1, 1, 1, 1, plusInf, 1, 1, 1, 1}}, []bool{true, true, true, false}},
+		{"multi_normal asymmetric", f3(stdlib.MultiNormalLPDF), []ad.Shape{{2, 2}, {2}, {2, 2}},
+			[][]float64{{0, 1, 2, 3}, {0, 1}, {1, 0.5, 0.4, 1}}, []bool{true, true}},
+		{"multi_normal indefinite", f3(stdlib.MultiNormalLPDF), []ad.Shape{{2}, {2}, {2, 2}},
+			[][]float64{{0, 1}, {0, 1}, {1, 2, 2, 1}}, []bool{true}},
+		{"multi_normal singular", f3(stdlib.MultiNormalLPDF), []ad.Shape{{2}, {2}, {2, 2}},
+			[][]float64{{0, 1}, {0, 1}, {1, 1, 1, 1}}, []bool{true}},
+		{"multi_normal infinite", f3(stdlib.MultiNormalLPDF), []ad.Shape{{2}, {2}, {2, 2}},
+			[][]float64{{0, 1}, {0, 1}, {plusInf, 0, 0, 1}}, []bool{true}},
+		{"multi_normal y", f3(stdlib.MultiNormalLPDF), []ad.Shape{{3, 2}, {2}, {2, 2}},
+			[][]float64{{0, plusInf, -plusInf, 1, 0.5, 0.5}, {0, 1}, {1, 0.5, 0.5, 1}}, []bool{true, true, false}},
+		{"lkj eta", f2(stdlib.LKJCorrCholeskyLPDF), []ad.Shape{{3, 2, 2}, {3}},
+			[][]float64{{1, 0, 0.6, 0.8, 1, 0, 0.6, 0.8, 1, 0, 0.6, 0.8}, {0, -1, plusInf}}, []bool{true, true, true}},
+		{"lkj diagonal", f2(stdlib.LKJCorrCholeskyLPDF), []ad.Shape{{4, 2, 2}, {}},
+			[][]float64{{1, 0, 0.6, 0, 1, 0, 0.6, -0.8, 0, 0, 0.6, 0.8, 1, 0, plusInf, 0.8}, {2}}, []bool{true, true, true, true}},
+		{"ordered_logistic labels", f3(stdlib.OrderedLogisticLPMF), []ad.Shape{{5}, {}, {2}},
+			[][]float64{{0, 4, 1.5, -1, 2}, {0.3}, {-1, 1}}, []bool{true, true, true, true, false}},
+		{"ordered_logistic cutpoints", f3(stdlib.OrderedLogisticLPMF), []ad.Shape{{}, {}, {4, 2}},
+			[][]float64{{2}, {0.3}, {1, 1, 1, -1, -plusInf, 1, 0, plusInf}}, []bool{true, true, true, true}},
+		{"ordered_logistic eta", f3(stdlib.OrderedLogisticLPMF), []ad.Shape{{}, {2}, {2}},
+			[][]float64{{2}, {plusInf, -plusInf}, {-1, 1}}, []bool{true, true}},
 	}
 	for _, c := range cases {
 		vals, grads := evalDensity(t, c.f, c.shapes, c.args)
@@ -322,6 +347,36 @@ func TestVectorShapeErrors(t *testing.T) {
 		{"cholesky batch", func(g *ad.Graph) *ad.Node {
 			return stdlib.MultiNormalCholeskyLPDF(g.Input("y", ad.Data, 4, 3), g.Input("mu", ad.Param, 2, 3), g.Input("L", ad.Param, 3, 3))
 		}},
+		{"dirichlet lengths", func(g *ad.Graph) *ad.Node {
+			return stdlib.DirichletLPDF(g.Input("theta", ad.Param, 3), g.Input("alpha", ad.Data, 4))
+		}},
+		{"dirichlet of a scalar", func(g *ad.Graph) *ad.Node {
+			return stdlib.DirichletLPDF(g.Input("theta", ad.Param), g.Input("alpha", ad.Data))
+		}},
+		{"multi_normal not square", func(g *ad.Graph) *ad.Node {
+			return stdlib.MultiNormalLPDF(g.Input("y", ad.Data, 3), g.Input("mu", ad.Param, 3), g.Input("S", ad.Param, 3, 2))
+		}},
+		{"multi_normal size", func(g *ad.Graph) *ad.Node {
+			return stdlib.MultiNormalLPDF(g.Input("y", ad.Data, 2), g.Input("mu", ad.Param, 3), g.Input("S", ad.Param, 3, 3))
+		}},
+		{"lkj not square", func(g *ad.Graph) *ad.Node {
+			return stdlib.LKJCorrCholeskyLPDF(g.Input("L", ad.Param, 3, 2), g.Scalar(1))
+		}},
+		{"lkj eta batch", func(g *ad.Graph) *ad.Node {
+			return stdlib.LKJCorrCholeskyLPDF(g.Input("L", ad.Param, 4, 3, 3), g.Input("eta", ad.Param, 3))
+		}},
+		{"ordered_logistic no cutpoints", func(g *ad.Graph) *ad.Node {
+			return stdlib.OrderedLogisticLPMF(g.Input("k", ad.Data, 3), g.Input("eta", ad.Param, 3), g.Input("c", ad.Param))
+		}},
+		{"ordered_logistic batch", func(g *ad.Graph) *ad.Node {
+			return stdlib.OrderedLogisticLPMF(g.Input("k", ad.Data, 3), g.Input("eta", ad.Param, 4), g.Input("c", ad.Param, 2))
+		}},
+		{"glm beta matrix", func(g *ad.Graph) *ad.Node {
+			return stdlib.BernoulliLogitGLMLPMF(g.Input("y", ad.Data, 5), g.Input("x", ad.Data, 5, 3), g.Scalar(0), g.Input("b", ad.Param, 3, 1))
+		}},
+		{"glm lengths", func(g *ad.Graph) *ad.Node {
+			return stdlib.NormalIDGLMLPDF(g.Input("y", ad.Data, 5), g.Input("x", ad.Data, 5, 3), g.Scalar(0), g.Input("b", ad.Param, 4), g.Scalar(1))
+		}},
 		{"failed operand", func(g *ad.Graph) *ad.Node {
 			bad := ad.Add(g.Input("a", ad.Param, 2), g.Input("b", ad.Param, 3))
 			return stdlib.MultiNormalCholeskyLPDF(bad, g.Input("mu", ad.Param, 3), g.Input("L", ad.Param, 3, 3))
@@ -349,7 +404,12 @@ func TestDensitiesDoNotAllocate(t *testing.T) {
 	sigma := g.Input("sigma", ad.Param, 3)
 	l := g.Input("L", ad.Param, 3, 3)
 	beta := g.Input("beta", ad.Param, 8, 3)
+	cov := g.Input("Sigma", ad.Param, 3, 3)
 	terms := []*ad.Node{
+		stdlib.MultiNormalLPDF(y, mu, cov),
+		stdlib.DirichletLPDF(ad.Softmax(beta, -1), sigma),
+		stdlib.LKJCorrCholeskyLPDF(l, sigma),
+		stdlib.OrderedLogisticLPMF(labels, ad.Sum(beta, 1), mu),
 		stdlib.NormalLPDF(y, mu, sigma),
 		stdlib.StudentTLPDF(y, sigma, mu, sigma),
 		stdlib.MultiNormalDiagLPDF(y, mu, sigma),
@@ -370,6 +430,12 @@ func TestDensitiesDoNotAllocate(t *testing.T) {
 		for i := range v {
 			v[i] = 1
 		}
+	}
+	for i, v := range []float64{2, 0.5, 0, 0.5, 2, 0.5, 0, 0.5, 2} {
+		prog.Value(cov)[i] = v
+	}
+	for i, v := range []float64{-1, 0, 1} {
+		prog.Value(mu)[i] = v
 	}
 	lv := prog.Value(labels)
 	for i := range lv {
