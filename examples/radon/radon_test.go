@@ -1,7 +1,6 @@
 package radon_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -10,7 +9,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/temper-ppl/temper"
+	"github.com/temper-ppl/temper/examples/internal/reference"
 )
 
 // exactPosterior is the Gaussian posterior of (mu, a, b) of model.ppl,
@@ -79,33 +78,12 @@ func exactPosterior(t *testing.T) (names []string, mean, sd []float64) {
 // Monte Carlo error is 2.2%, so the worst of 87 is expected near 7%;
 // measured with seed 1: the worst mean 0.036 sd off, the worst sd 5.8% off.
 func TestRadonAgainstExact(t *testing.T) {
-	m, err := temper.CompileFile("model.ppl", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts, err := m.InferOptions()
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts.Seed = 1
-	res, err := m.Sample(context.Background(), opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := reference.RunDefaults(t, "model.ppl", 1)
 	names, mean, sd := exactPosterior(t)
-	stats := map[string]int{}
-	summary := res.Summary()
-	for i, s := range summary {
-		stats[s.Name] = i
-	}
-	worstMean, worstSD := 0.0, 0.0
+	exact := map[string]reference.Moments{}
 	for i, name := range names {
-		s := summary[stats[name]]
-		z, r := math.Abs(s.Mean-mean[i])/sd[i], s.SD/sd[i]-1
-		worstMean, worstSD = max(worstMean, z), max(worstSD, math.Abs(r))
-		if z > 0.1 || math.Abs(r) > 0.1 {
-			t.Errorf("%s: mean %.4f (exact %.4f, %.2f sd), sd %.4f (exact %.4f, %+.1f%%)", name, s.Mean, mean[i], z, s.SD, sd[i], 100*r)
-		}
+		exact[name] = reference.Moments{Mean: mean[i], SD: sd[i]}
 	}
+	worstMean, worstSD := reference.Compare(t, res, exact, 0.1, 0.1)
 	t.Logf("87 parameters: worst mean %.3f sd, worst sd %.1f%%; warnings %q", worstMean, 100*worstSD, res.Warnings)
 }

@@ -1,7 +1,6 @@
 package roaches_test
 
 import (
-	"context"
 	"math"
 	"slices"
 	"testing"
@@ -29,41 +28,17 @@ func TestRoachesAgainstReference(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts, err := m.InferOptions()
-	if err != nil {
-		t.Fatal(err)
+	want := map[string]reference.Moments{}
+	for _, name := range []string{"alpha", "beta.1", "beta.2", "beta.3", "phi"} {
+		want[name] = ref.Moments[name]
 	}
-	opts.Seed = 1
-	res, err := m.Sample(context.Background(), opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	beta2 := slices.Index(ref.Columns, "beta.2")
+	want["rate_ratio"] = ref.Of(func(x []float64) float64 { return math.Exp(x[beta2]) })
+	res := reference.RunDefaults(t, "model.ppl", 1)
 	if len(res.Warnings) > 0 {
 		t.Errorf("warnings with the defaults: %q", res.Warnings)
 	}
-	worstMean, worstSD := 0.0, 0.0
-	seen := 0
-	for _, s := range res.Summary() {
-		switch s.Name {
-		case "alpha", "beta.1", "beta.2", "beta.3", "phi", "rate_ratio":
-		default:
-			continue
-		}
-		seen++
-		e, ok := ref.Moments[s.Name]
-		if !ok { // the rate ratio exp(beta[2])
-			beta2 := slices.Index(ref.Columns, "beta.2")
-			e = ref.Of(func(x []float64) float64 { return math.Exp(x[beta2]) })
-		}
-		z, r := math.Abs(s.Mean-e.Mean)/e.SD, s.SD/e.SD-1
-		worstMean, worstSD = max(worstMean, z), max(worstSD, math.Abs(r))
-		if z > 0.1 || math.Abs(r) > 0.1 {
-			t.Errorf("%s: mean %.4f (reference %.4f, %.2f sd off), sd %.4f (reference %.4f, %+.1f%%)", s.Name, s.Mean, e.Mean, z, s.SD, e.SD, 100*r)
-		}
-	}
-	if seen != 6 {
-		t.Fatalf("compared %d columns, want 6", seen)
-	}
+	worstMean, worstSD := reference.Compare(t, res, want, 0.1, 0.1)
 	t.Logf("reference ESS %.0f, k̂ %.2f; beta.2 %.4f (%.4f); worst mean %.3f sd, worst sd %.1f%%",
 		ref.ESS, ref.ParetoK, ref.Moments["beta.2"].Mean, ref.Moments["beta.2"].SD, worstMean, 100*worstSD)
 }
