@@ -117,6 +117,40 @@ func init() {
 		n := b.align(a)
 		return value{node: ad.Dot(n[0], n[1]), batched: anyBatched(a)}
 	}}
+	// transpose swaps a matrix's two axes (of one row's value in a plate);
+	// diag_pre_multiply(v, M) is diag(v)·M, each row i of M times v[i],
+	// and diag_post_multiply(M, v) is M·diag(v): Stan's, for building a
+	// covariance's Cholesky factor from scales and a correlation's.
+	functions["transpose"] = function{params: []string{"x"}, build: func(b *builder, a []value) value {
+		x := a[0]
+		if x.rowRank() != 2 {
+			return value{node: b.g.Fail(nil, "transpose takes a matrix, and this has shape %s", shapeString(rowShape(x.node.Shape(), x.batched)))}
+		}
+		perm := []int{1, 0}
+		if x.batched {
+			perm = []int{0, 2, 1}
+		}
+		return value{node: ad.Transpose(x.node, perm...), batched: x.batched}
+	}}
+	functions["diag_pre_multiply"] = function{params: []string{"v", "M"}, build: func(b *builder, a []value) value {
+		v, m := a[0], a[1]
+		vs, ms := rowShape(v.node.Shape(), v.batched), rowShape(m.node.Shape(), m.batched)
+		if len(vs) != 1 || len(ms) != 2 || vs[0] != ms[0] {
+			return value{node: b.g.Fail(nil, "diag_pre_multiply takes a vector [K] and a matrix [K, M], got %s and %s", shapeString(vs), shapeString(ms))}
+		}
+		col := ad.Reshape(v.node, append(v.node.Shape(), 1)...) // v as a column
+		n := b.align([]value{{node: col, batched: v.batched}, m})
+		return value{node: ad.Mul(n[0], n[1]), batched: v.batched || m.batched}
+	}}
+	functions["diag_post_multiply"] = function{params: []string{"M", "v"}, build: func(b *builder, a []value) value {
+		m, v := a[0], a[1]
+		ms, vs := rowShape(m.node.Shape(), m.batched), rowShape(v.node.Shape(), v.batched)
+		if len(vs) != 1 || len(ms) != 2 || vs[0] != ms[1] {
+			return value{node: b.g.Fail(nil, "diag_post_multiply takes a matrix [M, K] and a vector [K], got %s and %s", shapeString(ms), shapeString(vs))}
+		}
+		n := b.align(a)
+		return value{node: ad.Mul(n[0], n[1]), batched: anyBatched(a)}
+	}}
 	matmul := function{params: []string{"x", "y"}, build: func(b *builder, a []value) value {
 		if a[1].batched {
 			return value{node: b.g.Fail(nil, "the right operand of a matrix product cannot depend on the plate index")}

@@ -66,6 +66,7 @@ func testEnv() *Env {
 			"one_hot":     ints(real("k", "K"), 0, 1),
 			"concat":      {Params: []string{"x"}, Int: []bool{false}, Variadic: true},
 			"sd":          real("x"),
+			"transpose":   real("x"),
 			"normal_rng":  {Params: []string{"mu", "sigma"}, Int: make([]bool, 2), Random: true},
 			"poisson_rng": {Params: []string{"lambda"}, Int: make([]bool, 1), Random: true, IntResult: true},
 		},
