@@ -15,9 +15,14 @@ import (
 //
 //  1. Every chain moves from its start (retried until the energy and
 //     gradient are finite, as Stan does) toward the high-density region by
-//     Adam (Kingma & Ba 2015) on the run's minibatches, optimiseSteps steps
-//     with a step decaying from 0.1 to 0.001, stepping back and halving a
-//     chain's step where the energy or gradient is not finite.
+//     Adam (Kingma & Ba 2015) on the run's minibatches: at the step 0.1
+//     for as long as some chain's mean energy over a window of
+//     travelWindow steps still falls by more than its noise (Adam moves
+//     each coordinate by about its step, so a mode 25 units from the start
+//     takes some 250 steps: a fixed budget would strand the chains short of
+//     it), at most maxTravelSteps; then optimiseSteps steps decaying from
+//     0.1 to 0.001. A chain's step is stepped back and halved where the
+//     energy or gradient is not finite.
 //  2. The Hessian of the energy at the best end point is estimated by
 //     central differences of gradients on one fixed subsample of up to
 //     hessianRows rows (common rows on both sides, so the minibatch noise
@@ -54,6 +59,8 @@ import (
 // relaxation times (sgKernel.settle) before the first iteration.
 const (
 	optimiseSteps           = 300
+	travelWindow            = 50
+	maxTravelSteps          = 5000
 	hessianRows             = 2048
 	denseLimit              = 64
 	hutchinsonProbes        = 32
@@ -158,7 +165,9 @@ func (k *sgKernel) tune(target Target) (*Metric, Tuning, error) {
 			tun.Warning = fmt.Sprintf("the minibatch gradient noise caps the step size at %.3g, %.0f times below what the curvature allows, so the chains mix slowly: a batch about %.0f times larger (or every row) would let it grow", tun.StepSize, tun.NoiseRatio/noiseTolerance, tun.NoiseRatio/noiseTolerance)
 		}
 	}
-	t.startChains(m)
+	if err := t.startChains(m); err != nil {
+		return nil, Tuning{}, err
+	}
 	return m, tun, nil
 }
 
@@ -192,7 +201,9 @@ func (t *tuner) optimise() error {
 		scale[r] = 1
 	}
 	const beta1, beta2, eps = 0.9, 0.999, 1e-8
-	for step := 0; step < optimiseSteps; step++ {
+	travel := newTravel(rows)
+	decayFrom := -1 // the step the decay began at
+	for step := 0; decayFrom < 0 || step < decayFrom+optimiseSteps; step++ {
 		var batch []int
 		if t.batches != nil {
 			batch = t.batches.next()
@@ -200,7 +211,13 @@ func (t *tuner) optimise() error {
 		if err := t.eval.Evaluate(st.Theta, batch, st.Energy, st.Grad, st.Variance); err != nil {
 			return fmt.Errorf("warm-up: %w", err)
 		}
-		lr := 0.1 * math.Pow(0.01, float64(step)/optimiseSteps)
+		lr := 0.1
+		if decayFrom < 0 && (step >= maxTravelSteps || !travel.add(st.Energy)) {
+			decayFrom = step
+		}
+		if decayFrom >= 0 {
+			lr = 0.1 * math.Pow(0.01, float64(step-decayFrom)/optimiseSteps)
+		}
 		for r := range rows {
 			theta := row(st.Theta, r, d)
 			if !finiteRow(st.Energy, st.Grad, st.Theta, r, d) { // step back, and shorter
@@ -225,6 +242,49 @@ func (t *tuner) optimise() error {
 		}
 	}
 	return nil
+}
+
+// travel tells when the chains have stopped descending: it keeps each
+// chain's energies over the current window of travelWindow steps and
+// compares the window's mean with the previous window's.
+type travel struct {
+	sum, sumSq, prev []float64
+	n                int
+	windows          int
+}
+
+func newTravel(rows int) *travel {
+	return &travel{sum: make([]float64, rows), sumSq: make([]float64, rows), prev: make([]float64, rows)}
+}
+
+// add records one step's energies and reports whether to go on: false
+// once a window ends in which no chain's mean energy fell below the
+// previous window's by more than three standard errors of the mean (and
+// at least one unit: the energies of a minibatch are noisy). Steps whose
+// energy is not finite are left out of the means.
+func (t *travel) add(energy []float64) bool {
+	for r, e := range energy {
+		if math.IsNaN(e) || math.IsInf(e, 0) {
+			e = t.prev[r]
+		}
+		t.sum[r] += e
+		t.sumSq[r] += e * e
+	}
+	if t.n++; t.n < travelWindow {
+		return true
+	}
+	moving := false
+	for r := range t.sum {
+		mean := t.sum[r] / travelWindow
+		se := math.Sqrt(max(t.sumSq[r]/travelWindow-mean*mean, 0) / travelWindow)
+		if t.windows == 0 || t.prev[r]-mean > max(1, 3*se) {
+			moving = true
+		}
+		t.prev[r], t.sum[r], t.sumSq[r] = mean, 0, 0
+	}
+	t.n = 0
+	t.windows++
+	return moving
 }
 
 // prepareSubsample draws the fixed rows of steps 2 and 3.
@@ -474,18 +534,74 @@ func (t *tuner) noiseAt(m *Metric, point func(r int, dst []float64)) (float64, e
 	return worst, nil
 }
 
-// startChains moves every chain's point to φ: its end point plus N(0, I).
-func (t *tuner) startChains(m *Metric) {
-	st, d := t.st, t.st.Dim
-	phi, z := make([]float64, d), make([]float64, d)
-	for r := range len(t.rngs) {
-		x := row(st.Theta, r, d)
-		m.phi(phi, x)
-		t.rngs[r].FillNormal(z)
-		for i := range x {
-			x[i] = phi[i] + z[i]
+// startChains moves every chain's point to φ: its end point plus N(0, I),
+// the jitter halved (up to startHalvings times, then none) for a chain
+// whose jittered point is implausible: its energy or gradient not finite,
+// or its energy above the end point's by more than maxStartRise(d). Under
+// the Laplace approximation the rise is χ²_d/2, whose mean is d/2 and sd
+// √(d/2); a rise far beyond means the jitter left the posterior's bulk
+// (the Laplace scale of a skewed posterior, a scale parameter's, can reach
+// a funnel's neck, where the gradient is enormous).
+func (t *tuner) startChains(m *Metric) error {
+	st, d, rows := t.st, t.st.Dim, len(t.rngs)
+	end := slices.Clone(st.Theta)
+	var batch []int
+	if t.batches != nil {
+		batch = t.batches.next()
+	}
+	if err := t.eval.Evaluate(end, batch, st.Energy, st.Grad, st.Variance); err != nil {
+		return fmt.Errorf("warm-up: %w", err)
+	}
+	endEnergy := slices.Clone(st.Energy)
+	phi, z := make([][]float64, rows), make([][]float64, rows)
+	scale := make([]float64, rows)
+	for r := range rows {
+		phi[r], z[r] = make([]float64, d), make([]float64, d)
+		m.phi(phi[r], row(end, r, d))
+		t.rngs[r].FillNormal(z[r])
+		scale[r] = 1
+	}
+	x := make([]float64, d)
+	for try := 0; ; try++ {
+		for r := range rows {
+			for i := range x {
+				x[i] = phi[r][i] + scale[r]*z[r][i]
+			}
+			m.theta(row(st.Theta, r, d), x)
+		}
+		if err := t.eval.Evaluate(st.Theta, batch, st.Energy, st.Grad, st.Variance); err != nil {
+			return fmt.Errorf("warm-up: %w", err)
+		}
+		done := true
+		for r := range rows {
+			if scale[r] > 0 && (!finiteRow(st.Energy, st.Grad, st.Theta, r, d) || st.Energy[r]-endEnergy[r] > maxStartRise(d)) {
+				done = false
+				if scale[r] /= 2; try+1 >= startHalvings {
+					scale[r] = 0 // the end point, whose energy was finite
+				}
+			}
+		}
+		if done || try >= startHalvings {
+			break
 		}
 	}
+	for r := range rows {
+		x := row(st.Theta, r, d)
+		for i := range x {
+			x[i] = phi[r][i] + scale[r]*z[r][i]
+		}
+	}
+	return nil
+}
+
+// startHalvings bounds how often startChains halves a chain's jitter.
+const startHalvings = 10
+
+// maxStartRise is the largest energy rise a jittered start may have over
+// its end point: the mean of χ²_d/2 plus 6 of its sds, so that under the
+// Laplace approximation a start is refused about once in 10⁹.
+func maxStartRise(d int) float64 {
+	return float64(d)/2 + 6*math.Sqrt(float64(d)/2)
 }
 
 func dot(a, b []float64) float64 {
