@@ -59,3 +59,40 @@ func TestImportanceRefusesHeavyTails(t *testing.T) {
 		t.Errorf("a Cauchy target passed: ESS %.0f, k̂ %.2f", res.ESS, res.ParetoK)
 	}
 }
+
+// TestHMCExact checks the HMC reference on the closed-form posterior of
+// TestImportanceExact: 4 chains × 4,000 draws, whose ESS is in the
+// thousands, so 0.05 sd and 5% are several Monte Carlo errors.
+func TestHMCExact(t *testing.T) {
+	y := []float64{0.3, 1.9, 1.2, 0.8, 2.4}
+	m, err := temper.Compile("t.ppl", `
+data { N: int  y: real[N] }
+param { mu: real  s: real<lower=0> }
+model {
+  mu ~ normal(0, 10)
+  s ~ gamma(3, 2)
+  for n in plate(N) { y[n] ~ normal(mu, 1) }
+}`, map[string]any{"N": len(y), "y": y})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := HMC{Chains: 4, Warmup: 1000, Draws: 4000, Seed: 1}.Run(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := 0.0
+	for _, v := range y {
+		sum += v
+	}
+	prec := float64(len(y)) + 0.01
+	want := map[string]Moments{
+		"mu": {sum / prec, 1 / math.Sqrt(prec)},
+		"s":  {3.0 / 2, math.Sqrt(3) / 2},
+	}
+	for name, w := range want {
+		g := got[name]
+		if math.Abs(g.Mean-w.Mean) > 0.05*w.SD || math.Abs(g.SD/w.SD-1) > 0.05 {
+			t.Errorf("%s: %+v, want %+v", name, g, w)
+		}
+	}
+}
