@@ -50,10 +50,10 @@ func (s *Session) evalExpr(name string, src []byte) {
 	f := &lang.File{Name: name}
 	var stmts []lang.Stmt
 	if (usesData || usesParams) && program.Data != nil {
-		f.Data = program.Data
+		f.Data, f.TransformedData = program.Data, program.TransformedData
 	}
 	if usesParams {
-		f.Param = program.Param
+		f.Param, f.TransformedParam = program.Param, program.TransformedParam
 		if program.Model != nil {
 			for _, st := range program.Model.Stmts {
 				if d, ok := st.(*lang.Define); ok {
@@ -71,7 +71,7 @@ func (s *Session) evalExpr(name string, src []byte) {
 	}
 	pos := lang.StartPos(x)
 	f.Predict = &lang.Block{Pos: pos, Kind: lang.PredictBlock, Stmts: append(stmts, &lang.Define{Pos: pos, Name: valueName, Value: x})}
-	for _, b := range []*lang.Block{f.Data, f.Param, f.Predict} {
+	for _, b := range []*lang.Block{f.Data, f.TransformedData, f.Param, f.TransformedParam, f.Predict} {
 		if b != nil {
 			f.Blocks = append(f.Blocks, b)
 		}
@@ -114,11 +114,11 @@ func (s *Session) evalOverDraws(label string, cm *compile.Model, p *compile.Pred
 	res := s.result
 	// The draws' columns are lp__, the parameters in the order the program
 	// declares them, as the predictor takes them, then the derived ones.
-	if !slices.Equal(res.Columns[1:], cm.OutputNames()) {
+	nParams := len(cm.ParamNames())
+	if len(res.Columns) < 1+nParams || !slices.Equal(res.Columns[1:1+nParams], cm.ParamNames()) {
 		s.printf("error: the draws do not match the parameters of the program they were run with\n")
 		return
 	}
-	nParams := len(cm.ParamNames())
 	var columns []string
 	var values [][][]float64 // [element][chain][draw], over the chains that finished
 	finished := res.Finished()

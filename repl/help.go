@@ -28,7 +28,20 @@ Commands (a unique prefix will do: :su for :summary):
 
 // helpTopics are the topics besides the commands, samplers, settings,
 // functions and distributions.
-var helpTopics = []string{"samplers", "settings", "functions", "distributions", "keys"}
+var helpTopics = []string{"blocks", "samplers", "settings", "functions", "distributions", "keys"}
+
+// blockHelp says what each block of a program holds, for :help blocks and
+// :help BLOCK.
+var blockHelp = map[lang.BlockKind]string{
+	lang.DataBlock:             "declarations of the observed values, read from the data files",
+	lang.TransformedDataBlock:  "definitions computed once from every row of the data, before any minibatch: mean(x), sd(x), centred columns (a plate's definitions are columns)",
+	lang.ParamBlock:            "declarations of what the sampler draws (real, bounded or constrained types: simplex[K], cholesky_factor_corr[K], ...)",
+	lang.TransformedParamBlock: "definitions from the parameters, seen by later blocks and written to the draws after the parameters",
+	lang.ModelBlock:            "the log density: ~ statements, target +=, definitions and plates (minibatched)",
+	lang.GeneratedBlock:        "definitions computed for each kept draw on every row, with the _rng functions (y_rep = normal_rng(mu, sigma)), written to the draws last",
+	lang.PredictBlock:          "statements scored on held-out data by temper predict",
+	lang.InferBlock:            "settings: the defaults of temper run",
+}
 
 func (s *Session) help(args []string) {
 	if len(args) == 0 {
@@ -76,6 +89,16 @@ func (s *Session) help(args []string) {
 	case "distributions":
 		s.printf("%s\n", strings.Join(stdlib.Names(), ", "))
 		return
+	case "blocks":
+		for _, k := range lang.BlockKinds {
+			s.printf("  %-18s %s\n", k, blockHelp[k])
+		}
+		return
+	case "transformed": // :help transformed data reads one word
+		for _, k := range []lang.BlockKind{lang.TransformedDataBlock, lang.TransformedParamBlock} {
+			s.printf("%s: %s\n", k, blockHelp[k])
+		}
+		return
 	}
 	if slices.Contains(infer.SamplerNames(), topic) {
 		o, _ := infer.SamplerOptions(topic, nil)
@@ -93,8 +116,16 @@ func (s *Session) help(args []string) {
 		s.printf("%s ~ %s(%s)   (a distribution; %s is the variate)\n", sig.Params[0], topic, strings.Join(sig.Params[1:], ", "), sig.Params[0])
 		return
 	}
+	if doc, ok := blockHelp[lang.BlockKind(topic)]; ok {
+		s.printf("%s: %s\n", topic, doc)
+		return
+	}
 	if sig, ok := s.env.Functions[topic]; ok {
-		s.printf("%s(%s)   (a function)\n", topic, strings.Join(sig.Params, ", "))
+		what := "a function"
+		if sig.Random {
+			what = "a random number generator: the generated block only"
+		}
+		s.printf("%s(%s)   (%s)\n", topic, strings.Join(sig.Params, ", "), what)
 		return
 	}
 	all := append(append(append([]string{}, helpTopics...), infer.SamplerNames()...), infer.SettingNames()...)

@@ -354,10 +354,16 @@ func declared(f *lang.File) (data, params, defines []string) {
 			data = append(data, d.Name)
 		}
 	}
+	if f.TransformedData != nil { // computed from the data: data to an expression
+		data = append(data, definedNames(f.TransformedData.Stmts)...)
+	}
 	if f.Param != nil {
 		for _, d := range f.Param.Decls {
 			params = append(params, d.Name)
 		}
+	}
+	if f.TransformedParam != nil {
+		defines = append(defines, definedNames(f.TransformedParam.Stmts)...)
 	}
 	for _, b := range []*lang.Block{f.Model, f.Predict} {
 		if b == nil {
@@ -370,6 +376,21 @@ func declared(f *lang.File) (data, params, defines []string) {
 		}
 	}
 	return data, params, defines
+}
+
+// definedNames are the names a list of statements defines, in its plates
+// too.
+func definedNames(stmts []lang.Stmt) []string {
+	var names []string
+	for _, st := range stmts {
+		switch st := st.(type) {
+		case *lang.Define:
+			names = append(names, st.Name)
+		case *lang.Plate:
+			names = append(names, definedNames(st.Body)...)
+		}
+	}
+	return names
 }
 
 // missingData lists the fields of compile errors that are all "missing

@@ -237,6 +237,10 @@ func TestCommandsAndHelp(t *testing.T) {
 	s.expect(":help normal", "y ~ normal(mu, sigma)")
 	s.expect(":help log_sum_exp", "log_sum_exp(x)")
 	s.expect(":help samplers", "deo_sgd", "resgld")
+	s.expect(":help blocks", "transformed data", "generated", "_rng")
+	s.expect(":help generated", "for each kept draw")
+	s.expect(":help transformed data", "transformed data: definitions computed once", "transformed param:")
+	s.expect(":help normal_rng", "normal_rng(mu, sigma)", "the generated block only")
 	s.expect(":help nromal", "did you mean normal?")
 	s.expect(":s", "ambiguous", ":summary", ":save")
 	s.expect(":lod x", "unknown command :lod; did you mean :load?")
@@ -333,4 +337,24 @@ func TestProgressLine(t *testing.T) {
 			t.Errorf("%+v after %v:\n got %q\nwant %q", c.p, c.elapsed, got, c.want)
 		}
 	}
+}
+
+// TestDerivedBlocks enters the transformed and generated blocks in a
+// session: their columns join the run's table after the parameters, and an
+// expression over the draws may use a transformed parameter.
+func TestDerivedBlocks(t *testing.T) {
+	dir := t.TempDir()
+	s := newTestSession(t)
+	s.expect(regressionBlocks, "data: N, x, y", "param: a, b, sigma")
+	s.expect("transformed data {\n  xbar = mean(x)\n}", "transformed data: 1 statement")
+	s.expect("transformed param {\n  slope2 = 2 * b\n}", "transformed param: 1 statement")
+	s.expect("model {\n  a ~ normal(0, 10)\n  b ~ normal(0, 10)\n  sigma ~ exponential(1)\n  for n in plate(N) { y[n] ~ normal(a + b * (x[n] - xbar), sigma) }\n}", "model: 4 statements")
+	s.expect("generated {\n  y_new = normal_rng(a + b * (5 - xbar), sigma)\n}", "generated: 1 statement")
+	data := writeFile(t, dir, "d.json", `{"N": 4, "x": [1, 2, 3, 4], "y": [1.1, 2.0, 2.9, 4.2]}`)
+	s.expect(":data "+data, "compiled: 3 unconstrained parameters, 4 observations")
+	out := s.expect(":run iters=300 chains=2 seed=3", "slope2", "y_new")
+	if strings.Index(out, "slope2") < strings.Index(out, "sigma") || strings.Index(out, "y_new") < strings.Index(out, "slope2") {
+		t.Errorf("columns out of Stan's order:\n%s", out)
+	}
+	s.expect("slope2 / b", "over 300 draws of 2 chains", "2")
 }
