@@ -9,6 +9,7 @@ import (
 
 	"github.com/temper-ppl/temper"
 	"github.com/temper-ppl/temper/infer"
+	"github.com/temper-ppl/temper/lang"
 	"github.com/temper-ppl/temper/stdlib"
 )
 
@@ -86,6 +87,9 @@ func (s *Session) Complete(line string) (candidates []string, wordLen int) {
 	pool = append(pool, sortedKeys(s.env.Functions)...)
 	pool = append(pool, stdlib.Names()...)
 	pool = append(pool, infer.SamplerNames()...)
+	for _, k := range lang.TypeKinds {
+		pool = append(pool, string(k))
+	}
 	data, params, defines := declared(s.file)
 	pool = append(append(append(pool, data...), params...), defines...)
 	return withPrefix(pool, word), len(word)
