@@ -372,8 +372,16 @@ func (r *Result) diagnosticsJSON(stats []summary.Stats) map[string]any {
 		if t.Dense {
 			metric = "dense"
 		}
-		diag["warmup"] = map[string]any{"step_size": t.StepSize, "metric": metric, "lambda_max": t.LambdaMax,
+		w := map[string]any{"step_size": t.StepSize, "metric": metric, "lambda_max": t.LambdaMax,
 			"noise_ratio": t.NoiseRatio, "settle_steps": t.Settled}
+		if len(t.Moved) > 0 { // chains from 1, as everywhere in the output
+			moved := make([]int, len(t.Moved))
+			for i, c := range t.Moved {
+				moved[i] = c + 1
+			}
+			w["moved_chains"] = moved
+		}
+		diag["warmup"] = w
 	}
 	if len(d.Failures) > 0 {
 		diag["failures"] = failuresJSON(d.Failures)

@@ -15,15 +15,19 @@ import (
 //
 //  1. Every chain moves from its start (retried until the energy and
 //     gradient are finite, as Stan does) toward the high-density region by
-//     Adam (Kingma & Ba 2015) on the run's minibatches: at the step 0.1
+//     Adam (Kingma & Ba 2015) on the run's minibatches, at the step 0.1,
 //     for as long as some chain's mean energy over a window of
-//     travelWindow steps still falls by more than its noise (Adam moves
-//     each coordinate by about its step, so a mode 25 units from the start
-//     takes some 250 steps: a fixed budget would strand the chains short of
-//     it), at most maxTravelSteps; then optimiseSteps steps decaying from
-//     0.1 to 0.001. A chain's step is stepped back and halved where the
-//     energy or gradient is not finite.
-//  2. The Hessian of the energy at the best end point is estimated by
+//     travelWindow steps still falls by more than d/2 and its noise (Adam
+//     moves each coordinate by about its step, so a mode 25 units from the
+//     start takes some 250 steps: a fixed budget would strand the chains
+//     short of it), at most maxTravelSteps. It does not decay the step to
+//     converge on
+//     the mode: a hierarchy's joint mode lies where a scale is 0 or a
+//     correlation ±1, far from the posterior's bulk, and the bulk's
+//     energy is d/2 above a regular mode's anyway. A chain's step is
+//     stepped back and halved where the energy or gradient is not finite.
+//  2. The Hessian of the energy at the typical end point (the chain of
+//     median energy; see centers for why not the lowest) is estimated by
 //     central differences of gradients on one fixed subsample of up to
 //     hessianRows rows (common rows on both sides, so the minibatch noise
 //     cancels and the scaled subsample Hessian is unbiased for the full
@@ -40,7 +44,11 @@ import (
 //     smaller bias (2 - α)/(2 - α - ηλ/2) - 1 at the same η. λ_max is the
 //     largest eigenvalue of the preconditioned Hessian AᵀHA, found by power
 //     iteration at every chain's end point, so that curvature away from
-//     the mode counts.
+//     the mode counts. Where those spread by more than curvatureSpread,
+//     every chain's end point is tried as the metric's centre and the one
+//     giving the smallest λ_max kept; a single-level chain whose λ is
+//     still over outlierCurvature times the median starts from the centre
+//     instead (Tuning.Moved), rather than forcing every chain's step down.
 //  4. The minibatch gradient noise must not widen the posterior: with
 //     gradient noise of variance σ² per coordinate, SGLD's stationary
 //     variance is T/λ·(1 + ησ²/(2T)) (Welling & Teh 2011 bound the same
@@ -58,7 +66,6 @@ import (
 // and settle by the sampler's own dynamics at the tuned step for about ten
 // relaxation times (sgKernel.settle) before the first iteration.
 const (
-	optimiseSteps           = 300
 	travelWindow            = 50
 	maxTravelSteps          = 5000
 	hessianRows             = 2048
@@ -87,6 +94,10 @@ type Tuning struct {
 	// ended the warm-up, Halved how often a divergence there halved the
 	// step.
 	Settled, Halved int
+	// Moved lists the chains (from 0) whose optimiser ended where the
+	// curvature was over outlierCurvature times the chains' median, and
+	// which start from the centre's point instead.
+	Moved []int
 }
 
 // tuner runs the warm-up on the unconstrained target.
@@ -117,28 +128,14 @@ func (k *sgKernel) tune(target Target) (*Metric, Tuning, error) {
 	if err := t.prepareSubsample(); err != nil {
 		return nil, Tuning{}, err
 	}
-	center, err := t.best()
-	if err != nil {
-		return nil, Tuning{}, err
-	}
-	var m *Metric
-	if t.st.Dim <= denseLimit {
-		m, err = t.denseMetric(center)
-	} else {
-		m, err = t.diagonalMetric(center)
-	}
+	m, lambdas, center, err := t.selectMetric()
 	if err != nil {
 		return nil, Tuning{}, err
 	}
 	var tun Tuning
 	tun.Dense = m.Dense
-	for c := range t.st.Chains { // at every chain's target level
-		lambda, err := t.largestCurvature(m, row(t.st.Theta, c*t.st.Levels, t.st.Dim))
-		if err != nil {
-			return nil, Tuning{}, err
-		}
-		tun.LambdaMax = max(tun.LambdaMax, lambda)
-	}
+	tun.Moved = t.moveOutliers(lambdas, center)
+	tun.LambdaMax = t.limiting(lambdas)
 	tun.StepSize = discretisationTolerance / tun.LambdaMax
 	if t.temp > 0 {
 		sigma2, err := t.gradientNoise(m)
@@ -190,7 +187,10 @@ func finiteRow(energy, grad, theta []float64, r, d int) bool {
 	return !math.IsNaN(e) && !math.IsInf(e, 0) && kernel.AllFinite(row(grad, r, d)) && kernel.AllFinite(row(theta, r, d))
 }
 
-// optimise is step 1: Adam from every row's start.
+// optimise is step 1: Adam from every row's start, at the step 0.1, until
+// no chain's energy falls any more (travel). Each chain's end point is its
+// last iterate: not an average of its last window's, which would converge
+// on a hierarchy's degenerate joint mode as surely as a decaying step.
 func (t *tuner) optimise() error {
 	st, d := t.st, t.st.Dim
 	rows := len(t.rngs)
@@ -200,10 +200,17 @@ func (t *tuner) optimise() error {
 	for r := range scale {
 		scale[r] = 1
 	}
-	const beta1, beta2, eps = 0.9, 0.999, 1e-8
-	travel := newTravel(rows)
-	decayFrom := -1 // the step the decay began at
-	for step := 0; decayFrom < 0 || step < decayFrom+optimiseSteps; step++ {
+	const lr, beta1, beta2, eps = 0.1, 0.9, 0.999, 1e-8
+	travel := newTravel(rows, d)
+	// Each chain's Adam moments count from its own origin: where a
+	// chain's mean squared gradient over a window falls below a hundredth
+	// of its second moment, the first steps' gradients (a scale that
+	// starts far too small makes them orders of magnitude above the later
+	// ones) would hold its step down for a thousand steps more and strand
+	// it short of the posterior, so its moments start afresh.
+	origin := make([]int, rows)
+	windowSq := make([]float64, rows)
+	for step := 0; ; step++ {
 		var batch []int
 		if t.batches != nil {
 			batch = t.batches.next()
@@ -211,28 +218,43 @@ func (t *tuner) optimise() error {
 		if err := t.eval.Evaluate(st.Theta, batch, st.Energy, st.Grad, st.Variance); err != nil {
 			return fmt.Errorf("warm-up: %w", err)
 		}
-		lr := 0.1
-		if decayFrom < 0 && (step >= maxTravelSteps || !travel.add(st.Energy)) {
-			decayFrom = step
-		}
-		if decayFrom >= 0 {
-			lr = 0.1 * math.Pow(0.01, float64(step-decayFrom)/optimiseSteps)
-		}
 		for r := range rows {
 			theta := row(st.Theta, r, d)
 			if !finiteRow(st.Energy, st.Grad, st.Theta, r, d) { // step back, and shorter
 				copy(theta, row(prev, r, d))
 				scale[r] /= 2
+			} else {
+				copy(row(prev, r, d), theta)
+			}
+		}
+		if step >= maxTravelSteps || !travel.add(st.Energy) {
+			break
+		}
+		for r := range rows {
+			theta := row(st.Theta, r, d)
+			if !finiteRow(st.Energy, st.Grad, st.Theta, r, d) {
 				continue
 			}
-			copy(row(prev, r, d), theta)
 			mr, vr, g := row(m, r, d), row(v, r, d), row(st.Grad, r, d)
-			c1 := 1 - math.Pow(beta1, float64(step+1))
-			c2 := 1 - math.Pow(beta2, float64(step+1))
+			c1 := 1 - math.Pow(beta1, float64(step-origin[r]+1))
+			c2 := 1 - math.Pow(beta2, float64(step-origin[r]+1))
 			for i, gi := range g {
 				mr[i] = beta1*mr[i] + (1-beta1)*gi
 				vr[i] = beta2*vr[i] + (1-beta2)*gi*gi
 				theta[i] -= lr * scale[r] * (mr[i] / c1) / (math.Sqrt(vr[i]/c2) + eps)
+			}
+			windowSq[r] += dot(g, g) / travelWindow
+			if (step+1)%travelWindow == 0 {
+				vsum := 0.0
+				for _, vi := range vr {
+					vsum += vi
+				}
+				if windowSq[r] < 0.01*vsum/c2 {
+					clear(mr)
+					clear(vr)
+					origin[r] = step + 1
+				}
+				windowSq[r] = 0
 			}
 		}
 	}
@@ -251,10 +273,11 @@ type travel struct {
 	sum, sumSq, prev []float64
 	n                int
 	windows          int
+	floor            float64 // the least fall that counts: d/2, and at least 1
 }
 
-func newTravel(rows int) *travel {
-	return &travel{sum: make([]float64, rows), sumSq: make([]float64, rows), prev: make([]float64, rows)}
+func newTravel(rows, d int) *travel {
+	return &travel{sum: make([]float64, rows), sumSq: make([]float64, rows), prev: make([]float64, rows), floor: max(1, float64(d)/2)}
 }
 
 // add records one step's energies and reports whether to go on: false
@@ -277,7 +300,7 @@ func (t *travel) add(energy []float64) bool {
 	for r := range t.sum {
 		mean := t.sum[r] / travelWindow
 		se := math.Sqrt(max(t.sumSq[r]/travelWindow-mean*mean, 0) / travelWindow)
-		if t.windows == 0 || t.prev[r]-mean > max(1, 3*se) {
+		if t.windows == 0 || t.prev[r]-mean > max(t.floor, 3*se) {
 			moving = true
 		}
 		t.prev[r], t.sum[r], t.sumSq[r] = mean, 0, 0
@@ -321,11 +344,97 @@ func (t *tuner) gradients(a, b, ga, gb []float64) ([2]float64, error) {
 	return energy, nil
 }
 
-// best is the chains' end point of lowest energy on the subsample.
-func (t *tuner) best() ([]float64, error) {
+// selectMetric fits the metric at the typical chain's end point; where
+// the chains' curvatures in it spread by more than curvatureSpread (a
+// posterior far from Gaussian, such as a hierarchy's), each other chain's
+// end point is tried as the centre too, and the one whose metric gives the
+// smallest step-limiting curvature kept.
+func (t *tuner) selectMetric() (m *Metric, lambdas, center []float64, err error) {
+	centers, err := t.centers()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	for i, c := range centers {
+		mc, lc, err := t.fit(c)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		if m == nil || t.limiting(lc) < t.limiting(lambdas) {
+			m, lambdas, center = mc, lc, c
+		}
+		if i == 0 && (t.st.Levels > 1 || slices.Max(lc) <= curvatureSpread*slices.Min(lc)) {
+			break
+		}
+	}
+	return m, lambdas, center, nil
+}
+
+// fit computes the metric centred at c and the largest curvature in it at
+// every chain's end point (at its target level).
+func (t *tuner) fit(c []float64) (*Metric, []float64, error) {
+	var m *Metric
+	var err error
+	if t.st.Dim <= denseLimit {
+		m, err = t.denseMetric(c)
+	} else {
+		m, err = t.diagonalMetric(c)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	lambdas := make([]float64, t.st.Chains)
+	for ch := range t.st.Chains {
+		if lambdas[ch], err = t.largestCurvature(m, row(t.st.Theta, ch*t.st.Levels, t.st.Dim)); err != nil {
+			return nil, nil, err
+		}
+	}
+	return m, lambdas, nil
+}
+
+// movesOutliers: single-level runs of several chains.
+func (t *tuner) movesOutliers() bool { return t.st.Levels == 1 && t.st.Chains > 1 }
+
+// curvatureSpread is the ratio of the chains' largest curvatures beyond
+// which the warm-up tries every chain's end point as the metric's centre.
+const curvatureSpread = 3
+
+// limiting is the curvature that limits the step: the largest of the
+// chains', leaving out the outliers that moveOutliers moves.
+func (t *tuner) limiting(lambdas []float64) float64 {
+	if lambdas == nil {
+		return math.Inf(1)
+	}
+	limit := math.Inf(1)
+	if t.movesOutliers() {
+		limit = outlierCurvature * median(lambdas)
+	}
+	worst := 0.0
+	for _, l := range lambdas {
+		if l <= limit {
+			worst = max(worst, l)
+		}
+	}
+	return worst
+}
+
+// median is the lower median.
+func median(x []float64) float64 {
+	s := slices.Clone(x)
+	slices.Sort(s)
+	return s[(len(s)-1)/2]
+}
+
+// centers lists the chains' end points (at their target levels) in the
+// order the warm-up tries them as the metric's centre: the one of median
+// energy on the subsample (the lower median) first, then the others by
+// energy. Not the lowest first: where the joint density's mode is not the
+// posterior's bulk (a hierarchy's scale going to 0, a correlation going to
+// ±1), the chain that found the highest density is the most atypical, and
+// a metric fitted there misjudges the others' curvature by orders of
+// magnitude.
+func (t *tuner) centers() ([][]float64, error) {
 	d := t.st.Dim
-	var center []float64
-	lowest := math.Inf(1)
+	energies := make([]float64, t.st.Chains)
 	g := make([]float64, d)
 	for c := range t.st.Chains {
 		x := row(t.st.Theta, c*t.st.Levels, d)
@@ -333,11 +442,51 @@ func (t *tuner) best() ([]float64, error) {
 		if err != nil {
 			return nil, err
 		}
-		if e[0] < lowest || center == nil {
-			lowest, center = e[0], slices.Clone(x)
+		energies[c] = e[0]
+	}
+	order := identity(t.st.Chains)
+	slices.SortStableFunc(order, func(a, b int) int { return cmpFloat(energies[a], energies[b]) })
+	mid := (len(order) - 1) / 2
+	order = append([]int{order[mid]}, slices.Delete(order, mid, mid+1)...)
+	out := make([][]float64, len(order))
+	for i, c := range order {
+		out[i] = slices.Clone(row(t.st.Theta, c*t.st.Levels, d))
+	}
+	return out, nil
+}
+
+// cmpFloat orders floats, NaN last.
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b || !math.IsNaN(a) && math.IsNaN(b):
+		return -1
+	case a > b || math.IsNaN(a) && !math.IsNaN(b):
+		return 1
+	}
+	return 0
+}
+
+// outlierCurvature: a chain whose end point's curvature exceeds the
+// median chain's by this factor would force every chain's step down by as
+// much (a funnel's neck, a correlation's boundary).
+const outlierCurvature = 10
+
+// moveOutliers moves the end point of every chain whose largest curvature
+// exceeds outlierCurvature times the median to center, and returns those
+// chains. Single-level runs only: on a ladder each level's chain must keep
+// the mode it found.
+func (t *tuner) moveOutliers(lambdas, center []float64) []int {
+	if !t.movesOutliers() {
+		return nil
+	}
+	var moved []int
+	for c, l := range lambdas {
+		if l > outlierCurvature*median(lambdas) {
+			copy(row(t.st.Theta, c, t.st.Dim), center)
+			moved = append(moved, c)
 		}
 	}
-	return center, nil
+	return moved
 }
 
 // hessianTimes sets hv ≈ H(x)·u by a central difference along u.
