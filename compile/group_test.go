@@ -235,35 +235,53 @@ model {
 	}
 }
 
+// varyingSlopeSrc is the likelihood of correlated varying intercepts and
+// slopes: a [J, 2] parameter, each row's subject's pair gathered by
+// ab[g[n], 1] and ab[g[n], 2].
+const varyingSlopeSrc = `
+data { N: int  J: int  g: int[N]  x: real[N]  y: real[N] }
+param { ab: real[J, 2]  sigma: real<lower=0> }
+model {
+  for n in plate(N) {
+    y[n] ~ normal(ab[g[n], 1] + ab[g[n], 2] * x[n], sigma)
+  }
+}`
+
 // BenchmarkIndexByData evaluates the energy and gradient of the
-// varying-intercept likelihood on minibatches of 1024 rows at 10 and 1000
-// groups, reporting the time per row: a gather and a scatter-add cost the
-// same per row whatever the number of groups. (The prior on a, O(J) once
-// per evaluation, is left out so that the figure is the rows' alone.)
+// varying-intercept likelihood, and of the varying-intercept-and-slope
+// one, on minibatches of 1024 rows at 10 and 1000 groups, reporting the
+// time per row: a gather and a scatter-add cost the same per row whatever
+// the number of groups. (The prior on the groups' effects, O(J) once per
+// evaluation, is left out so that the figure is the rows' alone.)
 func BenchmarkIndexByData(b *testing.B) {
 	const n, batch = 8192, 1024
-	src := strings.Replace(varyingInterceptSrc, "a ~ normal(mu, tau)", "", 1)
-	for _, j := range []int{10, 1000} {
-		b.Run(fmt.Sprintf("J=%d", j), func(b *testing.B) {
-			_, data := newGroupData(n, j, 5)
-			m, err := tryCompile(src, data)
-			if err != nil {
-				b.Fatal(err)
-			}
-			ev, err := m.Evaluator(1, batch)
-			if err != nil {
-				b.Fatal(err)
-			}
-			theta := make([]float64, m.Dim())
-			energy, grad, variance := make([]float64, 1), make([]float64, m.Dim()), make([]float64, 1)
-			rows := rand.New(rand.NewPCG(1, 1)).Perm(n)[:batch]
-			b.ResetTimer()
-			for range b.N {
-				if err := ev.Evaluate(theta, rows, energy, grad, variance); err != nil {
+	models := []struct{ name, src string }{
+		{"intercept", strings.Replace(varyingInterceptSrc, "a ~ normal(mu, tau)", "", 1)},
+		{"intercept+slope", varyingSlopeSrc},
+	}
+	for _, md := range models {
+		for _, j := range []int{10, 1000} {
+			b.Run(fmt.Sprintf("%s/J=%d", md.name, j), func(b *testing.B) {
+				_, data := newGroupData(n, j, 5)
+				m, err := tryCompile(md.src, data)
+				if err != nil {
 					b.Fatal(err)
 				}
-			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*batch), "ns/row")
-		})
+				ev, err := m.Evaluator(1, batch)
+				if err != nil {
+					b.Fatal(err)
+				}
+				theta := make([]float64, m.Dim())
+				energy, grad, variance := make([]float64, 1), make([]float64, m.Dim()), make([]float64, 1)
+				rows := rand.New(rand.NewPCG(1, 1)).Perm(n)[:batch]
+				b.ResetTimer()
+				for range b.N {
+					if err := ev.Evaluate(theta, rows, energy, grad, variance); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*batch), "ns/row")
+			})
+		}
 	}
 }

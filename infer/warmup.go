@@ -15,17 +15,15 @@ import (
 //
 //  1. Every chain moves from its start (retried until the energy and
 //     gradient are finite, as Stan does) toward the high-density region by
-//     Adam (Kingma & Ba 2015) on the run's minibatches, at the step 0.1,
+//     Adam (Kingma & Ba 2015) on the run's minibatches: at the step 0.1
 //     for as long as some chain's mean energy over a window of
-//     travelWindow steps still falls by more than d/2 and its noise (Adam
-//     moves each coordinate by about its step, so a mode 25 units from the
-//     start takes some 250 steps: a fixed budget would strand the chains
-//     short of it), at most maxTravelSteps. It does not decay the step to
-//     converge on
-//     the mode: a hierarchy's joint mode lies where a scale is 0 or a
-//     correlation ±1, far from the posterior's bulk, and the bulk's
-//     energy is d/2 above a regular mode's anyway. A chain's step is
-//     stepped back and halved where the energy or gradient is not finite.
+//     travelWindow steps still falls by more than d/2 and its noise (the
+//     posterior's bulk lies about d/2 above a regular mode; Adam moves
+//     each coordinate by about its step, so a mode 25 units from the start
+//     takes some 250 steps: a fixed budget would strand the chains short of
+//     it), at most maxTravelSteps; then optimiseSteps steps decaying from
+//     0.1 to 0.001. A chain's step is stepped back and halved where the
+//     energy or gradient is not finite.
 //  2. The Hessian of the energy at the typical end point (the chain of
 //     median energy; see centers for why not the lowest) is estimated by
 //     central differences of gradients on one fixed subsample of up to
@@ -66,6 +64,7 @@ import (
 // and settle by the sampler's own dynamics at the tuned step for about ten
 // relaxation times (sgKernel.settle) before the first iteration.
 const (
+	optimiseSteps           = 300
 	travelWindow            = 50
 	maxTravelSteps          = 5000
 	hessianRows             = 2048
@@ -187,10 +186,7 @@ func finiteRow(energy, grad, theta []float64, r, d int) bool {
 	return !math.IsNaN(e) && !math.IsInf(e, 0) && kernel.AllFinite(row(grad, r, d)) && kernel.AllFinite(row(theta, r, d))
 }
 
-// optimise is step 1: Adam from every row's start, at the step 0.1, until
-// no chain's energy falls any more (travel). Each chain's end point is its
-// last iterate: not an average of its last window's, which would converge
-// on a hierarchy's degenerate joint mode as surely as a decaying step.
+// optimise is step 1: Adam from every row's start.
 func (t *tuner) optimise() error {
 	st, d := t.st, t.st.Dim
 	rows := len(t.rngs)
@@ -200,17 +196,18 @@ func (t *tuner) optimise() error {
 	for r := range scale {
 		scale[r] = 1
 	}
-	const lr, beta1, beta2, eps = 0.1, 0.9, 0.999, 1e-8
+	const beta1, beta2, eps = 0.9, 0.999, 1e-8
 	travel := newTravel(rows, d)
 	// Each chain's Adam moments count from its own origin: where a
-	// chain's mean squared gradient over a window falls below a hundredth
-	// of its second moment, the first steps' gradients (a scale that
-	// starts far too small makes them orders of magnitude above the later
-	// ones) would hold its step down for a thousand steps more and strand
-	// it short of the posterior, so its moments start afresh.
+	// chain's mean squared gradient over a travel window falls below a
+	// hundredth of its second moment, the first steps' gradients (a scale
+	// that starts far too small makes them orders of magnitude above the
+	// later ones) would hold its step down for a thousand steps more, and
+	// strand it before the travel ends, so its moments start afresh.
 	origin := make([]int, rows)
 	windowSq := make([]float64, rows)
-	for step := 0; ; step++ {
+	decayFrom := -1 // the step the decay began at
+	for step := 0; decayFrom < 0 || step < decayFrom+optimiseSteps; step++ {
 		var batch []int
 		if t.batches != nil {
 			batch = t.batches.next()
@@ -218,23 +215,21 @@ func (t *tuner) optimise() error {
 		if err := t.eval.Evaluate(st.Theta, batch, st.Energy, st.Grad, st.Variance); err != nil {
 			return fmt.Errorf("warm-up: %w", err)
 		}
+		lr := 0.1
+		if decayFrom < 0 && (step >= maxTravelSteps || !travel.add(st.Energy)) {
+			decayFrom = step
+		}
+		if decayFrom >= 0 {
+			lr = 0.1 * math.Pow(0.01, float64(step-decayFrom)/optimiseSteps)
+		}
 		for r := range rows {
 			theta := row(st.Theta, r, d)
 			if !finiteRow(st.Energy, st.Grad, st.Theta, r, d) { // step back, and shorter
 				copy(theta, row(prev, r, d))
 				scale[r] /= 2
-			} else {
-				copy(row(prev, r, d), theta)
-			}
-		}
-		if step >= maxTravelSteps || !travel.add(st.Energy) {
-			break
-		}
-		for r := range rows {
-			theta := row(st.Theta, r, d)
-			if !finiteRow(st.Energy, st.Grad, st.Theta, r, d) {
 				continue
 			}
+			copy(row(prev, r, d), theta)
 			mr, vr, g := row(m, r, d), row(v, r, d), row(st.Grad, r, d)
 			c1 := 1 - math.Pow(beta1, float64(step-origin[r]+1))
 			c2 := 1 - math.Pow(beta2, float64(step-origin[r]+1))
@@ -243,18 +238,20 @@ func (t *tuner) optimise() error {
 				vr[i] = beta2*vr[i] + (1-beta2)*gi*gi
 				theta[i] -= lr * scale[r] * (mr[i] / c1) / (math.Sqrt(vr[i]/c2) + eps)
 			}
-			windowSq[r] += dot(g, g) / travelWindow
-			if (step+1)%travelWindow == 0 {
-				vsum := 0.0
-				for _, vi := range vr {
-					vsum += vi
+			if decayFrom < 0 {
+				windowSq[r] += dot(g, g) / travelWindow
+				if (step+1)%travelWindow == 0 {
+					vsum := 0.0
+					for _, vi := range vr {
+						vsum += vi
+					}
+					if windowSq[r] < 0.01*vsum/c2 {
+						clear(mr)
+						clear(vr)
+						origin[r] = step + 1
+					}
+					windowSq[r] = 0
 				}
-				if windowSq[r] < 0.01*vsum/c2 {
-					clear(mr)
-					clear(vr)
-					origin[r] = step + 1
-				}
-				windowSq[r] = 0
 			}
 		}
 	}
