@@ -167,6 +167,9 @@ func init() {
 
 func (b *builder) call(e *lang.Call) value {
 	f, ok := functions[e.Func]
+	if e.Func == lkjRNG {
+		return b.lkjCall(e)
+	}
 	if !ok && isRNG(e.Func) {
 		return b.rngCall(e)
 	}
@@ -201,8 +204,12 @@ func Env() *lang.Env {
 		g, _ := stdlib.LookupRNG(name)
 		env.Functions[name+"_rng"] = lang.Signature{Params: g.Args, Int: g.Int, IntResult: g.IntOut, Random: true}
 	}
+	env.Functions[lkjRNG] = lang.Signature{Params: []string{"K", "eta"}, Int: []bool{true, false}, Random: true}
 	return env
 }
+
+// lkjRNG draws a variate whose shape is an argument's value (lkjCall).
+const lkjRNG = "lkj_corr_cholesky_rng"
 
 // isRNG reports whether name is a distribution's random number generator.
 func isRNG(name string) bool {

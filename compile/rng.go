@@ -161,6 +161,38 @@ func (b *builder) rngCall(e *lang.Call) value {
 	return value{node: b.g.Apply(op, out, nodes...), batched: anyBatched(vals)}
 }
 
+// lkjCall lowers lkj_corr_cholesky_rng(K, eta), Stan's draw of the
+// Cholesky factor of a K×K correlation matrix from LKJ(eta): its variate's
+// shape is K's value, so K must be a constant (an int literal or int data
+// scalar), and eta a scalar that does not depend on the plate.
+func (b *builder) lkjCall(e *lang.Call) value {
+	if b.rng == nil {
+		return b.fail(e.Pos, "%s draws random numbers: it is only allowed in the generated block", e.Func)
+	}
+	if len(e.Args) != 2 {
+		return b.fail(e.Pos, "%s takes 2 arguments (K, eta), got %d", e.Func, len(e.Args))
+	}
+	k, err := b.m.constInt(e.Args[0])
+	if err != nil || k < 1 {
+		return b.fail(lang.StartPos(e.Args[0]), "the K of %s sets the shape of its variate (K × K), so it must be a constant of at least 1: an int literal or an int data scalar", e.Func)
+	}
+	eta := b.expr(e.Args[1])
+	if b.err != nil {
+		return value{}
+	}
+	if eta.batched || len(eta.node.Shape()) != 0 {
+		return b.fail(lang.StartPos(e.Args[1]), "the eta of %s must be a scalar that does not depend on the plate", e.Func)
+	}
+	gen := stdlib.RNG{Name: "lkj_corr_cholesky", Args: []string{"eta"}, Int: []bool{false}, Rank: []int{0},
+		Draw: func(r *rand.Rand, a [][]float64, out []float64) bool {
+			return stdlib.LKJCorrCholeskyDraw(r, k, a[0][0], out)
+		}}
+	op := &rngOp{gen: gen, src: b.rng.src, pos: e.Pos, args: make([][]float64, 1), k: k * k,
+		ins: []ad.Shape{{}}, trail: []int{1}}
+	b.rng.ops = append(b.rng.ops, op)
+	return value{node: b.g.Apply(op, ad.Shape{k, k}, eta.node)}
+}
+
 // broadcastShapes is NumPy's broadcast of two shapes, right-aligned.
 func broadcastShapes(x, y ad.Shape) (ad.Shape, bool) {
 	if len(x) < len(y) {

@@ -114,7 +114,8 @@ func isCholeskyFactor(l []float64, k int) bool {
 //
 // It has no row in the RNG table: Stan's lkj_corr_cholesky_rng(K, eta)
 // returns a variate whose shape is the value of K, not the shape of an
-// argument, which RNG's OutRank cannot say.
+// argument, which RNG's OutRank cannot say; the compiler lowers that
+// function onto this one, with K a constant.
 func LKJCorrCholeskyDraw(r *rand.Rand, K int, eta float64, out []float64) bool {
 	if K < 1 || !(eta > 0) || math.IsInf(eta, 1) || len(out) != K*K {
 		return false
