@@ -56,8 +56,12 @@ const zMCSE = 4
 // Exp(2) (mean 1/2, E x² = 1/2), the maximum the minimum plus an Exp(1)
 // (mean 3/2, E x² = 7/2); a cov_matrix[2] with the Wishart(ν = 4, I)
 // density |S|^{(ν-K-1)/2} e^{-tr S/2} has E S = νI, Var S_ij = ν(1 + δ_ij),
-// so E S_11 = 4, E S_11² = 24, E S_12 = 0, E S_12² = 4; a flat unit_vector[K] is uniform on the sphere,
-// E u_i = 0, E u_i² = 1/K.
+// so E S_11 = 4, E S_11² = 24, E S_12 = 0, E S_12² = 4; a
+// cholesky_factor_cov[2] with normal(0, 1) on its lower entry and
+// exponential(1) on its diagonal has those marginals (E L_21² = 1, E L_ii
+// = 1, E L_ii² = 2), its transform's Jacobian making the density on L the
+// one written; a flat unit_vector[K] is uniform on the sphere, E u_i = 0,
+// E u_i² = 1/K.
 func TestConstrainedTypesSampleUniformly(t *testing.T) {
 	k := 4.0
 	cases := []struct {
@@ -86,6 +90,9 @@ func TestConstrainedTypesSampleUniformly(t *testing.T) {
 		}},
 		{"param { S: cov_matrix[2] }\nmodel { target += 0.5 * log(S[1, 1] * S[2, 2] - S[1, 2] * S[2, 1]) - 0.5 * (S[1, 1] + S[2, 2]) }", []moment{
 			mean("S.1.1", 4), mean("S.2.2", 4), mean("S.1.2", 0), square("S.1.1", 24), square("S.1.2", 4),
+		}},
+		{"param { L: cholesky_factor_cov[2] }\nmodel { L[2, 1] ~ normal(0, 1)\n  L[1, 1] ~ exponential(1)\n  L[2, 2] ~ exponential(1) }", []moment{
+			mean("L.2.1", 0), square("L.2.1", 1), mean("L.1.1", 1), square("L.1.1", 2), mean("L.2.2", 1), square("L.2.2", 2),
 		}},
 		{"param { u: unit_vector[3] }\nmodel { target += 0 }", []moment{
 			mean("u.1", 0), mean("u.3", 0), square("u.1", 1./3), square("u.2", 1./3), square("u.3", 1./3),
