@@ -115,6 +115,33 @@ func TestResumeFromCLI(t *testing.T) {
 	}
 }
 
+// TestResumeGenerated: a run with a generated block, resumed from its
+// checkpoint, writes the generated columns of a straight run row for row:
+// each draw's random numbers come from a stream seeded by the run's seed,
+// the chain, the level and the iteration, not from a stream that runs on.
+func TestResumeGenerated(t *testing.T) {
+	model := filepath.Join("..", "..", "examples", "eight-schools", "model.ppl")
+	dir := t.TempDir()
+	common := []string{"run", model, "--chains", "2", "--quiet"}
+	straight, parts, ck := filepath.Join(dir, "straight"), filepath.Join(dir, "parts"), filepath.Join(dir, "run.ckpt")
+	if code, _, errs := runCLI(t, context.Background(), append(common, "--iters", "200", "--out", straight)...); code != 0 {
+		t.Fatalf("straight: exit %d: %s", code, errs)
+	}
+	if code, _, errs := runCLI(t, context.Background(), append(common, "--iters", "100", "--out", parts, "--checkpoint", ck)...); code != 0 {
+		t.Fatalf("first part: exit %d: %s", code, errs)
+	}
+	if code, _, errs := runCLI(t, context.Background(), append(common, "--iters", "100", "--out", parts, "--resume", ck)...); code != 0 {
+		t.Fatalf("resumed: exit %d: %s", code, errs)
+	}
+	want := rows(t, filepath.Join(straight, temper.DrawsFile))
+	if !strings.Contains(want[0], "y_rep.8") || len(want) != 1+2*200 {
+		t.Fatalf("the straight run wrote %d rows with columns %s", len(want), want[0])
+	}
+	if got := rows(t, filepath.Join(parts, temper.DrawsFile)); !slices.Equal(got, want) {
+		t.Errorf("100 + 100 resumed: %d rows, not the straight run's %d", len(got), len(want))
+	}
+}
+
 // TestResumeRefusedFromCLI: a checkpoint of another model or sampler, or a
 // damaged one, is refused with exit 2 and a message that says so.
 func TestResumeRefusedFromCLI(t *testing.T) {
