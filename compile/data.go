@@ -23,10 +23,17 @@ type Value struct {
 // Data maps declared names to values.
 type Data map[string]*Value
 
-// ReadDataFile reads a data file by its extension: .json (Stan-style JSON)
-// or .csv (see ReadCSV). decls are the declared data fields, which CSV needs
-// to bind its columns.
+// ReadDataFile reads a data file by its extension: .json (Stan-style JSON),
+// .csv (see ReadCSV), or NumPy's .npy (the field named after the file) and
+// .npz (a field per member; see ReadNPY). decls are the declared data
+// fields, which CSV needs to bind its columns.
 func ReadDataFile(path string, decls []FieldDecl) (Data, error) {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".npy":
+		return ReadNPY(path)
+	case ".npz":
+		return ReadNPZ(path)
+	}
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -37,7 +44,7 @@ func ReadDataFile(path string, decls []FieldDecl) (Data, error) {
 	case ".csv":
 		return ReadCSV(path, raw, decls)
 	}
-	return nil, fmt.Errorf("%s: unknown data format %q (use .json or .csv)", path, filepath.Ext(path))
+	return nil, fmt.Errorf("%s: unknown data format %q (use .json, .csv, .npy or .npz)", path, filepath.Ext(path))
 }
 
 // ReadJSON reads Stan-style JSON: an object whose members are numbers or

@@ -1,0 +1,239 @@
+package compile
+
+import (
+	"archive/zip"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// NumPy's binary formats (numpy.lib.format): a .npy file is one array, a
+// magic string, a version, a header that is a Python dict literal
+// ({'descr': '<f8', 'fortran_order': False, 'shape': (1000, 20), }) and the
+// raw elements; a .npz file is a zip of .npy files, one per array, named
+// after it (numpy.savez, or savez_compressed with deflate). A .npy file
+// binds the data field named after the file (X.npy binds X), a .npz file
+// one field per member.
+
+// npyMagic opens every .npy file.
+const npyMagic = "\x93NUMPY"
+
+// ReadNPY reads a .npy file as the data field named after the file.
+func ReadNPY(path string) (Data, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	v, err := readNPY(f, path)
+	if err != nil {
+		return nil, err
+	}
+	return Data{name: v}, nil
+}
+
+// ReadNPZ reads a .npz file: each member X.npy is the data field X.
+func ReadNPZ(path string) (Data, error) {
+	z, err := zip.OpenReader(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: not a .npz (zip) file: %v", path, err)
+	}
+	defer z.Close()
+	data := Data{}
+	for _, member := range z.File {
+		name := strings.TrimSuffix(member.Name, ".npy")
+		if name == member.Name {
+			return nil, fmt.Errorf("%s: member %q is not a .npy array", path, member.Name)
+		}
+		r, err := member.Open()
+		if err != nil {
+			return nil, fmt.Errorf("%s: member %q: %v", path, member.Name, err)
+		}
+		v, err := readNPY(r, fmt.Sprintf("%s (%s)", path, member.Name))
+		r.Close()
+		if err != nil {
+			return nil, err
+		}
+		data[name] = v
+	}
+	return data, nil
+}
+
+// npyHeader is what a .npy header says.
+var (
+	npyDescrRE   = regexp.MustCompile(`'descr'\s*:\s*'([^']*)'`)
+	npyFortranRE = regexp.MustCompile(`'fortran_order'\s*:\s*(True|False)`)
+	npyShapeRE   = regexp.MustCompile(`'shape'\s*:\s*\(([^)]*)\)`)
+)
+
+// readNPY reads one array from r; source names it in errors.
+func readNPY(r io.Reader, source string) (*Value, error) {
+	var pre [8]byte
+	if _, err := io.ReadFull(r, pre[:]); err != nil || string(pre[:6]) != npyMagic {
+		return nil, fmt.Errorf("%s: not a .npy file (no NumPy magic string)", source)
+	}
+	var headerLen int
+	switch major := pre[6]; major {
+	case 1:
+		var n uint16
+		if err := binary.Read(r, binary.LittleEndian, &n); err != nil {
+			return nil, fmt.Errorf("%s: truncated header", source)
+		}
+		headerLen = int(n)
+	case 2, 3:
+		var n uint32
+		if err := binary.Read(r, binary.LittleEndian, &n); err != nil {
+			return nil, fmt.Errorf("%s: truncated header", source)
+		}
+		if n > 1<<20 {
+			return nil, fmt.Errorf("%s: a header of %d bytes", source, n)
+		}
+		headerLen = int(n)
+	default:
+		return nil, fmt.Errorf("%s: .npy format version %d.%d, which temper does not read (1.0 to 3.0)", source, major, pre[7])
+	}
+	header := make([]byte, headerLen)
+	if _, err := io.ReadFull(r, header); err != nil {
+		return nil, fmt.Errorf("%s: truncated header", source)
+	}
+	h := string(header)
+	descr := npyDescrRE.FindStringSubmatch(h)
+	fortran := npyFortranRE.FindStringSubmatch(h)
+	shapeText := npyShapeRE.FindStringSubmatch(h)
+	if descr == nil || fortran == nil || shapeText == nil {
+		return nil, fmt.Errorf("%s: a header without descr, fortran_order and shape: %q", source, strings.TrimSpace(h))
+	}
+	v := &Value{Source: source}
+	size := 1
+	for _, part := range strings.Split(shapeText[1], ",") {
+		if part = strings.TrimSpace(part); part == "" {
+			continue
+		}
+		n, err := strconv.Atoi(part)
+		if err != nil || n < 0 {
+			return nil, fmt.Errorf("%s: shape (%s) is not a tuple of sizes", source, shapeText[1])
+		}
+		if n == 0 {
+			return nil, fmt.Errorf("%s: the array is empty (shape (%s))", source, shapeText[1])
+		}
+		if size > MaxElements/n {
+			return nil, fmt.Errorf("%s: shape (%s) has more than %d elements", source, shapeText[1], MaxElements)
+		}
+		size *= n
+		v.Shape = append(v.Shape, n)
+	}
+	dec, err := npyDecoder(descr[1])
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", source, err)
+	}
+	raw := make([]byte, size*dec.width)
+	if _, err := io.ReadFull(r, raw); err != nil {
+		return nil, fmt.Errorf("%s: the shape (%s) needs %d bytes of elements, and the file ends before", source, shapeText[1], len(raw))
+	}
+	v.Values = make([]float64, size)
+	for i := range v.Values {
+		v.Values[i] = dec.at(raw[i*dec.width:])
+	}
+	if fortran[1] == "True" && len(v.Shape) > 1 {
+		v.Values = columnToRowMajor(v.Values, v.Shape)
+	}
+	return v, nil
+}
+
+// npyElement decodes one element of a dtype.
+type npyElement struct {
+	width int
+	at    func(b []byte) float64
+}
+
+// npyDecoder returns the decoder of a dtype descr ('<f8', '|u1', '>i4',
+// '|b1'): the numeric types, either byte order. Complex, object, string and
+// datetime arrays are refused, naming the type.
+func npyDecoder(descr string) (npyElement, error) {
+	if len(descr) < 2 {
+		return npyElement{}, fmt.Errorf("dtype %q is not one temper reads", descr)
+	}
+	var order binary.ByteOrder = binary.LittleEndian
+	switch descr[0] {
+	case '<', '|', '=':
+	case '>':
+		order = binary.BigEndian
+	default:
+		return npyElement{}, fmt.Errorf("dtype %q is not one temper reads", descr)
+	}
+	kind, width := descr[1], descr[2:]
+	switch kind {
+	case 'f':
+		switch width {
+		case "8":
+			return npyElement{8, func(b []byte) float64 { return math.Float64frombits(order.Uint64(b)) }}, nil
+		case "4":
+			return npyElement{4, func(b []byte) float64 { return float64(math.Float32frombits(order.Uint32(b))) }}, nil
+		}
+	case 'i':
+		switch width {
+		case "1":
+			return npyElement{1, func(b []byte) float64 { return float64(int8(b[0])) }}, nil
+		case "2":
+			return npyElement{2, func(b []byte) float64 { return float64(int16(order.Uint16(b))) }}, nil
+		case "4":
+			return npyElement{4, func(b []byte) float64 { return float64(int32(order.Uint32(b))) }}, nil
+		case "8":
+			return npyElement{8, func(b []byte) float64 { return float64(int64(order.Uint64(b))) }}, nil
+		}
+	case 'u':
+		switch width {
+		case "1":
+			return npyElement{1, func(b []byte) float64 { return float64(b[0]) }}, nil
+		case "2":
+			return npyElement{2, func(b []byte) float64 { return float64(order.Uint16(b)) }}, nil
+		case "4":
+			return npyElement{4, func(b []byte) float64 { return float64(order.Uint32(b)) }}, nil
+		case "8":
+			return npyElement{8, func(b []byte) float64 { return float64(order.Uint64(b)) }}, nil
+		}
+	case 'b':
+		if width == "1" {
+			return npyElement{1, func(b []byte) float64 {
+				if b[0] != 0 {
+					return 1
+				}
+				return 0
+			}}, nil
+		}
+	}
+	what := map[byte]string{'c': "complex numbers", 'O': "Python objects", 'U': "strings", 'S': "strings", 'M': "dates", 'm': "time deltas", 'V': "records"}[kind]
+	if what == "" {
+		what = "a type temper does not read"
+	}
+	return npyElement{}, fmt.Errorf("dtype %q holds %s: temper reads numbers (float, int, uint, bool)", descr, what)
+}
+
+// columnToRowMajor reorders a Fortran-ordered (column-major) array of the
+// given shape into C (row-major) order.
+func columnToRowMajor(x []float64, shape []int) []float64 {
+	out := make([]float64, len(x))
+	rank := len(shape)
+	idx := make([]int, rank)
+	for i := range x { // i walks the column-major order: the first axis fastest
+		flat := 0
+		for d := range rank {
+			flat = flat*shape[d] + idx[d]
+		}
+		out[flat] = x[i]
+		for d := 0; d < rank; d++ {
+			if idx[d]++; idx[d] < shape[d] {
+				break
+			}
+			idx[d] = 0
+		}
+	}
+	return out
+}
