@@ -1,16 +1,22 @@
 package compile
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"io"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"unsafe"
 )
 
 // Value is one data field: a row-major array and the file it came from.
@@ -33,16 +39,15 @@ func ReadDataFile(path string, decls []FieldDecl) (Data, error) {
 		return ReadNPY(path)
 	case ".npz":
 		return ReadNPZ(path)
+	case ".csv": // streamed: the file's text is never held whole
+		return readCSVFile(path, decls)
 	}
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	switch strings.ToLower(filepath.Ext(path)) {
-	case ".json":
+	if strings.ToLower(filepath.Ext(path)) == ".json" {
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			return nil, err
+		}
 		return ReadJSON(path, raw)
-	case ".csv":
-		return ReadCSV(path, raw, decls)
 	}
 	return nil, fmt.Errorf("%s: unknown data format %q (use .json, .csv, .npy or .npz)", path, filepath.Ext(path))
 }
@@ -148,42 +153,363 @@ type FieldDecl struct {
 // Empty cells and NaN are kept as NaN and rejected by Bind with their
 // position.
 func ReadCSV(name string, raw []byte, decls []FieldDecl) (Data, error) {
-	records, err := csv.NewReader(bytes.NewReader(raw)).ReadAll()
+	return readCSV(name, bytes.NewReader(raw), decls)
+}
+
+// csvTarget is where a column's cells go: the field's values, the row
+// width (1 for a vector, D for a matrix) and the column's place in a row.
+type csvTarget struct {
+	field         string
+	width, offset int
+}
+
+// csvLines reads the lines of a CSV text: a line without quotes, the
+// common case, is split in place; a line with one goes through
+// encoding/csv (a quoted cell may not span lines). Blank lines are skipped,
+// as encoding/csv skips them.
+type csvLines struct {
+	br     *bufio.Reader
+	lineNo int // the physical line last read, from 1
+	cells  [][]byte
+}
+
+func (l *csvLines) next() ([][]byte, error) {
+	for {
+		line, _, err := readLine(l.br)
+		if err != nil {
+			return nil, err
+		}
+		l.lineNo++
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		if bytes.IndexByte(line, '"') < 0 {
+			l.cells = splitComma(l.cells[:0], line)
+			return l.cells, nil
+		}
+		rec, err := csv.NewReader(bytes.NewReader(line)).Read()
+		if err != nil {
+			return nil, fmt.Errorf("line %d: %v", l.lineNo, err)
+		}
+		l.cells = l.cells[:0]
+		for _, c := range rec {
+			l.cells = append(l.cells, []byte(c))
+		}
+		return l.cells, nil
+	}
+}
+
+// csvTable is where a CSV's rows go: each field's values, row-major, and
+// each column's field and place in a row.
+type csvTable struct {
+	name    string
+	header  []string
+	fields  []string
+	widths  []int
+	fieldOf []int
+	targets []csvTarget
+	values  [][]float64
+}
+
+func newCSVTable(name string, header []string, decls []FieldDecl) (*csvTable, error) {
+	targets, widths, err := bindColumns(name, header, decls)
+	if err != nil {
+		return nil, err
+	}
+	t := &csvTable{name: name, header: header, targets: targets, fields: slices.Sorted(maps.Keys(widths))}
+	for _, f := range t.fields {
+		t.widths = append(t.widths, widths[f])
+	}
+	t.fieldOf = make([]int, len(header))
+	for c, tg := range targets {
+		t.fieldOf[c] = slices.Index(t.fields, tg.field)
+	}
+	t.values = make([][]float64, len(t.fields))
+	return t, nil
+}
+
+// grow makes room for rows more rows.
+func (t *csvTable) grow(rows int) {
+	for f, w := range t.widths {
+		t.values[f] = slices.Grow(t.values[f], rows*w)
+	}
+}
+
+// put parses record rec into row row, which the values already hold.
+func (t *csvTable) put(rec [][]byte, row, lineNo int) error {
+	if len(rec) != len(t.header) {
+		return fmt.Errorf("%s:%d: %d fields, and the header has %d", t.name, lineNo, len(rec), len(t.header))
+	}
+	for c, cell := range rec {
+		v, err := parseCell(cell)
+		if err != nil {
+			return fmt.Errorf("%s:%d: column %q: %q is not a number", t.name, lineNo, t.header[c], bytes.TrimSpace(cell))
+		}
+		tg := &t.targets[c]
+		t.values[t.fieldOf[c]][row*tg.width+tg.offset] = v
+	}
+	return nil
+}
+
+// data is the table's fields, of rows rows.
+func (t *csvTable) data(rows int, decls []FieldDecl) (Data, error) {
+	if rows == 0 {
+		return nil, fmt.Errorf("%s: needs a header row and at least one data row", t.name)
+	}
+	data := Data{}
+	for f, field := range t.fields {
+		v := &Value{Shape: []int{rows}, Values: slices.Clip(t.values[f][:rows*t.widths[f]]), Source: t.name}
+		if byRank(decls, field) == 2 {
+			v.Shape = append(v.Shape, t.widths[f])
+		}
+		data[field] = v
+	}
+	return data, nil
+}
+
+// readHeader reads the header line and binds the columns.
+func readHeader(name string, l *csvLines, decls []FieldDecl) (*csvTable, error) {
+	first, err := l.next()
+	if err == io.EOF {
+		return nil, fmt.Errorf("%s: needs a header row and at least one data row", name)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", name, err)
 	}
-	if len(records) < 2 {
-		return nil, fmt.Errorf("%s: needs a header row and at least one data row", name)
+	header := make([]string, len(first))
+	for c, h := range first {
+		header[c] = string(h)
 	}
-	header, rows := records[0], records[1:]
-	cols := make([][]float64, len(header))
-	for c := range header {
-		cols[c] = make([]float64, len(rows))
-		for r, rec := range rows {
-			cell := strings.TrimSpace(rec[c])
-			if cell == "" || cell == "NA" {
-				cols[c][r] = math.NaN()
-				continue
+	return newCSVTable(name, header, decls)
+}
+
+// readCSV streams the records of r straight into the fields' arrays, the
+// bindings decided from the header before any row is read: no record is
+// kept, and each value is stored once, where the model reads it.
+func readCSV(name string, r io.Reader, decls []FieldDecl) (Data, error) {
+	l := &csvLines{br: bufio.NewReaderSize(r, 1<<20)}
+	t, err := readHeader(name, l, decls)
+	if err != nil {
+		return nil, err
+	}
+	rows := 0
+	for {
+		rec, err := l.next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", name, err)
+		}
+		for f, w := range t.widths {
+			t.values[f] = append(t.values[f], make([]float64, w)...)
+		}
+		if err := t.put(rec, rows, l.lineNo); err != nil {
+			return nil, err
+		}
+		rows++
+	}
+	return t.data(rows, decls)
+}
+
+// readCSVFile reads a CSV file in two passes: the first counts its rows
+// and finds where each of the goroutines' parts begins, so that the fields'
+// arrays are allocated once at their size (the peak memory is the data's
+// own, not a growing copy's), and the second parses the parts in parallel.
+// A file with a quote in it is read in one part.
+func readCSVFile(path string, decls []FieldDecl) (Data, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	parts := max(1, min(runtime.GOMAXPROCS(0), 8, int(info.Size()>>22))) // at least 4 MB a part
+	plan, err := planCSV(f, info.Size(), parts)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	if plan.quoted {
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			return nil, err
+		}
+		return readCSV(path, f, decls)
+	}
+	l := &csvLines{br: bufio.NewReaderSize(io.NewSectionReader(f, 0, info.Size()), 1<<16)}
+	t, err := readHeader(path, l, decls)
+	if err != nil {
+		return nil, err
+	}
+	for fi, w := range t.widths {
+		t.values[fi] = make([]float64, plan.rows*w)
+	}
+	errs := make([]error, len(plan.starts))
+	var wg sync.WaitGroup
+	for p := range plan.starts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			end := info.Size()
+			if p+1 < len(plan.starts) {
+				end = plan.starts[p+1].offset
 			}
-			v, err := strconv.ParseFloat(cell, 64)
-			if err != nil {
-				return nil, fmt.Errorf("%s:%d: column %q: %q is not a number", name, r+2, header[c], cell)
+			st := plan.starts[p]
+			part := &csvLines{br: bufio.NewReaderSize(io.NewSectionReader(f, st.offset, end-st.offset), 1<<20), lineNo: st.line}
+			row := st.row
+			for {
+				rec, err := part.next()
+				if err == io.EOF {
+					return
+				}
+				if err == nil && row >= plan.rows {
+					err = fmt.Errorf("the file changed while it was read")
+				}
+				if err == nil {
+					err = t.put(rec, row, part.lineNo)
+				}
+				if err != nil {
+					errs[p] = err
+					return
+				}
+				row++
 			}
-			cols[c][r] = v
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
 		}
 	}
+	return t.data(plan.rows, decls)
+}
+
+// csvPlan is the first pass's finding: the data rows (non-blank lines after
+// the header), whether a quote occurs, and where each part begins.
+type csvPlan struct {
+	rows   int
+	quoted bool
+	starts []csvStart
+}
+
+// csvStart is where a part begins: its byte offset, the data rows before
+// it, and the physical lines before it.
+type csvStart struct {
+	offset    int64
+	row, line int
+}
+
+// planCSV counts the rows of the CSV in r and splits them into parts of
+// about equal bytes, each beginning at a line's start.
+func planCSV(r io.Reader, size int64, parts int) (csvPlan, error) {
+	var plan csvPlan
+	br := bufio.NewReaderSize(r, 1<<20)
+	var offset int64
+	line, header := 0, true
+	next := int64(0) // the offset at which the next part may begin
+	for {
+		text, raw, err := readLine(br)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return plan, err
+		}
+		start := offset
+		offset += int64(raw)
+		line++
+		if len(bytes.TrimSpace(text)) == 0 {
+			continue
+		}
+		if bytes.IndexByte(text, '"') >= 0 {
+			plan.quoted = true
+		}
+		if header {
+			header = false
+			continue
+		}
+		if start >= next && len(plan.starts) < parts {
+			plan.starts = append(plan.starts, csvStart{offset: start, row: plan.rows, line: line - 1})
+			next = start + (size-start)/int64(parts-len(plan.starts)+1)
+		}
+		plan.rows++
+	}
+	return plan, nil
+}
+
+// readLine returns the next line without its end (\n or \r\n), valid
+// until the next call, and the bytes it took with its end; io.EOF after the
+// last.
+func readLine(br *bufio.Reader) ([]byte, int, error) {
+	line, err := br.ReadSlice('\n')
+	if err == bufio.ErrBufferFull { // a line longer than the buffer
+		long := slices.Clone(line)
+		for err == bufio.ErrBufferFull {
+			line, err = br.ReadSlice('\n')
+			long = append(long, line...)
+		}
+		line = long
+	}
+	if err != nil && err != io.EOF {
+		return nil, 0, err
+	}
+	if err == io.EOF && len(line) == 0 {
+		return nil, 0, io.EOF
+	}
+	raw := len(line)
+	line = bytes.TrimSuffix(line, []byte("\n"))
+	return bytes.TrimSuffix(line, []byte("\r")), raw, nil
+}
+
+// splitComma appends the comma-separated cells of line to dst.
+func splitComma(dst [][]byte, line []byte) [][]byte {
+	for {
+		i := bytes.IndexByte(line, ',')
+		if i < 0 {
+			return append(dst, line)
+		}
+		dst = append(dst, line[:i])
+		line = line[i+1:]
+	}
+}
+
+// parseCell reads a number; an empty cell and NA are NaN (which binding
+// then rejects with its position).
+func parseCell(cell []byte) (float64, error) {
+	cell = bytes.TrimSpace(cell)
+	if len(cell) == 0 || string(cell) == "NA" {
+		return math.NaN(), nil
+	}
+	return strconv.ParseFloat(unsafe.String(unsafe.SliceData(cell), len(cell)), 64)
+}
+
+func byRank(decls []FieldDecl, name string) int {
+	for _, d := range decls {
+		if d.Name == name {
+			return d.Rank
+		}
+	}
+	return 0
+}
+
+// bindColumns decides from the header where each column goes (ReadCSV's
+// rules), and each field's row width.
+func bindColumns(name string, header []string, decls []FieldDecl) ([]csvTarget, map[string]int, error) {
 	byName := map[string]FieldDecl{}
 	for _, d := range decls {
 		byName[d.Name] = d
 	}
-	data := Data{}
+	targets := make([]csvTarget, len(header))
 	used := make([]bool, len(header))
+	widths := map[string]int{}
 	matrices := map[string][]int{} // F -> columns of F.1, F.2, ...
 	for c, h := range header {
 		h = strings.TrimSpace(h)
 		if d, ok := byName[h]; ok && d.Rank == 1 {
-			data[h] = &Value{Shape: []int{len(rows)}, Values: cols[c], Source: name}
-			used[c] = true
+			targets[c], used[c], widths[h] = csvTarget{field: h, width: 1}, true, 1
 			continue
 		}
 		if base, idx, ok := strings.Cut(h, "."); ok {
@@ -195,12 +521,9 @@ func ReadCSV(name string, raw []byte, decls []FieldDecl) (Data, error) {
 			}
 		}
 	}
-	for base, cs := range matrices {
-		data[base] = matrixFrom(cols, cs, len(rows), name)
-	}
 	var unbound []string
 	for _, d := range decls {
-		if _, ok := data[d.Name]; !ok && d.Rank == 2 {
+		if _, ok := matrices[d.Name]; !ok && d.Rank == 2 {
 			unbound = append(unbound, d.Name)
 		}
 	}
@@ -212,22 +535,18 @@ func ReadCSV(name string, raw []byte, decls []FieldDecl) (Data, error) {
 	}
 	if len(rest) > 0 {
 		if len(unbound) != 1 {
-			return nil, fmt.Errorf("%s: columns %s bind no data field (name a column after a vector field, F.1, F.2, ... after a matrix field F, or declare exactly one matrix to take the remaining columns)",
+			return nil, nil, fmt.Errorf("%s: columns %s bind no data field (name a column after a vector field, F.1, F.2, ... after a matrix field F, or declare exactly one matrix to take the remaining columns)",
 				name, quoteColumns(header, rest))
 		}
-		data[unbound[0]] = matrixFrom(cols, rest, len(rows), name)
+		matrices[unbound[0]] = rest
 	}
-	return data, nil
-}
-
-func matrixFrom(cols [][]float64, cs []int, rows int, source string) *Value {
-	v := &Value{Shape: []int{rows, len(cs)}, Values: make([]float64, rows*len(cs)), Source: source}
-	for j, c := range cs {
-		for r := range rows {
-			v.Values[r*len(cs)+j] = cols[c][r]
+	for f, cs := range matrices {
+		widths[f] = len(cs)
+		for j, c := range cs {
+			targets[c] = csvTarget{field: f, width: len(cs), offset: j}
 		}
 	}
-	return v
+	return targets, widths, nil
 }
 
 func quoteColumns(header []string, cs []int) string {
