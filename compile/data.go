@@ -280,6 +280,7 @@ func readHeader(name string, l *csvLines, decls []FieldDecl) (*csvTable, error) 
 	for c, h := range first {
 		header[c] = string(h)
 	}
+	header[0] = strings.TrimPrefix(header[0], "\ufeff") // a spreadsheet's byte-order mark
 	return newCSVTable(name, header, decls)
 }
 

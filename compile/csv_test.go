@@ -3,6 +3,7 @@ package compile_test
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -106,5 +107,47 @@ func TestReadCSVInParts(t *testing.T) {
 	_, err = compile.ReadDataFile(path, decls)
 	if want := fmt.Sprintf("d.csv:%d: column \"x.1\": \"oops\" is not a number", bad+1); err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("error %v, want %q", err, want)
+	}
+}
+
+// TestReadCSVEdges: a byte-order mark, a last line without its end, quoted
+// cells, CRLF, and what is refused, from a file and from bytes alike.
+func TestReadCSVEdges(t *testing.T) {
+	decls := []compile.FieldDecl{{Name: "y", Rank: 1}, {Name: "x", Rank: 1}}
+	dir := t.TempDir()
+	for _, c := range []struct {
+		text string
+		y    []float64
+		err  string
+	}{
+		{"\ufeffy,x\n1,2\n3,4", []float64{1, 3}, ""},
+		{"y,x\r\n1,2\r\n\r\n3,4\r\n", []float64{1, 3}, ""},
+		{"\"y\",\"x\"\n\"1\",2\n3,\"4\"\n", []float64{1, 3}, ""},
+		{"y,x\n1,NA\n,4\n", []float64{1, math.NaN()}, ""},
+		{"y,x\n", nil, "needs a header row and at least one data row"},
+		{"", nil, "needs a header row and at least one data row"},
+		{"y,x\n1,2,3\n", nil, "e.csv:2: 3 fields, and the header has 2"},
+		{"y,x\n1,2\n1,two\n", nil, `e.csv:3: column "x": "two" is not a number`},
+	} {
+		path := filepath.Join(dir, "e.csv")
+		if err := os.WriteFile(path, []byte(c.text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for how, read := range map[string]func() (compile.Data, error){
+			"file":  func() (compile.Data, error) { return compile.ReadDataFile(path, decls) },
+			"bytes": func() (compile.Data, error) { return compile.ReadCSV(path, []byte(c.text), decls) },
+		} {
+			d, err := read()
+			switch {
+			case c.err != "":
+				if err == nil || !strings.Contains(err.Error(), c.err) {
+					t.Errorf("%q from %s: error %v, want %q", c.text, how, err, c.err)
+				}
+			case err != nil:
+				t.Errorf("%q from %s: %v", c.text, how, err)
+			case !slices.EqualFunc(d["y"].Values, c.y, func(a, b float64) bool { return a == b || math.IsNaN(a) && math.IsNaN(b) }):
+				t.Errorf("%q from %s: y = %v, want %v", c.text, how, d["y"].Values, c.y)
+			}
+		}
 	}
 }
