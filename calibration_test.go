@@ -45,44 +45,31 @@ func calibrationCases(t *testing.T) []calibrationCase {
 			src:  "data { N: int  y: real[N] }\nparam { mu: real }\nmodel { mu ~ normal(0, 10)\n  for n in plate(N) { y[n] ~ normal(mu, 2) } }",
 			data: map[string]any{"y": y}, mean: map[string]float64{"mu": sum / 4 / prec}, sd: map[string]float64{"mu": 1 / math.Sqrt(prec)}})
 	}
-	// Normal with unknown sd (flat prior on sigma > 0): moments by
-	// quadrature on a grid over ±8 posterior sds.
-	{
+	// Normal with unknown sd (flat prior on sigma > 0): 200 draws of
+	// N(center, 2.2²), mu ~ normal(0, priorSD); moments by quadrature on a
+	// grid over ±8 posterior sds.
+	normalMeanSD := func(name string, center, priorSD float64) calibrationCase {
 		y := make([]float64, 200)
 		for i := range y {
-			y[i] = 3 + 2.2*rng.NormFloat64()
+			y[i] = center + 2.2*rng.NormFloat64()
 		}
 		mean, sd := gridMoments(func(mu, sigma float64) float64 {
-			lp := -mu * mu / 200
+			lp := -mu * mu / (2 * priorSD * priorSD)
 			for _, v := range y {
 				lp += -math.Log(sigma) - (v-mu)*(v-mu)/(2*sigma*sigma)
 			}
 			return lp
-		}, [2]float64{2, 4}, [2]float64{1.5, 3})
-		cases = append(cases, calibrationCase{name: "normal mean and sd",
-			src:  "data { N: int  y: real[N] }\nparam { mu: real  sigma: real<lower=0> }\nmodel { mu ~ normal(0, 10)\n  for n in plate(N) { y[n] ~ normal(mu, sigma) } }",
-			data: map[string]any{"y": y}, mean: map[string]float64{"mu": mean[0], "sigma": mean[1]}, sd: map[string]float64{"mu": sd[0], "sigma": sd[1]}})
+		}, [2]float64{center - 1, center + 1}, [2]float64{1.5, 3})
+		return calibrationCase{name: name,
+			src:  fmt.Sprintf("data { N: int  y: real[N] }\nparam { mu: real  sigma: real<lower=0> }\nmodel { mu ~ normal(0, %g)\n  for n in plate(N) { y[n] ~ normal(mu, sigma) } }", priorSD),
+			data: map[string]any{"y": y}, mean: map[string]float64{"mu": mean[0], "sigma": mean[1]}, sd: map[string]float64{"mu": sd[0], "sigma": sd[1]}}
 	}
+	cases = append(cases, normalMeanSD("normal mean and sd", 3, 10))
 	// The same, 40 units from where the chains start (uniform in (-2, 2)):
 	// the warm-up's optimiser must travel to the mode before it measures
 	// the curvature, or the metric and step come from a point where sigma
 	// is stretched to cover a residual of 40.
-	{
-		y := make([]float64, 200)
-		for i := range y {
-			y[i] = 40 + 2.2*rng.NormFloat64()
-		}
-		mean, sd := gridMoments(func(mu, sigma float64) float64 {
-			lp := -mu * mu / 20000
-			for _, v := range y {
-				lp += -math.Log(sigma) - (v-mu)*(v-mu)/(2*sigma*sigma)
-			}
-			return lp
-		}, [2]float64{39, 41}, [2]float64{1.5, 3})
-		cases = append(cases, calibrationCase{name: "far from the start",
-			src:  "data { N: int  y: real[N] }\nparam { mu: real  sigma: real<lower=0> }\nmodel { mu ~ normal(0, 100)\n  for n in plate(N) { y[n] ~ normal(mu, sigma) } }",
-			data: map[string]any{"y": y}, mean: map[string]float64{"mu": mean[0], "sigma": mean[1]}, sd: map[string]float64{"mu": sd[0], "sigma": sd[1]}})
-	}
+	cases = append(cases, normalMeanSD("far from the start", 40, 100))
 	// Poisson-gamma: λ ~ gamma(2, 0.5), y ~ poisson(λ): Gamma(2 + Σy, 0.5 + n).
 	{
 		y := make([]float64, 40)
