@@ -30,7 +30,7 @@ func init() {
 			"The blocks of the file replace every block typed or loaded before, and the data and draws are dropped.\nData files named by the file's infer block (data = \"d.csv\") are read relative to it.",
 			func(s *Session, _ context.Context, a []string) bool {
 				if len(a) != 1 {
-					s.printf("usage: :load FILE.ppl\n")
+					s.errorf("usage: :load FILE.ppl\n")
 					return false
 				}
 				s.load(a[0])
@@ -40,7 +40,7 @@ func init() {
 			"Stan-style JSON ({\"N\": 3, \"x\": [1, 2, 3]}) or CSV with a header, bound as temper run binds them\n(a CSV needs the data block first). A field read again replaces the earlier value.",
 			func(s *Session, _ context.Context, a []string) bool {
 				if len(a) == 0 {
-					s.printf("usage: :data FILE...\n")
+					s.errorf("usage: :data FILE...\n")
 					return false
 				}
 				for _, p := range a {
@@ -65,7 +65,7 @@ func init() {
 			"Writes PARAM.svg in the current folder unless a file is named.",
 			func(s *Session, _ context.Context, a []string) bool {
 				if len(a) < 1 || len(a) > 2 {
-					s.printf("usage: :plot PARAM [FILE.svg]\n")
+					s.errorf("usage: :plot PARAM [FILE.svg]\n")
 					return false
 				}
 				s.plot(a)
@@ -75,7 +75,7 @@ func init() {
 			"The same files as temper run --out DIR.",
 			func(s *Session, _ context.Context, a []string) bool {
 				if len(a) != 1 {
-					s.printf("usage: :save DIR\n")
+					s.errorf("usage: :save DIR\n")
 					return false
 				}
 				s.save(a[0])
@@ -130,12 +130,12 @@ func findCommand(name string) (*command, error) {
 func (s *Session) command(ctx context.Context, text string) bool {
 	fields := strings.Fields(strings.TrimPrefix(text, ":"))
 	if len(fields) == 0 {
-		s.printf("a command follows the colon (:help lists them)\n")
+		s.errorf("a command follows the colon (:help lists them)\n")
 		return false
 	}
 	c, err := findCommand(fields[0])
 	if err != nil {
-		s.printf("%v\n", err)
+		s.errorf("%v\n", err)
 		return false
 	}
 	return c.run(s, ctx, fields[1:])
@@ -245,7 +245,7 @@ func (s *Session) run(ctx context.Context, args []string) bool {
 		s.Progress(temper.Progress{})
 	}
 	if res == nil {
-		s.printf("error: %v\n", err)
+		s.errorf("error: %v\n", err)
 		return false
 	}
 	s.result, s.runFile, s.runData = res, s.file, s.data
@@ -272,7 +272,7 @@ func (s *Session) run(ctx context.Context, args []string) bool {
 // needResult reports whether there are draws, saying what to do if not.
 func (s *Session) needResult() bool {
 	if s.result == nil {
-		s.printf("no draws yet: :run first\n")
+		s.errorf("no draws yet: :run first\n")
 		return false
 	}
 	return true
@@ -310,7 +310,7 @@ func (s *Session) summary(_ context.Context, names []string) bool {
 	}
 	cols, err := selectColumns(s.result.Columns, names)
 	if err != nil {
-		s.printf("%v\n", err)
+		s.errorf("%v\n", err)
 		return false
 	}
 	var stats []summary.Stats

@@ -42,7 +42,7 @@ func (s *Session) evalExpr(name string, src []byte) {
 	program, values := s.file, s.data
 	if usesParams {
 		if s.result == nil {
-			s.printf("%s depends on the parameters: :run first, then it is evaluated over the draws\n", strings.TrimSpace(string(src)))
+			s.errorf("%s depends on the parameters: :run first, then it is evaluated over the draws\n", strings.TrimSpace(string(src)))
 			return
 		}
 		program, values = s.runFile, s.runData
@@ -116,7 +116,7 @@ func (s *Session) evalOverDraws(label string, cm *compile.Model, p *compile.Pred
 	// declares them, as the predictor takes them, then the derived ones.
 	nParams := len(cm.ParamNames())
 	if len(res.Columns) < 1+nParams || !slices.Equal(res.Columns[1:1+nParams], cm.ParamNames()) {
-		s.printf("error: the draws do not match the parameters of the program they were run with\n")
+		s.errorf("error: the draws do not match the parameters of the program they were run with\n")
 		return
 	}
 	var columns []string

@@ -31,7 +31,7 @@ func (s *Session) plot(args []string) {
 	name := args[0]
 	cols, err := selectColumns(s.result.Columns, []string{name})
 	if err != nil {
-		s.printf("%v\n", err)
+		s.errorf("%v\n", err)
 		return
 	}
 	if len(cols) > 1 {

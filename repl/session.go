@@ -46,8 +46,9 @@ type Session struct {
 	out io.Writer
 	env *lang.Env
 
-	inputs  int               // inputs read so far, to name their sources
-	sources map[string][]byte // the text behind every file name in a position
+	inputs   int               // inputs read so far, to name their sources
+	failures int               // inputs whose evaluation printed an error
+	sources  map[string][]byte // the text behind every file name in a position
 
 	blocks map[lang.BlockKind]*lang.Block
 	file   *lang.File   // the blocks as one checked program; nil before any
@@ -82,6 +83,21 @@ func (s *Session) reset() {
 
 func (s *Session) printf(format string, args ...any) { fmt.Fprintf(s.out, format, args...) }
 
+// errorf prints a message about an input that failed and counts it
+// (Failures).
+func (s *Session) errorf(format string, args ...any) {
+	s.failures++
+	s.printf(format, args...)
+}
+
+// Failures is the number of inputs so far whose evaluation printed an
+// error: a script that had any is a script that failed.
+func (s *Session) Failures() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.failures
+}
+
 // Eval evaluates one complete input (see NeedsMore) and reports whether
 // the session should end (:quit). Cancelling ctx stops a :run, whose draws
 // so far are kept and summarised. Errors are printed, and the session goes
@@ -104,7 +120,7 @@ func (s *Session) Eval(ctx context.Context, input string) (quit bool) {
 	case isBlockInput(input):
 		s.enterBlocks(name, src)
 	case isDefinition(input):
-		s.printf("a definition belongs in a model or predict block (model { %s }); at the prompt, an expression is evaluated\n", text)
+		s.errorf("a definition belongs in a model or predict block (model { %s }); at the prompt, an expression is evaluated\n", text)
 	default:
 		s.evalExpr(name, src)
 	}
@@ -114,6 +130,7 @@ func (s *Session) Eval(ctx context.Context, input string) (quit bool) {
 // printError prints an error: diagnostics with their source lines and
 // carets, anything else as its message.
 func (s *Session) printError(err error) {
+	s.failures++
 	var list lang.ErrorList
 	if !errors.As(err, &list) {
 		var one *lang.Error
@@ -288,7 +305,7 @@ func (s *Session) compile(required bool) *temper.Model {
 	}
 	if s.file == nil || s.file.Param == nil || s.file.Model == nil {
 		if required {
-			s.printf("error: no model yet: enter param and model blocks, or :load FILE.ppl\n")
+			s.errorf("error: no model yet: enter param and model blocks, or :load FILE.ppl\n")
 		}
 		return nil
 	}

@@ -127,13 +127,16 @@ func runScript(s *Session, in io.Reader, sigs <-chan os.Signal) error {
 	for {
 		select {
 		case <-sigs:
-			return nil
+			return scriptFailures(s)
 		case line, ok := <-lines:
 			if !ok {
 				if pending.Len() > 0 {
 					s.Eval(context.Background(), pending.String())
 				}
-				return <-errc
+				if err := <-errc; err != nil {
+					return err
+				}
+				return scriptFailures(s)
 			}
 			pending.WriteString(line + "\n")
 			if NeedsMore(pending.String()) {
@@ -142,10 +145,22 @@ func runScript(s *Session, in io.Reader, sigs <-chan os.Signal) error {
 			input := pending.String()
 			pending.Reset()
 			if evalInterruptible(s, input, sigs) {
-				return nil
+				return scriptFailures(s)
 			}
 		}
 	}
+}
+
+// ErrScriptFailed is wrapped by the error of a script (standard input that
+// is not a terminal) of which some input failed, so that a shell or CI sees
+// a non-zero exit status; the messages were printed where they happened.
+var ErrScriptFailed = errors.New("the script had errors")
+
+func scriptFailures(s *Session) error {
+	if n := s.Failures(); n > 0 {
+		return fmt.Errorf("%w: %d of its inputs failed (the messages are above)", ErrScriptFailed, n)
+	}
+	return nil
 }
 
 // completer adapts Session.Complete to readline.

@@ -42,3 +42,28 @@ func TestREPLScript(t *testing.T) {
 		}
 	}
 }
+
+// TestREPLScriptFails: a piped script whose inputs fail goes on to the end,
+// as a session does, and then exits 1 saying how many failed, so that a
+// shell or CI sees it.
+func TestREPLScriptFails(t *testing.T) {
+	dir := t.TempDir()
+	model := write(t, dir, "m.ppl", regression)
+	script := write(t, dir, "script", "sum(nope)\n:lod x\n1 + 1\n")
+	f, err := os.Open(script)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	replInput = f
+	defer func() { replInput = os.Stdin }()
+	code, stdout, stderr := runCLI(t, context.Background(), "repl", model, "--no-history")
+	if code != 1 || !strings.Contains(stderr, "the script had errors: 2 of its inputs failed") {
+		t.Errorf("exit %d, stderr %q; want 1 and the count", code, stderr)
+	}
+	for _, w := range []string{`unknown name "nope"`, "unknown command :lod", "\n2\n"} {
+		if !strings.Contains(stdout, w) {
+			t.Errorf("output lacks %q:\n%s", w, stdout)
+		}
+	}
+}
