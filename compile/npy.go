@@ -24,7 +24,11 @@ import (
 // npyMagic opens every .npy file.
 const npyMagic = "\x93NUMPY"
 
-// ReadNPY reads a .npy file as the data field named after the file.
+// ReadNPY reads a .npy file as the data field named after the file. A
+// large float64 array in C order (64 MB or more, little-endian on a
+// little-endian machine) is memory-mapped instead of read (mapNPY, on
+// Unix): its values are the file's pages, read from the page cache as the
+// model touches them, so that data larger than memory can be sampled.
 func ReadNPY(path string) (Data, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -32,12 +36,24 @@ func ReadNPY(path string) (Data, error) {
 	}
 	defer f.Close()
 	name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
-	v, err := readNPY(f, path)
+	h, err := readNPYHeader(f, path)
+	if err != nil {
+		return nil, err
+	}
+	if h.mappable() {
+		if values, ok := mapNPY(f, h.offset, h.size); ok {
+			return Data{name: &Value{Shape: h.shape, Values: values, Source: path}}, nil
+		}
+	}
+	v, err := h.read(f, path)
 	if err != nil {
 		return nil, err
 	}
 	return Data{name: v}, nil
 }
+
+// mapMin is the smallest array ReadNPY maps rather than reads.
+var mapMin = 64 << 20
 
 // ReadNPZ reads a .npz file: each member X.npy is the data field X.
 func ReadNPZ(path string) (Data, error) {
@@ -73,75 +89,112 @@ var (
 	npyShapeRE   = regexp.MustCompile(`'shape'\s*:\s*\(([^)]*)\)`)
 )
 
+// npyArray is what a .npy header says, and where the elements begin.
+type npyArray struct {
+	descr   string
+	fortran bool
+	shape   []int
+	size    int
+	offset  int64 // the bytes before the elements
+}
+
 // readNPY reads one array from r; source names it in errors.
 func readNPY(r io.Reader, source string) (*Value, error) {
+	h, err := readNPYHeader(r, source)
+	if err != nil {
+		return nil, err
+	}
+	return h.read(r, source)
+}
+
+// readNPYHeader reads the magic string, version and header from r.
+func readNPYHeader(r io.Reader, source string) (npyArray, error) {
+	var h npyArray
 	var pre [8]byte
 	if _, err := io.ReadFull(r, pre[:]); err != nil || string(pre[:6]) != npyMagic {
-		return nil, fmt.Errorf("%s: not a .npy file (no NumPy magic string)", source)
+		return h, fmt.Errorf("%s: not a .npy file (no NumPy magic string)", source)
 	}
 	var headerLen int
 	switch major := pre[6]; major {
 	case 1:
 		var n uint16
 		if err := binary.Read(r, binary.LittleEndian, &n); err != nil {
-			return nil, fmt.Errorf("%s: truncated header", source)
+			return h, fmt.Errorf("%s: truncated header", source)
 		}
-		headerLen = int(n)
+		headerLen, h.offset = int(n), 10+int64(n)
 	case 2, 3:
 		var n uint32
 		if err := binary.Read(r, binary.LittleEndian, &n); err != nil {
-			return nil, fmt.Errorf("%s: truncated header", source)
+			return h, fmt.Errorf("%s: truncated header", source)
 		}
 		if n > 1<<20 {
-			return nil, fmt.Errorf("%s: a header of %d bytes", source, n)
+			return h, fmt.Errorf("%s: a header of %d bytes", source, n)
 		}
-		headerLen = int(n)
+		headerLen, h.offset = int(n), 12+int64(n)
 	default:
-		return nil, fmt.Errorf("%s: .npy format version %d.%d, which temper does not read (1.0 to 3.0)", source, major, pre[7])
+		return h, fmt.Errorf("%s: .npy format version %d.%d, which temper does not read (1.0 to 3.0)", source, major, pre[7])
 	}
 	header := make([]byte, headerLen)
 	if _, err := io.ReadFull(r, header); err != nil {
-		return nil, fmt.Errorf("%s: truncated header", source)
+		return h, fmt.Errorf("%s: truncated header", source)
 	}
-	h := string(header)
-	descr := npyDescrRE.FindStringSubmatch(h)
-	fortran := npyFortranRE.FindStringSubmatch(h)
-	shapeText := npyShapeRE.FindStringSubmatch(h)
+	text := string(header)
+	descr := npyDescrRE.FindStringSubmatch(text)
+	fortran := npyFortranRE.FindStringSubmatch(text)
+	shapeText := npyShapeRE.FindStringSubmatch(text)
 	if descr == nil || fortran == nil || shapeText == nil {
-		return nil, fmt.Errorf("%s: a header without descr, fortran_order and shape: %q", source, strings.TrimSpace(h))
+		return h, fmt.Errorf("%s: a header without descr, fortran_order and shape: %q", source, strings.TrimSpace(text))
 	}
-	v := &Value{Source: source}
-	size := 1
+	h.descr, h.fortran, h.size = descr[1], fortran[1] == "True", 1
 	for _, part := range strings.Split(shapeText[1], ",") {
 		if part = strings.TrimSpace(part); part == "" {
 			continue
 		}
 		n, err := strconv.Atoi(part)
 		if err != nil || n < 0 {
-			return nil, fmt.Errorf("%s: shape (%s) is not a tuple of sizes", source, shapeText[1])
+			return h, fmt.Errorf("%s: shape (%s) is not a tuple of sizes", source, shapeText[1])
 		}
 		if n == 0 {
-			return nil, fmt.Errorf("%s: the array is empty (shape (%s))", source, shapeText[1])
+			return h, fmt.Errorf("%s: the array is empty (shape (%s))", source, shapeText[1])
 		}
-		if size > MaxElements/n {
-			return nil, fmt.Errorf("%s: shape (%s) has more than %d elements", source, shapeText[1], MaxElements)
+		if h.size > MaxElements/n {
+			return h, fmt.Errorf("%s: shape (%s) has more than %d elements", source, shapeText[1], MaxElements)
 		}
-		size *= n
-		v.Shape = append(v.Shape, n)
+		h.size *= n
+		h.shape = append(h.shape, n)
 	}
-	dec, err := npyDecoder(descr[1])
+	return h, nil
+}
+
+// mappable reports whether the elements can be used in place: float64 in
+// the machine's byte order, row-major, aligned, and large enough to be
+// worth a mapping.
+func (h npyArray) mappable() bool {
+	little := binary.NativeEndian.Uint16([]byte{1, 0}) == 1
+	f8 := h.descr == "=f8" || little && h.descr == "<f8" || !little && h.descr == ">f8"
+	return f8 && (!h.fortran || len(h.shape) <= 1) && h.offset%8 == 0 && h.size*8 >= mapMin
+}
+
+// read decodes the elements that follow the header in r, a megabyte at a
+// time, into row-major float64.
+func (h npyArray) read(r io.Reader, source string) (*Value, error) {
+	dec, err := npyDecoder(h.descr)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", source, err)
 	}
-	raw := make([]byte, size*dec.width)
-	if _, err := io.ReadFull(r, raw); err != nil {
-		return nil, fmt.Errorf("%s: the shape (%s) needs %d bytes of elements, and the file ends before", source, shapeText[1], len(raw))
+	v := &Value{Shape: h.shape, Values: make([]float64, h.size), Source: source}
+	chunk := make([]byte, max(1, (1<<20)/dec.width)*dec.width)
+	for done := 0; done < h.size; {
+		n := min(len(chunk)/dec.width, h.size-done)
+		if _, err := io.ReadFull(r, chunk[:n*dec.width]); err != nil {
+			return nil, fmt.Errorf("%s: the shape %v needs %d bytes of elements, and the file ends before", source, h.shape, h.size*dec.width)
+		}
+		for i := range n {
+			v.Values[done+i] = dec.at(chunk[i*dec.width:])
+		}
+		done += n
 	}
-	v.Values = make([]float64, size)
-	for i := range v.Values {
-		v.Values[i] = dec.at(raw[i*dec.width:])
-	}
-	if fortran[1] == "True" && len(v.Shape) > 1 {
+	if h.fortran && len(h.shape) > 1 {
 		v.Values = columnToRowMajor(v.Values, v.Shape)
 	}
 	return v, nil

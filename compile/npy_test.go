@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -208,5 +209,63 @@ func BenchmarkReadNPY(b *testing.B) {
 		if _, err := compile.ReadDataFile(path, nil); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestNumPyMapped: a float64 array in C order is memory-mapped (here with
+// the size threshold lowered) and gives the values of one read, and a
+// model compiled on it the same energy; a float32 or Fortran-ordered one is
+// read. (On a system without mmap every array is read.)
+func TestNumPyMapped(t *testing.T) {
+	defer compile.SetMapMin(0)()
+	dir := t.TempDir()
+	xs := make([]float64, 600)
+	for i := range xs {
+		xs[i] = float64(i%37)/10 - 1.5
+	}
+	var body bytes.Buffer
+	for _, x := range xs {
+		binary.Write(&body, binary.LittleEndian, math.Float64bits(x))
+	}
+	// NumPy pads the header so that the elements start at a multiple of 64.
+	header := "{'descr': '<f8', 'fortran_order': False, 'shape': (300, 2), }"
+	header += strings.Repeat(" ", 64-(10+len(header)+1)%64) + "\n"
+	os.WriteFile(filepath.Join(dir, "X.npy"), npyBytes(header, body.Bytes()), 0o644)
+	os.WriteFile(filepath.Join(dir, "F.npy"), npyBytes(strings.Replace(header, "False", "True", 1), body.Bytes()), 0o644)
+	d, err := compile.ReadAll([]string{filepath.Join(dir, "X.npy"), filepath.Join(dir, "F.npy")}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if x := d["X"]; !slices.Equal(x.Values, xs) || !slices.Equal(x.Shape, []int{300, 2}) {
+		t.Fatalf("X: shape %v, values differ from the file's", x.Shape)
+	}
+	if runtime.GOOS != "windows" && !compile.IsMapped(d["X"]) {
+		t.Error("a C-ordered float64 array was read, not mapped")
+	}
+	if compile.IsMapped(d["F"]) {
+		t.Error("a Fortran-ordered array was mapped")
+	}
+	src := `data { N: int  X: real[N, 2] }
+param { b: real[2] }
+model { for n in plate(N) { target += -0.5 * square(dot(X[n], b) - 1) } }`
+	read := compile.Data{"X": &compile.Value{Shape: []int{300, 2}, Values: slices.Clone(xs), Source: "copy"}}
+	var energies []float64
+	for _, data := range []compile.Data{{"X": d["X"]}, read} {
+		m, err := tryCompileData(src, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ev, err := m.Evaluator(1, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, g, v := make([]float64, 1), make([]float64, 2), make([]float64, 1)
+		if err := ev.Evaluate([]float64{0.3, -0.7}, nil, e, g, v); err != nil {
+			t.Fatal(err)
+		}
+		energies = append(energies, e[0])
+	}
+	if energies[0] != energies[1] {
+		t.Errorf("energy %v on the mapped data, %v on a copy", energies[0], energies[1])
 	}
 }
