@@ -147,10 +147,11 @@ func (b *builder) rngCall(e *lang.Call) value {
 			op.k = trail[0]
 		}
 		op.ins, op.trail = append(op.ins, in), append(op.trail, size)
-		var ok bool
-		if lead, ok = broadcastShapes(lead, in); !ok {
+		next, err := ad.BroadcastShapes(lead, in)
+		if err != nil {
 			return b.fail(e.Pos, "the arguments of %s do not broadcast together: %s and %s", e.Func, shapeString(lead), shapeString(in))
 		}
+		lead = next
 	}
 	op.lead = lead
 	out := lead.Clone()
@@ -191,23 +192,4 @@ func (b *builder) lkjCall(e *lang.Call) value {
 		ins: []ad.Shape{{}}, trail: []int{1}}
 	b.rng.ops = append(b.rng.ops, op)
 	return value{node: b.g.Apply(op, ad.Shape{k, k}, eta.node)}
-}
-
-// broadcastShapes is NumPy's broadcast of two shapes, right-aligned.
-func broadcastShapes(x, y ad.Shape) (ad.Shape, bool) {
-	if len(x) < len(y) {
-		x, y = y, x
-	}
-	out := x.Clone()
-	off := len(x) - len(y)
-	for d, n := range y {
-		switch m := out[off+d]; {
-		case m == n || n == 1:
-		case m == 1:
-			out[off+d] = n
-		default:
-			return nil, false
-		}
-	}
-	return out, true
 }

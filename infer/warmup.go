@@ -1,6 +1,7 @@
 package infer
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -442,7 +443,7 @@ func (t *tuner) centers() ([][]float64, error) {
 		energies[c] = e[0]
 	}
 	order := identity(t.st.Chains)
-	slices.SortStableFunc(order, func(a, b int) int { return cmpFloat(energies[a], energies[b]) })
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(energies[a], energies[b]) })
 	mid := (len(order) - 1) / 2
 	order = append([]int{order[mid]}, slices.Delete(order, mid, mid+1)...)
 	out := make([][]float64, len(order))
@@ -450,17 +451,6 @@ func (t *tuner) centers() ([][]float64, error) {
 		out[i] = slices.Clone(row(t.st.Theta, c*t.st.Levels, d))
 	}
 	return out, nil
-}
-
-// cmpFloat orders floats, NaN last.
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b || !math.IsNaN(a) && math.IsNaN(b):
-		return -1
-	case a > b || math.IsNaN(a) && !math.IsNaN(b):
-		return 1
-	}
-	return 0
 }
 
 // outlierCurvature: a chain whose end point's curvature exceeds the

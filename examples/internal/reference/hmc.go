@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/temper-ppl/temper"
+	"github.com/temper-ppl/temper/infer/summary"
 )
 
 // HMC draws a reference posterior for models whose mode is no guide (a
@@ -25,8 +26,8 @@ type HMC struct {
 }
 
 // Run returns the moments of every parameter column over the chains'
-// draws, with the split R-hat as a check of the reference itself: it
-// fails unless every column's is below 1.01.
+// draws, with the split R-hat (infer/summary's, rank-normalised) as a check
+// of the reference itself: it fails unless every column's is below 1.01.
 func (h HMC) Run(m *temper.Model) (map[string]Moments, error) {
 	d := m.Dim()
 	cols := m.ParamColumns()
@@ -40,18 +41,16 @@ func (h HMC) Run(m *temper.Model) (map[string]Moments, error) {
 	}
 	out := map[string]Moments{}
 	for k, name := range cols {
-		var m1, m2, n float64
-		for _, ch := range all {
+		column := make([][]float64, len(all))
+		for c, ch := range all {
 			for _, x := range ch {
-				m1 += x[k]
-				m2 += x[k] * x[k]
-				n++
+				column[c] = append(column[c], x[k])
 			}
 		}
-		mean := m1 / n
-		out[name] = Moments{Mean: mean, SD: math.Sqrt(max(m2/n-mean*mean, 0))}
-		if r := splitRhat(all, k); r > 1.01 {
-			return out, fmt.Errorf("reference HMC: split R-hat of %s is %.3f", name, r)
+		st := summary.Summarize(name, column)
+		out[name] = Moments{Mean: st.Mean, SD: st.SD}
+		if st.Rhat > 1.01 { // NaN, for a constant column (L[1, 1] = 1), passes
+			return out, fmt.Errorf("reference HMC: split R-hat of %s is %.3f", name, st.Rhat)
 		}
 	}
 	return out, nil
@@ -180,39 +179,3 @@ func (a *dualAveraging) update(accept float64) float64 {
 }
 
 func (a *dualAveraging) final() float64 { return math.Exp(a.logBar) }
-
-// splitRhat is the split R-hat of column k (Gelman et al. 2013): every
-// chain cut in two halves, the between-half variance against the within.
-func splitRhat(chains [][][]float64, k int) float64 {
-	var halves [][]float64
-	for _, ch := range chains {
-		n := len(ch) / 2
-		for _, part := range [][][]float64{ch[:n], ch[n : 2*n]} {
-			h := make([]float64, len(part))
-			for i, x := range part {
-				h[i] = x[k]
-			}
-			halves = append(halves, h)
-		}
-	}
-	m, n := float64(len(halves)), float64(len(halves[0]))
-	means := make([]float64, len(halves))
-	var w, grand float64
-	for j, h := range halves {
-		for _, v := range h {
-			means[j] += v / n
-		}
-		for _, v := range h {
-			w += (v - means[j]) * (v - means[j]) / (n - 1) / m
-		}
-		grand += means[j] / m
-	}
-	var b float64
-	for _, mu := range means {
-		b += n * (mu - grand) * (mu - grand) / (m - 1)
-	}
-	if w == 0 {
-		return 1
-	}
-	return math.Sqrt(((n-1)/n*w + b/n) / w)
-}
