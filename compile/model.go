@@ -194,7 +194,11 @@ func (m *Model) ParamNames() []string { return append([]string(nil), m.names...)
 // The generated block's random numbers come from a stream seeded by the
 // point's bits; ConstrainSeeded chooses the stream.
 func (m *Model) Constrain(dst, theta []float64) {
-	m.ConstrainSeeded(dst, theta, seedOf(theta))
+	if m.out == nil { // no random numbers to seed
+		m.constrain.apply(dst, theta, 0)
+		return
+	}
+	m.out.apply(dst, theta, seedOf(theta))
 }
 
 // ConstrainSeeded is Constrain with the generated block's random numbers

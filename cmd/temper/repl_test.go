@@ -16,15 +16,7 @@ func TestREPLScript(t *testing.T) {
 	model := write(t, dir, "m.ppl", regression)
 	data := write(t, dir, "d.json", `{"x": [1, 2, 3, 4], "y": [1.1, 2.0, 2.9, 4.2]}`)
 	out := filepath.Join(dir, "out")
-	script := write(t, dir, "script", "sum(y)\n:run iters=100 lr=1e-3\n:save "+out+"\n:quit\nnot reached\n")
-	f, err := os.Open(script)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	replInput = f
-	defer func() { replInput = os.Stdin }()
-	code, stdout, stderr := runCLI(t, context.Background(), "repl", model, "--data", data, "--no-history")
+	code, stdout, stderr := runScript(t, "sum(y)\n:run iters=100 lr=1e-3\n:save "+out+"\n:quit\nnot reached\n", "repl", model, "--data", data, "--no-history")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -49,15 +41,7 @@ func TestREPLScript(t *testing.T) {
 func TestREPLScriptFails(t *testing.T) {
 	dir := t.TempDir()
 	model := write(t, dir, "m.ppl", regression)
-	script := write(t, dir, "script", "sum(nope)\n:lod x\n1 + 1\n")
-	f, err := os.Open(script)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	replInput = f
-	defer func() { replInput = os.Stdin }()
-	code, stdout, stderr := runCLI(t, context.Background(), "repl", model, "--no-history")
+	code, stdout, stderr := runScript(t, "sum(nope)\n:lod x\n1 + 1\n", "repl", model, "--no-history")
 	if code != 1 || !strings.Contains(stderr, "the script had errors: 2 of its inputs failed") {
 		t.Errorf("exit %d, stderr %q; want 1 and the count", code, stderr)
 	}
@@ -66,4 +50,18 @@ func TestREPLScriptFails(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", w, stdout)
 		}
 	}
+}
+
+// runScript runs the command line args with script as the REPL's standard
+// input, a file rather than a terminal.
+func runScript(t *testing.T, script string, args ...string) (int, string, string) {
+	t.Helper()
+	f, err := os.Open(write(t, t.TempDir(), "script", script))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	replInput = f
+	defer func() { replInput = os.Stdin }()
+	return runCLI(t, context.Background(), args...)
 }
