@@ -4,13 +4,17 @@ import (
 	"fmt"
 	"image/color"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgsvg"
+	_ "gonum.org/v1/plot/vg/vgeps" // .eps
+	_ "gonum.org/v1/plot/vg/vgimg" // the .png, .jpg and .tif formats
+	_ "gonum.org/v1/plot/vg/vgpdf" // .pdf
+	_ "gonum.org/v1/plot/vg/vgsvg" // .svg
 
 	"github.com/temper-ppl/temper/infer/summary"
 )
@@ -51,8 +55,14 @@ func (s *Session) plot(args []string) {
 	s.printf("trace and histogram of %s (mean %.4g, sd %.4g, R-hat %.3f) in %s\n", cols[0], st.Mean, st.SD, st.Rhat, path)
 }
 
+// writeTracePlot writes the plot in the format the path's extension names:
+// .svg, .png, .jpg, .pdf, .eps or .tif.
 func writeTracePlot(path, name string, iters []int, chains [][]float64) error {
-	img := vgsvg.New(10*vg.Inch, 3.5*vg.Inch)
+	format := strings.ToLower(strings.TrimPrefix(filepath.Ext(path), "."))
+	img, err := draw.NewFormattedCanvas(10*vg.Inch, 3.5*vg.Inch, format)
+	if err != nil {
+		return fmt.Errorf("%s: a plot is written as .svg, .png, .jpg, .pdf, .eps or .tif, by the file's extension", path)
+	}
 	if err := drawTracePlot(img, name, iters, chains); err != nil {
 		return err
 	}

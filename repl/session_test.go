@@ -132,6 +132,14 @@ func TestSession(t *testing.T) {
 	if raw, err := os.ReadFile(svg); err != nil || !strings.Contains(string(raw), "<svg") || !strings.Contains(string(raw), "trace of b") {
 		t.Errorf("the plot: %v\n%.200s", err, raw)
 	}
+	// The format is the extension's: a .png is a PNG, not SVG under its
+	// name; an unknown extension is refused.
+	png := filepath.Join(dir, "b.png")
+	s.expect(":plot b "+png, "trace and histogram of b", png)
+	if raw, err := os.ReadFile(png); err != nil || !strings.HasPrefix(string(raw), "\x89PNG") {
+		t.Errorf("the .png plot: %v, starts %q", err, raw[:min(8, len(raw))])
+	}
+	s.expect(":plot b "+filepath.Join(dir, "b.gif"), "a plot is written as .svg, .png")
 	save := filepath.Join(dir, "saved")
 	s.expect(":save "+save, "draws, summary and diagnostics in "+save)
 	tab, err := draws.ReadFile(filepath.Join(save, "draws.csv"))
