@@ -182,7 +182,8 @@ func (r *Result) judgeChains(finished []int) []string {
 			continue
 		}
 		var pinned, still []string
-		for col := 1; col < 1+r.paramColumns(); col++ {
+		params := r.paramColumns() // a copy of the names: once, not per column
+		for col := 1; col < 1+params; col++ {
 			if b, ok := bounds[col]; ok {
 				if side := b.saturated(draws, col); side != "" {
 					pinned = append(pinned, r.Columns[col]+" at its "+side)
