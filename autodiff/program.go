@@ -57,6 +57,74 @@ func (g *Graph) Compile32(outputs ...*Node) (*Program32, error) {
 }
 
 func compileProgram[T Float](g *Graph, outputs []*Node) (*ProgramOf[T], error) {
+	_, is32 := any(T(0)).(float32)
+	pl, err := planProgram(g, outputs, is32)
+	if err != nil {
+		return nil, err
+	}
+	p := &ProgramOf[T]{g: g, outputs: pl.outputs, threads: 1, order: pl.order, shared: pl.shared,
+		repl: pl.repl, params: pl.params, reverse: pl.reverse, arity: pl.arity}
+	valSize, gradSize := 0, 0
+	for _, n := range p.order {
+		if aliasOf(n) != nil {
+			continue
+		}
+		if n.constant == nil { // constants are read in place
+			valSize += p.reps(n) * n.shape.Size()
+		}
+		if pl.needGrad[n.id] {
+			gradSize += p.reps(n) * n.shape.Size()
+		}
+	}
+	valArena := make([]T, valSize)
+	gradArena := make([]T, gradSize)
+	p.vals = make([][]T, len(g.nodes))
+	p.grads = make([][]T, len(g.nodes))
+	for _, n := range p.order {
+		size := p.reps(n) * n.shape.Size()
+		if in := aliasOf(n); in != nil {
+			p.vals[n.id], p.grads[n.id] = p.vals[in.id], p.grads[in.id]
+			continue
+		}
+		if n.constant != nil {
+			p.vals[n.id] = constantOf[T](n)[:size:size]
+		} else {
+			p.vals[n.id], valArena = valArena[:size:size], valArena[size:]
+		}
+		if pl.needGrad[n.id] {
+			p.grads[n.id], gradArena = gradArena[:size:size], gradArena[size:]
+		}
+	}
+
+	p.idx = make([][]int, len(g.indices))
+	for _, ix := range g.indices {
+		size := ix.n
+		if ix.replicated {
+			size *= g.replicas
+		}
+		p.idx[ix.id] = make([]int, size) // all zeros: valid for any gathered tensor
+	}
+	p.SetThreads(1)
+	return p, nil
+}
+
+// programPlan is what compiling a graph decides before any buffer exists,
+// shared by the CPU program and the device backends: the ops to run, in
+// order, and which nodes carry gradients.
+type programPlan struct {
+	outputs  []*Node
+	order    []*Node // nodes to evaluate, inputs first, in topological order
+	shared   []*Node // the ops of order computed once for all replicas
+	repl     []*Node // the ops of order computed per replica
+	params   []*Node
+	needGrad []bool    // per node id: a gradient flows to it
+	reverse  [][]*Node // per output: its ancestors that carry gradients, reverse topological order
+	arity    int       // the most operands of an op
+}
+
+// planProgram checks the graph and plans a program computing outputs; is32
+// requires every op to have float32 kernels.
+func planProgram(g *Graph, outputs []*Node, is32 bool) (*programPlan, error) {
 	if g.err != nil {
 		return nil, g.err
 	}
@@ -73,11 +141,7 @@ func compileProgram[T Float](g *Graph, outputs []*Node) (*ProgramOf[T], error) {
 	for _, o := range outputs {
 		markAncestors(o, live)
 	}
-	needGrad := make([]bool, len(g.nodes))
-	p := &ProgramOf[T]{g: g, outputs: append([]*Node(nil), outputs...), threads: 1}
-	_, is32 := any(T(0)).(float32)
-	maxArity := 0
-	valSize, gradSize := 0, 0
+	p := &programPlan{outputs: append([]*Node(nil), outputs...), needGrad: make([]bool, len(g.nodes))}
 	for _, n := range g.nodes {
 		isInput := n.op == nil && n.constant == nil
 		if !live[n.id] && !isInput {
@@ -90,45 +154,19 @@ func compileProgram[T Float](g *Graph, outputs []*Node) (*ProgramOf[T], error) {
 		}
 		p.order = append(p.order, n)
 		aliased := aliasOf(n) != nil
-		if n.constant == nil && !aliased { // constants are read in place
-			valSize += p.reps(n) * n.shape.Size()
-		}
 		if n.op != nil && !aliased && n.replicated {
 			p.repl = append(p.repl, n)
 		} else if n.op != nil && !aliased {
 			p.shared = append(p.shared, n)
 		}
-		needGrad[n.id] = n.param
+		p.needGrad[n.id] = n.param
 		for _, in := range n.ins {
-			needGrad[n.id] = needGrad[n.id] || needGrad[in.id]
-		}
-		if needGrad[n.id] && !aliased {
-			gradSize += p.reps(n) * n.shape.Size()
+			p.needGrad[n.id] = p.needGrad[n.id] || p.needGrad[in.id]
 		}
 		if n.param {
 			p.params = append(p.params, n)
 		}
-		maxArity = max(maxArity, len(n.ins))
-	}
-
-	valArena := make([]T, valSize)
-	gradArena := make([]T, gradSize)
-	p.vals = make([][]T, len(g.nodes))
-	p.grads = make([][]T, len(g.nodes))
-	for _, n := range p.order {
-		size := p.reps(n) * n.shape.Size()
-		if in := aliasOf(n); in != nil {
-			p.vals[n.id], p.grads[n.id] = p.vals[in.id], p.grads[in.id]
-			continue
-		}
-		if n.constant != nil {
-			p.vals[n.id] = constantOf[T](n)[:size:size]
-		} else {
-			p.vals[n.id], valArena = valArena[:size:size], valArena[size:]
-		}
-		if needGrad[n.id] {
-			p.grads[n.id], gradArena = gradArena[:size:size], gradArena[size:]
-		}
+		p.arity = max(p.arity, len(n.ins))
 	}
 
 	// Only replicated nodes carry gradients: a shared node depends on no
@@ -139,22 +177,11 @@ func compileProgram[T Float](g *Graph, outputs []*Node) (*ProgramOf[T], error) {
 		markAncestors(o, anc)
 		for j := len(p.order) - 1; j >= 0; j-- {
 			n := p.order[j]
-			if anc[n.id] && needGrad[n.id] && n.op != nil && aliasOf(n) == nil {
+			if anc[n.id] && p.needGrad[n.id] && n.op != nil && aliasOf(n) == nil {
 				p.reverse[i] = append(p.reverse[i], n)
 			}
 		}
 	}
-
-	p.idx = make([][]int, len(g.indices))
-	for _, ix := range g.indices {
-		size := ix.n
-		if ix.replicated {
-			size *= g.replicas
-		}
-		p.idx[ix.id] = make([]int, size) // all zeros: valid for any gathered tensor
-	}
-	p.arity = maxArity
-	p.SetThreads(1)
 	return p, nil
 }
 

@@ -67,6 +67,11 @@ func (op *categoricalOp) Name() string {
 	return "categorical"
 }
 
+// DeviceKernel implements autodiff.DeviceOp.
+func (op *categoricalOp) DeviceKernel() autodiff.DeviceKernel {
+	return autodiff.DeviceKernel{Name: op.Name(), Ints: []int{op.k}, Tables: [][]int{op.yAt, op.rowAt}}
+}
+
 func (op *categoricalOp) Forward(a *autodiff.Args)     { categoricalForward(op, a) }
 func (op *categoricalOp) Forward32(a *autodiff.Args32) { categoricalForward(op, a) }
 

@@ -138,3 +138,12 @@ func addScalarPartials[T autodiff.Float](gmu, gsigma []T, dmu, dsigma float64) {
 		gsigma[0] += T(dsigma)
 	}
 }
+
+// DeviceKernel implements autodiff.DeviceOp: the summed form is its own
+// kernel, the elementwise one the normal density's scalar function.
+func (op normalScalarOp) DeviceKernel() autodiff.DeviceKernel {
+	if op.sum {
+		return autodiff.DeviceKernel{Name: "normal_sum"}
+	}
+	return autodiff.DeviceKernel{Name: "elementwise", Func: normalDensity.fn}
+}

@@ -1,0 +1,67 @@
+package cuda
+
+// The kernels' argument structs of args.h, field for field (see there).
+// They carry no build tag: args_host_test.go checks their layout against
+// the C compiler's without a GPU.
+
+// MaxOperands and MaxRank bound an elementwise op's operands and the
+// merged rank of its broadcast (MAXOPS, MAXR).
+const (
+	MaxOperands = 8
+	MaxRank     = 8
+)
+
+// Addr is a device address as the kernels' structs hold it.
+type Addr = uint64
+
+// EwArgs: ew_forward, ew_backward, dot_forward, dot_backward.
+type EwArgs struct {
+	In, GIn                       [MaxOperands]Addr
+	Out, GOut                     Addr
+	RStride                       [MaxOperands]int64
+	N, Total, K                   int64
+	Func, Arity, Rank, AtomicMask int32
+	Dims                          [MaxRank]int32
+	Strides                       [MaxOperands][MaxRank]int32
+}
+
+// ReduceArgs: reduce_forward, reduce_backward.
+type ReduceArgs struct {
+	In, Out, GIn, GOut                    Addr
+	RsIn, RsOut, Outer, N, Inner, Outputs int64
+	Kind, Pad                             int32
+}
+
+// RowsArgs: rows_forward, rows_backward.
+type RowsArgs struct {
+	In, Out, GIn, GOut, Idx, Vals                   Addr
+	RsIn, RsIdx, RsOut, RowsOut, Row, RowsIn, Total int64
+}
+
+// CategoricalArgs: categorical_forward, categorical_backward.
+type CategoricalArgs struct {
+	Y, Theta, Out, GTheta, GOut, YAt, RowAt Addr
+	RsY, RsTheta, RsOut, N, Total           int64
+	K, Logit                                int32
+}
+
+// NormalSumArgs: normal_sum_forward, normal_sum_backward.
+type NormalSumArgs struct {
+	Y, Mu, Sigma, Out, GY, GMu, GSigma, GOut Addr
+	RsY, RsMu, RsSigma, N                    int64
+	Replicas, Pad                            int32
+}
+
+// FillArgs: fill.
+type FillArgs struct {
+	P Addr
+	N int64
+	V float64
+}
+
+// LangevinArgs: langevin.
+type LangevinArgs struct {
+	Theta, Grad, LR, Temp Addr
+	N, Offset, Replicas   int64
+	Seed, Step            uint64
+}

@@ -1,0 +1,104 @@
+// The argument structs of the kernels in kernels.cu, one per kernel
+// family, passed by value. args.go mirrors them field for field (pointers
+// first, then 64-bit integers, then 32-bit ones, so neither side pads
+// differently); args_host_test.go checks every offset with a C compiler.
+#ifndef TEMPER_ARGS_H
+#define TEMPER_ARGS_H
+
+#define MAXOPS 8
+#define MAXR 8
+typedef long long i64;
+typedef unsigned long long u64;
+
+struct EwArgs {
+	void* in[MAXOPS];
+	void* gin[MAXOPS];  // null: no gradient for that operand
+	void* out;
+	void* gout;
+	i64 rstride[MAXOPS];  // per operand, elements between replicas (0: shared)
+	i64 n;                // output elements per replica
+	i64 total;            // n × replicas
+	i64 k;                // dot: the contracted length
+	int func;             // scalar.cuh id
+	int arity;
+	int rank;             // merged output axes, outermost first
+	int atomic_mask;      // bit i: operand i broadcasts, add its gradient atomically
+	int dims[MAXR];
+	int strides[MAXOPS][MAXR];  // per operand and axis; 0 where it broadcasts
+};
+
+struct ReduceArgs {
+	void* in;
+	void* out;
+	void* gin;
+	void* gout;
+	i64 rs_in, rs_out;  // replica strides
+	i64 outer, n, inner;
+	i64 outputs;        // outer × inner × replicas
+	int kind;           // 0 sum, 1 mean, 2 max, 3 log-sum-exp (autodiff's reduceKind)
+	int pad;
+};
+
+struct RowsArgs {
+	void* in;
+	void* out;
+	void* gin;
+	void* gout;
+	const int* idx;    // gather: the indices; null for take_rows
+	void* vals;        // take_rows: the row numbers as values of T
+	i64 rs_in, rs_idx, rs_out;
+	i64 rows_out;      // rows of the result per replica
+	i64 row;           // elements per row
+	i64 rows_in;       // rows of the operand (take_rows checks against it)
+	i64 total;         // rows_out × row × replicas
+};
+
+struct CategoricalArgs {
+	void* y;
+	void* theta;
+	void* out;
+	void* gtheta;
+	void* gout;
+	const int* y_at;    // per output element, its label; null: the same index
+	const int* row_at;  // per output element, its row; null: the same index
+	i64 rs_y, rs_theta, rs_out;
+	i64 n;              // output elements per replica
+	i64 total;
+	int k;
+	int logit;
+};
+
+struct NormalSumArgs {
+	void* y;
+	void* mu;
+	void* sigma;
+	void* out;
+	void* gy;
+	void* gmu;
+	void* gsigma;
+	void* gout;
+	i64 rs_y, rs_mu, rs_sigma;
+	i64 n;
+	int replicas;
+	int pad;
+};
+
+struct FillArgs {
+	void* p;
+	i64 n;
+	double v;
+};
+
+struct LangevinArgs {
+	void* theta;
+	void* grad;
+	const double* lr;    // per replica
+	const double* temp;  // per replica
+	i64 n;               // elements per replica of this parameter
+	i64 offset;          // its first coordinate in a replica's point
+	i64 replicas;
+	u64 seed;
+	u64 step;
+};
+
+#endif
