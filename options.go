@@ -4,10 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/temper-ppl/temper/autodiff"
 	"github.com/temper-ppl/temper/compile"
 	"github.com/temper-ppl/temper/infer"
 	"github.com/temper-ppl/temper/lang"
@@ -64,6 +66,11 @@ type Options struct {
 	// Threads is the number of goroutines that evaluate the replicas (and
 	// split large matrix products); 0 means GOMAXPROCS.
 	Threads int
+	// Device is where the model is evaluated: "cpu" (or "", the default)
+	// or "cuda", an NVIDIA GPU, in a binary built with -tags cuda. The
+	// sampler's state stays on the host; the model's values and gradients
+	// stay on the device.
+	Device string
 
 	// Checkpoint, if set, is a file the run's state is written to at the
 	// end, on Ctrl-C and every CheckpointEvery, atomically (written then
@@ -241,13 +248,15 @@ func (o Options) checkRun() error {
 		return fmt.Errorf("precision must be float64 or float32, got %q", o.Precision)
 	case o.Threads < 0:
 		return fmt.Errorf("threads must be ≥ 0 (0: GOMAXPROCS), got %d", o.Threads)
+	case o.Device != "" && o.Device != "cpu" && !slices.Contains(autodiff.Devices(), o.Device):
+		return autodiff.UnknownDeviceError(o.Device)
 	}
 	return nil
 }
 
 // evalOptions are the model evaluator's options for o.
 func (o Options) evalOptions() compile.EvalOptions {
-	return compile.EvalOptions{Float32: o.Precision == "float32", Threads: o.Threads}
+	return compile.EvalOptions{Float32: o.Precision == "float32", Threads: o.Threads, Device: o.Device}
 }
 
 // runOptions are the driver's options for o (with defaults filled).

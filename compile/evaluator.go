@@ -24,6 +24,9 @@ type EvalOptions struct {
 	// Threads is the number of goroutines (autodiff's SetThreads); 0 means
 	// GOMAXPROCS.
 	Threads int
+	// Device is where the model is computed: "" or "cpu", or an
+	// accelerator of autodiff.Devices ("cuda").
+	Device string
 }
 
 // EvaluatorWith is Evaluator with the precision and goroutines of o.
@@ -35,6 +38,13 @@ func (m *Model) EvaluatorWith(replicas, batch int, o EvalOptions) (infer.Evaluat
 	outputs := []*ad.Node{b.energy}
 	if b.rowLL != nil {
 		outputs = append(outputs, b.rowLL)
+	}
+	if o.Device != "" && o.Device != "cpu" {
+		prog, err := b.g.CompileOn(o.Device, o.Float32, outputs...)
+		if err != nil {
+			return nil, fmt.Errorf("compiling the energy for %s: %v", o.Device, err)
+		}
+		return newDeviceEvaluator(m, b, prog, replicas)
 	}
 	if o.Float32 {
 		prog, err := b.g.Compile32(outputs...)
@@ -53,18 +63,49 @@ func (m *Model) EvaluatorWith(replicas, batch int, o EvalOptions) (infer.Evaluat
 func newEvaluator[T ad.Float](m *Model, b *built, prog *ad.ProgramOf[T], replicas, threads int) (*evaluator[T], error) {
 	prog.SetThreads(threads)
 	e := &evaluator[T]{built: b, prog: prog, p: replicas, d: m.dim, n: m.n}
-	if b.rows != nil && b.batch == m.n {
-		// Every row, every step: the exact energy.
-		all := make([]int, replicas*m.n)
-		for i := range all {
-			all[i] = i % m.n
-		}
-		if err := prog.SetIndices(b.rows, all); err != nil {
-			return nil, err
-		}
-		e.exact = true
+	var err error
+	e.exact, err = b.useAllRows(prog, replicas, m.n)
+	return e, err
+}
+
+// indexSetter is a program's SetIndices, on the CPU or a device.
+type indexSetter interface {
+	SetIndices(ix *ad.Indices, rows []int) error
+}
+
+// useAllRows gives every replica every row, once and for all, when the
+// model's minibatch is the whole data set (the exact energy), and reports
+// whether it did.
+func (b *built) useAllRows(prog indexSetter, replicas, n int) (bool, error) {
+	if b.rows == nil || b.batch != n {
+		return false, nil
 	}
-	return e, nil
+	all := make([]int, replicas*n)
+	for i := range all {
+		all[i] = i % n
+	}
+	return true, prog.SetIndices(b.rows, all)
+}
+
+// setRows gives the program the minibatch's rows, where the model takes a
+// minibatch.
+func (b *built) setRows(prog indexSetter, rows []int, exact bool) error {
+	if b.rows == nil || exact {
+		return nil
+	}
+	if rows == nil {
+		return fmt.Errorf("the model minibatches %d rows; no rows were given", b.batch)
+	}
+	return prog.SetIndices(b.rows, rows)
+}
+
+// batchSize is the rows per replica an evaluator takes; 0 when every row
+// is used.
+func (b *built) batchSize(exact bool) int {
+	if exact || b.rows == nil {
+		return 0
+	}
+	return b.batch
 }
 
 type evaluator[T ad.Float] struct {
@@ -75,26 +116,14 @@ type evaluator[T ad.Float] struct {
 }
 
 // BatchSize is the rows per replica Evaluate takes; 0 when every row is used.
-func (e *evaluator[T]) BatchSize() int {
-	if e.exact || e.rows == nil {
-		return 0
-	}
-	return e.batch
-}
+func (e *evaluator[T]) BatchSize() int { return e.batchSize(e.exact) }
 
 // Evaluate implements infer.Evaluator. The variance of the minibatch energy
-// is estimated from the per-row log-likelihoods ℓ_b of the batch: for B rows
-// drawn without replacement from N, Var[(N/B)Σℓ_b] = N²(1 - B/N)S²/B, with
-// the population variance S² estimated by the batch's sample variance.
+// is estimated from the per-row log-likelihoods of the batch (batchVariance).
 func (e *evaluator[T]) Evaluate(theta []float64, rows []int, energy, grad, variance []float64) error {
 	e.setTheta(theta)
-	if e.rows != nil && !e.exact {
-		if rows == nil {
-			return fmt.Errorf("the model minibatches %d rows; no rows were given", e.batch)
-		}
-		if err := e.prog.SetIndices(e.rows, rows); err != nil {
-			return err
-		}
+	if err := e.setRows(e.prog, rows, e.exact); err != nil {
+		return err
 	}
 	if err := e.prog.ForwardBackward(e.energy); err != nil {
 		return err
@@ -110,9 +139,17 @@ func (e *evaluator[T]) Evaluate(theta []float64, rows []int, energy, grad, varia
 	if e.rowLL == nil || e.exact {
 		return nil
 	}
-	ll := e.prog.Value(e.rowLL)
-	bsz, n := e.batch, float64(e.n)
-	for c := range e.p {
+	batchVariance(variance, e.prog.Value(e.rowLL), e.batch, e.n)
+	return nil
+}
+
+// batchVariance estimates each replica's minibatch-energy variance from its
+// rows' log-likelihoods ll (P × bsz): for B rows drawn without replacement
+// from N, Var[(N/B)Σℓ_b] = N²(1 - B/N)S²/B, with the population variance S²
+// estimated by the batch's sample variance.
+func batchVariance[T ad.Float](variance []float64, ll []T, bsz, rows int) {
+	n := float64(rows)
+	for c := range variance {
 		row := ll[c*bsz : (c+1)*bsz]
 		mean := 0.0
 		for _, v := range row {
@@ -127,7 +164,6 @@ func (e *evaluator[T]) Evaluate(theta []float64, rows []int, energy, grad, varia
 			variance[c] = n * n * (1 - float64(bsz)/n) * ss / float64(bsz-1) / float64(bsz)
 		}
 	}
-	return nil
 }
 
 // setTheta writes each replica's θ into the parameter blocks.

@@ -90,6 +90,12 @@ type sgKernel struct {
 	ex         *exchanger
 	stages     *stages
 	workers    int
+	// dev moves the replicas on the model's device (DeviceStepper), where
+	// the run allows it; stale is set while the device's positions are
+	// ahead of st.Theta and st.Grad.
+	dev        DeviceStepper
+	stale      bool
+	lrs, temps []float64 // per replica, for dev
 }
 
 // newKernel checks the sampler and options and makes the kernel of a
@@ -178,7 +184,21 @@ func newKernel(target Target, s Sampler, o Options) (*sgKernel, error) {
 			return nil, err
 		}
 	}
+	k.dev = k.deviceStepper()
 	return k, nil
+}
+
+// deviceStepper is the evaluator as a DeviceStepper when the run is plain
+// Langevin dynamics that needs its positions on the host only for its
+// draws: no ladder to swap rows, no metric or control variate to
+// transform them, no synthetic noise. Other runs move on the host.
+func (k *sgKernel) deviceStepper() DeviceStepper {
+	ds, ok := k.eval.(DeviceStepper)
+	if _, langevin := k.s.Dynamics.(Langevin); !ok || !langevin || k.ex != nil || k.st.Metric != nil ||
+		k.st.ControlVariate != nil || k.o.EnergyNoise != 0 || k.o.GradNoise != 0 {
+		return nil
+	}
+	return ds
 }
 
 // useMetric runs the warm-up of an automatic step size on a fresh run (a
@@ -410,6 +430,9 @@ func (k *sgKernel) step(info *Info) error {
 	if k.ex != nil {
 		k.ex.applyPending(k.st)
 	}
+	if k.dev != nil {
+		return k.evaluate(k.st.Done, info) // estimate moves the replicas on the device
+	}
 	kernel.ParallelFor(k.workers, k.workers, &mover{k: k, it: k.st.Done - 1})
 	if err := k.refreshControlVariate(); err != nil {
 		return err
@@ -473,10 +496,52 @@ func (k *sgKernel) estimate(it int) error {
 	if k.batches != nil {
 		rows = k.batches.next()
 	}
+	if k.dev != nil && it > 0 {
+		return k.deviceMove(it, rows)
+	}
 	if err := k.eval.Evaluate(st.Theta, rows, st.Energy, st.Grad, st.Variance); err != nil {
 		return fmt.Errorf("iteration %d: %w", it+1, err)
 	}
 	addNoise(st.Energy, st.Grad, st.Variance, k.o.EnergyNoise, k.o.GradNoise, k.rngs, st.Dim)
+	return nil
+}
+
+// deviceMove is the mover and the evaluation of iteration it on the
+// device: each running replica's step size and temperature, as the mover
+// would use them; a stopped chain's replicas get zeros and stay put.
+func (k *sgKernel) deviceMove(it int, rows []int) error {
+	st := k.st
+	if k.lrs == nil {
+		k.lrs, k.temps = make([]float64, len(k.rngs)), make([]float64, len(k.rngs))
+	}
+	for r := range k.rngs {
+		c, l := r/st.Levels, r%st.Levels
+		k.lrs[r], k.temps[r] = 0, 0
+		if st.failed(c) {
+			continue
+		}
+		lv := k.level(c, l, it-1)
+		if k.stages.exploring(it - 1) {
+			lv.Temperature = 0
+		}
+		k.lrs[r], k.temps[r] = lv.LR, lv.Temperature
+	}
+	k.stale = true
+	if err := k.dev.LangevinStep(k.lrs, k.temps, st.Seed, it, rows, st.Energy, st.Variance); err != nil {
+		return fmt.Errorf("iteration %d: %w", it+1, err)
+	}
+	return nil
+}
+
+// pull brings the device's positions and gradients into the State.
+func (k *sgKernel) pull() error {
+	if !k.stale {
+		return nil
+	}
+	if err := k.dev.Positions(k.st.Theta, k.st.Grad); err != nil {
+		return err
+	}
+	k.stale = false
 	return nil
 }
 
@@ -568,7 +633,7 @@ func (k *sgKernel) check(it int, info *Info) {
 		what, value := "", 0.0
 		if e := st.Energy[r]; math.IsNaN(e) || math.IsInf(e, 0) {
 			what, value = "energy", e
-		} else if theta := row(st.Theta, r, d); !kernel.AllFinite(theta) {
+		} else if theta := row(st.Theta, r, d); !k.stale && !kernel.AllFinite(theta) { // on the device, a non-finite θ shows in its energy
 			i := slices.IndexFunc(theta, func(x float64) bool { return x-x != 0 }) // NaN or ±Inf
 			what, value = "parameter "+strconv.Itoa(i+1), theta[i]
 		}
@@ -594,11 +659,12 @@ func (k *sgKernel) check(it int, info *Info) {
 }
 
 // sync writes into the State what lives outside it between steps: the
-// random streams' positions.
-func (k *sgKernel) sync() {
+// random streams' positions, and the positions on a device.
+func (k *sgKernel) sync() error {
 	for r, rng := range k.rngs {
 		k.st.Streams[r] = rng.Pos()
 	}
+	return k.pull()
 }
 
 // progress is what the run reports after an iteration.

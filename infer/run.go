@@ -253,6 +253,7 @@ func Run(ctx context.Context, target Target, s Sampler, o Options) (*Result, err
 	if err == nil && k.st.Running() == 0 {
 		err = fmt.Errorf("every chain %w: %s", ErrDiverged, failureList(k.st.Failures))
 	}
+	err = errors.Join(err, k.sync()) // the State a Result holds is the run's last
 	return rec.res, saver.atStop(err)
 }
 
@@ -274,7 +275,9 @@ func (c *checkpointer) write() error {
 	if c.save == nil {
 		return nil
 	}
-	c.k.sync()
+	if err := c.k.sync(); err != nil {
+		return err
+	}
 	c.last = time.Now()
 	if err := c.save(c.k.st); err != nil {
 		return fmt.Errorf("writing the checkpoint: %w", err)
@@ -355,6 +358,9 @@ func (rc *recorder) record(info *Info) error {
 	st, k, res := rc.k.st, info.Iteration, rc.res
 	if !rc.k.stages.keep(k, st.Burn, rc.o.Thin) {
 		return nil
+	}
+	if err := rc.k.pull(); err != nil {
+		return err
 	}
 	d, levels := st.Dim, st.Levels
 	draw := &rc.draw

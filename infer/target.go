@@ -66,3 +66,21 @@ type Evaluator interface {
 	// BatchSize is B, the rows per replica Evaluate expects (0: exact).
 	BatchSize() int
 }
+
+// DeviceStepper is an Evaluator on an accelerator that can also make the
+// Langevin move itself (Langevin's update, fused with noise from a
+// counter-based generator on the device), so that a run of plain SGLD
+// keeps the positions and gradients on the device: only the energies and
+// their variances cross to the host each step, and the positions when a
+// draw is kept.
+type DeviceStepper interface {
+	Evaluator
+	// LangevinStep moves each replica p from the point of the last
+	// evaluation by θ ← θ − lr[p]·∇Ũ(θ) + √(2·lr[p]·T[p])·ξ, ξ standard
+	// normal from the stream (seed, p, step), then evaluates there on rows,
+	// setting energy and variance as Evaluate does.
+	LangevinStep(lr, temperature []float64, seed uint64, step int, rows []int, energy, variance []float64) error
+	// Positions copies the replicas' current points and their gradients
+	// (P × D) to the host.
+	Positions(theta, grad []float64) error
+}

@@ -26,7 +26,7 @@ import (
 
 const benchUsage = `usage: temper bench [--replicas 1,4,16] [--threads N] [--epochs E] [--data DIR] [--batch B]
     [--precision float32|float64] [--seed S] [--lr η] [--thin n] [--repeat K]
-    [--limit-train N] [--limit-test N] [--json]`
+    [--limit-train N] [--limit-test N] [--hidden H] [--device cpu|cuda] [--json]`
 
 // benchSharedData is where the full MNIST lies beside a checkout of the
 // project; without it the bench uses the subset shipped in examples/mnist.
@@ -43,6 +43,7 @@ type benchConfig struct {
 	repeat, thin           int
 	limitTrain, limitTest  int
 	precision, data        string
+	device                 string
 	cpuProfile             string
 	lr                     float64
 	seed                   uint64
@@ -55,6 +56,7 @@ type benchConfig struct {
 	model                   *temper.Model
 	predictor               *compile.Predictor // the test set through the model's predict block
 	layout                  mnist.Layout       // where W1, b1, W2 and b2 are in a draw
+	net                     mnist.MLP          // the network's sizes (--hidden)
 }
 
 func parseBenchFlags(args []string, stderr io.Writer) (*benchConfig, error) {
@@ -74,6 +76,8 @@ func parseBenchFlags(args []string, stderr io.Writer) (*benchConfig, error) {
 	fs.IntVar(&c.repeat, "repeat", 1, "runs of each configuration; the median by speed is reported")
 	fs.IntVar(&c.limitTrain, "limit-train", 0, "use only the first N training images (0: all)")
 	fs.IntVar(&c.limitTest, "limit-test", 0, "use only the first N test images (0: all)")
+	fs.IntVar(&c.net.H, "hidden", mnist.Net.H, "hidden units of the network (the peer's --hidden; 1200 is the wide network)")
+	fs.StringVar(&c.device, "device", "cpu", "where the model is computed: cpu or cuda (a build with -tags cuda)")
 	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the runs to this file (go tool pprof reads it)")
 	fs.BoolVar(&c.json, "json", false, "print a JSON array, one object per replica count, and no progress")
 	flags, pos := reorderFlags(args, "json")
@@ -100,6 +104,8 @@ func parseBenchFlags(args []string, stderr io.Writer) (*benchConfig, error) {
 		{!(c.lr > 0) || math.IsInf(c.lr, 0), fmt.Sprintf("--lr must be a positive number, got %g", c.lr)},
 		{*seed < 0, fmt.Sprintf("--seed must be ≥ 0, got %d", *seed)},
 		{c.precision != "float32" && c.precision != "float64", fmt.Sprintf("--precision must be float32 or float64, got %q", c.precision)},
+		{c.net.H < 1, fmt.Sprintf("--hidden must be at least 1, got %d", c.net.H)},
+		{c.device != "cpu" && c.device != "cuda", fmt.Sprintf("--device must be cpu or cuda, got %q", c.device)},
 	}
 	for _, ch := range checks {
 		if ch.bad {
@@ -107,6 +113,7 @@ func parseBenchFlags(args []string, stderr io.Writer) (*benchConfig, error) {
 		}
 	}
 	c.seed = uint64(*seed)
+	c.net.D, c.net.K = mnist.Net.D, mnist.Net.K
 	if !c.json {
 		c.stderr = stderr
 	}
@@ -146,7 +153,7 @@ func (c *benchConfig) loadData() error {
 		return badf("temper bench: %v", err)
 	}
 	c.train, c.test = d.Train.Head(c.limitTrain), d.Test.Head(c.limitTest)
-	if c.train.Dim() != mnist.Net.D {
+	if c.train.Dim() != c.net.D {
 		return badf("temper bench: images of %d × %d pixels; the network takes 28 × 28", c.train.Rows, c.train.Cols)
 	}
 	if c.batch > c.train.N {
@@ -164,8 +171,8 @@ func (c *benchConfig) compileOn(set *mnist.Set) (*temper.Model, error) {
 		labels[i] = float64(y + 1) // categorical labels are 1-based
 	}
 	return temper.Compile("examples/mnist/model.ppl", example.Model, map[string]any{
-		"H":     mnist.Net.H,
-		"K":     mnist.Net.K,
+		"H":     c.net.H,
+		"K":     c.net.K,
 		"X":     &compile.Value{Shape: []int{set.N, set.Dim()}, Values: set.Pixels, Source: c.dataLabel},
 		"label": &compile.Value{Shape: []int{set.N}, Values: labels, Source: c.dataLabel},
 	})
@@ -182,7 +189,7 @@ func (c *benchConfig) compileModel() error {
 	for _, p := range m.Params() {
 		params = append(params, mnist.Param{Name: p.Name, Shape: p.Shape, Offset: p.Offset})
 	}
-	if c.layout, err = mnist.Net.LayoutOf(params); err != nil {
+	if c.layout, err = c.net.LayoutOf(params); err != nil {
 		return fmt.Errorf("examples/mnist/model.ppl: %v", err)
 	}
 	// Every parameter is unconstrained, so a draw's values after lp__ are
@@ -256,6 +263,7 @@ type benchResult struct {
 	Replicas         int     `json:"replicas"`
 	Threads          int     `json:"threads"`
 	Precision        string  `json:"precision"`
+	Device           string  `json:"device"`
 	Batch            int     `json:"batch"`
 	Epochs           int     `json:"epochs"`
 	Steps            int     `json:"steps"` // update steps per chain
@@ -340,7 +348,7 @@ func (c *benchConfig) runOnce(ctx context.Context, p int) (benchResult, error) {
 	init := make([][]float64, p)
 	for i := range init {
 		init[i] = make([]float64, c.model.Dim())
-		mnist.Net.Init(init[i], c.layout, rand.New(rand.NewPCG(c.seed, 1<<32+uint64(i))))
+		c.net.Init(init[i], c.layout, rand.New(rand.NewPCG(c.seed, 1<<32+uint64(i))))
 	}
 	clock := &stepClock{warm: warm}
 	if warm == 0 { // a one-step run: time it from the start
@@ -356,6 +364,7 @@ func (c *benchConfig) runOnce(ctx context.Context, p int) (benchResult, error) {
 		Batch:     c.batch,
 		Seed:      c.seed,
 		Precision: c.precision,
+		Device:    c.device,
 		Threads:   c.threads,
 		Init:      init,
 		Progress: func(p infer.Progress) {
@@ -376,9 +385,9 @@ func (c *benchConfig) runOnce(ctx context.Context, p int) (benchResult, error) {
 	if err != nil {
 		return benchResult{}, err
 	}
-	flops := mnist.Net.StepFLOPs(c.batch)
+	flops := c.net.StepFLOPs(c.batch)
 	return benchResult{
-		Replicas: p, Threads: c.threads, Precision: c.precision, Batch: c.batch, Epochs: c.epochs,
+		Replicas: p, Threads: c.threads, Precision: c.precision, Device: c.device, Batch: c.batch, Epochs: c.epochs,
 		Steps: c.numSteps, BurnIn: burn, Thin: c.thin, LR: c.lr, Seed: c.seed, Data: c.dataLabel,
 		TrainRows: c.train.N, TestRows: c.test.N, ParamsPerReplica: c.model.Dim(),
 		WarmupSteps: warm, TimedSteps: clock.timed,
@@ -492,10 +501,10 @@ type freeEvaluator struct{}
 // replica count.
 func (c *benchConfig) writeTable(w io.Writer, results []benchResult) error {
 	r0 := results[0]
-	fmt.Fprintf(w, "temper bench: SGLD on a Bayesian MLP %d-%d-%d (%d parameters per replica), MNIST\n", mnist.Net.D, mnist.Net.H, mnist.Net.K, r0.ParamsPerReplica)
+	fmt.Fprintf(w, "temper bench: SGLD on a Bayesian MLP %d-%d-%d (%d parameters per replica), MNIST\n", c.net.D, c.net.H, c.net.K, r0.ParamsPerReplica)
 	fmt.Fprintf(w, "data: %s, %d training and %d test images\n", c.dataLabel, c.train.N, c.test.N)
-	fmt.Fprintf(w, "lr %g, batch %d, %s of %d steps (burn-in %d, a draw every %d), %s, %s, seed %d",
-		c.lr, c.batch, plural(c.epochs, "epoch"), c.stepsPerEpoch, r0.BurnIn, c.thin, c.precision, plural(c.threads, "thread"), c.seed)
+	fmt.Fprintf(w, "lr %g, batch %d, %s of %d steps (burn-in %d, a draw every %d), %s, %s, %s, seed %d",
+		c.lr, c.batch, plural(c.epochs, "epoch"), c.stepsPerEpoch, r0.BurnIn, c.thin, c.precision, c.device, plural(c.threads, "thread"), c.seed)
 	if c.repeat > 1 {
 		fmt.Fprintf(w, ", median of %d runs", c.repeat)
 	}

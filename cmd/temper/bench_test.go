@@ -101,7 +101,7 @@ func TestBenchTable(t *testing.T) {
 	}
 	for _, want := range []string{
 		"data: examples/mnist/data (the shipped subset), 2000 training and 100 test images",
-		"2 epochs of 15 steps (burn-in 15, a draw every 100), float64, 1 thread, seed 1, median of 2 runs",
+		"2 epochs of 15 steps (burn-in 15, a draw every 100), float64, cpu, 1 thread, seed 1, median of 2 runs",
 		"steps/s over 16 of 30 steps",
 		"replicas  steps/s  replica-steps/s  GFLOP/s",
 	} {

@@ -27,10 +27,16 @@ func TestGermanCreditAgainstStan(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a 3-second sampling run; skipped with -short")
 	}
+	germanCreditAgainstStan(t)
+}
+
+// germanCreditAgainstStan runs the example with the defaults and the
+// extra arguments given, and checks it against Stan's reference.
+func germanCreditAgainstStan(t *testing.T, extra ...string) {
 	out := t.TempDir()
 	var stdout, stderr strings.Builder
 	model := filepath.Join("..", "..", "examples", "logistic", "model.ppl")
-	if code := run(context.Background(), []string{"run", model, "--out", out, "--quiet"}, &stdout, &stderr); code != 0 {
+	if code := run(context.Background(), append([]string{"run", model, "--out", out, "--quiet"}, extra...), &stdout, &stderr); code != 0 {
 		t.Fatalf("temper run exited %d: %s", code, stderr.String())
 	}
 	ours := readSummary(t, filepath.Join(out, "summary.csv"))

@@ -1,0 +1,129 @@
+package compile
+
+import (
+	"runtime"
+
+	ad "github.com/temper-ppl/temper/autodiff"
+)
+
+// deviceEvaluator is the evaluator of a model compiled for an accelerator
+// (autodiff.DeviceProgram): each Evaluate sends θ and the minibatch's rows
+// to the device and brings back the energies, gradients and per-row
+// log-likelihoods; the graph's values stay on the device.
+type deviceEvaluator struct {
+	*built
+	prog    ad.DeviceProgram
+	p, d, n int
+	exact   bool
+	block   []float64 // one parameter block of every replica, in transit
+	ll      []float64
+}
+
+func newDeviceEvaluator(m *Model, b *built, prog ad.DeviceProgram, replicas int) (*deviceEvaluator, error) {
+	e := &deviceEvaluator{built: b, prog: prog, p: replicas, d: m.dim, n: m.n}
+	// A run makes several evaluators (warm-up, sampling, full-data
+	// passes) and a REPL session many runs: each gives its device memory
+	// back when it is collected.
+	runtime.AddCleanup(e, func(p ad.DeviceProgram) { p.Close() }, prog)
+	var err error
+	if e.exact, err = b.useAllRows(prog, replicas, m.n); err != nil {
+		return nil, err
+	}
+	if b.rowLL != nil {
+		e.ll = make([]float64, replicas*b.rowLL.Size())
+	}
+	return e, nil
+}
+
+// BatchSize implements infer.Evaluator.
+func (e *deviceEvaluator) BatchSize() int { return e.batchSize(e.exact) }
+
+// Device describes where the evaluator computes.
+func (e *deviceEvaluator) Device() string { return e.prog.Device() }
+
+// Evaluate implements infer.Evaluator.
+func (e *deviceEvaluator) Evaluate(theta []float64, rows []int, energy, grad, variance []float64) error {
+	for _, bl := range e.blocks {
+		e.block = grow(e.block, e.p*bl.size)
+		for r := range e.p {
+			copy(e.block[r*bl.size:(r+1)*bl.size], theta[r*e.d+bl.offset:][:bl.size])
+		}
+		if err := e.prog.Set(bl.node, e.block); err != nil {
+			return err
+		}
+	}
+	return e.evaluate(rows, energy, grad, variance)
+}
+
+// evaluate runs the energy on rows at the point on the device and brings
+// back the energies, the variances and, unless grad is nil, the gradients.
+func (e *deviceEvaluator) evaluate(rows []int, energy, grad, variance []float64) error {
+	if err := e.setRows(e.prog, rows, e.exact); err != nil {
+		return err
+	}
+	if err := e.prog.ForwardBackward(e.energy); err != nil {
+		return err
+	}
+	if err := e.prog.Read(e.energy, energy); err != nil {
+		return err
+	}
+	for _, bl := range e.blocks {
+		if grad == nil {
+			break
+		}
+		e.block = grow(e.block, e.p*bl.size)
+		if err := e.prog.ReadGrad(bl.node, e.block); err != nil {
+			return err
+		}
+		for r := range e.p {
+			copy(grad[r*e.d+bl.offset:][:bl.size], e.block[r*bl.size:(r+1)*bl.size])
+		}
+	}
+	clear(variance)
+	if e.rowLL == nil || e.exact {
+		return nil
+	}
+	if err := e.prog.Read(e.rowLL, e.ll); err != nil {
+		return err
+	}
+	batchVariance(variance, e.ll, e.batch, e.n)
+	return nil
+}
+
+// LangevinStep implements infer.DeviceStepper: each parameter block takes
+// its Langevin move where the last evaluation left it, then the energy is
+// evaluated at the new point.
+func (e *deviceEvaluator) LangevinStep(lr, temperature []float64, seed uint64, step int, rows []int, energy, variance []float64) error {
+	for _, bl := range e.blocks {
+		if err := e.prog.Langevin(bl.node, lr, temperature, seed, step, bl.offset); err != nil {
+			return err
+		}
+	}
+	return e.evaluate(rows, energy, nil, variance)
+}
+
+// Positions implements infer.DeviceStepper.
+func (e *deviceEvaluator) Positions(theta, grad []float64) error {
+	for _, bl := range e.blocks {
+		e.block = grow(e.block, e.p*bl.size)
+		for _, x := range []struct {
+			dst  []float64
+			read func(*ad.Node, []float64) error
+		}{{theta, e.prog.Read}, {grad, e.prog.ReadGrad}} {
+			if err := x.read(bl.node, e.block); err != nil {
+				return err
+			}
+			for r := range e.p {
+				copy(x.dst[r*e.d+bl.offset:][:bl.size], e.block[r*bl.size:(r+1)*bl.size])
+			}
+		}
+	}
+	return nil
+}
+
+func grow(s []float64, n int) []float64 {
+	if cap(s) < n {
+		return make([]float64, n)
+	}
+	return s[:n]
+}
