@@ -1,5 +1,3 @@
-// Package cuda holds temper's CUDA sources and the tables that tie them to
-// the Go op set.
 package cuda
 
 import _ "embed"
