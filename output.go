@@ -163,8 +163,12 @@ func (r *Result) Save(dir string, comments ...string) error {
 }
 
 // SaveSummaries writes summary.csv and diagnostics.json into dir, beside a
-// draws.csv that a DrawsWriter wrote during the run.
+// draws.csv that a DrawsWriter wrote during the run, and the draws again
+// in CmdStan's layout, a file per chain (ChainFile), for R and ArviZ.
 func (r *Result) SaveSummaries(dir string) error {
+	if err := r.saveChainFiles(dir); err != nil {
+		return err
+	}
 	stats := r.Summary()
 	sf, err := os.Create(filepath.Join(dir, SummaryFile))
 	if err != nil {

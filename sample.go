@@ -22,8 +22,9 @@ type Result struct {
 	// Iters[i] is the iteration of every chain's i-th draw, counted from 0
 	// at the end of burn-in.
 	Iters []int
-	// Elapsed is the wall time of the run.
-	Elapsed time.Duration
+	// Elapsed is the wall time of the run; Warmup the part of it before
+	// the first kept draw (the warm-up and burn-in).
+	Elapsed, Warmup time.Duration
 	// Stopped is why the run ended early (the context's error, a
 	// divergence, an error from OnDraw); nil when it ran to the end.
 	Stopped error
@@ -73,7 +74,11 @@ func (m *Model) Sample(ctx context.Context, opts Options) (*Result, error) {
 	if err := m.checkpointing(&run, opts, s, settings); err != nil {
 		return nil, err
 	}
+	start := time.Now()
 	run.OnDraw = func(d infer.Draw) error {
+		if len(r.Iters) == 0 {
+			r.Warmup = time.Since(start)
+		}
 		if d.Level == 0 && (len(r.Iters) == 0 || d.Iter > r.Iters[len(r.Iters)-1]) {
 			r.Iters = append(r.Iters, d.Iter)
 		}
@@ -83,7 +88,6 @@ func (m *Model) Sample(ctx context.Context, opts Options) (*Result, error) {
 		return opts.OnDraw(Draw{Chain: d.Chain, Iter: d.Iter, Level: d.Level, LR: d.LR, Temperature: d.Temperature,
 			Cycle: d.Cycle, Values: slices.Clone(d.Values)})
 	}
-	start := time.Now()
 	res, err := infer.Run(ctx, target{m, opts.evalOptions()}, s, run)
 	r.Elapsed = time.Since(start)
 	if res == nil {

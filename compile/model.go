@@ -173,6 +173,10 @@ func identName(e lang.Expr) string {
 	return ""
 }
 
+// SourceName is the name the model's source was parsed under (its file's
+// path, for a model read from a file).
+func (m *Model) SourceName() string { return m.file.Name }
+
 // Dim is the length of the unconstrained parameter vector.
 func (m *Model) Dim() int { return m.dim }
 

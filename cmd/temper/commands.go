@@ -129,14 +129,33 @@ func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	return sample(ctx, path, m, cfg, stdout, stderr, flags.quiet)
 }
 
-// defaultOut is out/NAME for NAME.ppl, or out/DIR for DIR/model.ppl.
-func defaultOut(path string) string {
-	name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
-	if dir := filepath.Base(filepath.Dir(path)); name == "model" && dir != "." && dir != string(filepath.Separator) {
-		name = dir
+// readDraws reads a run's draws: one draws file (temper's draws.csv,
+// chains in a column), the files of CmdStan's layout (a chain each, such
+// as draws_1.csv draws_2.csv, or CmdStan's own), or a run's folder, whose
+// per-chain files it prefers to its draws.csv.
+func readDraws(paths []string) (*draws.Table, error) {
+	if info, err := os.Stat(paths[0]); len(paths) == 1 && err == nil && info.IsDir() {
+		dir := paths[0]
+		if paths = temper.ChainFiles(dir); len(paths) == 0 {
+			paths = []string{filepath.Join(dir, temper.DrawsFile)}
+		}
 	}
-	return filepath.Join("out", name)
+	var tables []*draws.Table
+	for _, p := range paths {
+		t, err := draws.ReadFileLenient(p)
+		if err != nil {
+			return nil, err
+		}
+		tables = append(tables, t)
+	}
+	if len(tables) == 1 {
+		return tables[0], nil
+	}
+	return draws.Concat(tables...)
 }
+
+// defaultOut is out/NAME for NAME.ppl, or out/DIR for DIR/model.ppl.
+func defaultOut(path string) string { return filepath.Join("out", temper.ModelName(path)) }
 
 // sample runs the sampler, streaming draws to DIR/draws.csv, then writes the
 // summary and diagnostics. An interrupted or failed run still gets its files
@@ -231,10 +250,10 @@ func summaryCommand(args []string, stdout, stderr io.Writer) error {
 	if err := fs.Parse(flags); err != nil {
 		return badf("temper summary: %v", err)
 	}
-	if len(pos) != 1 {
-		return badf("usage: temper summary DRAWS.csv [--replica N] [--weight-cycles] [--modes MODES.csv [--radius r] [--min-draws n]]")
+	if len(pos) == 0 {
+		return badf("usage: temper summary DRAWS.csv|RUN_DIR|CHAIN.csv... [--replica N] [--weight-cycles] [--modes MODES.csv [--radius r] [--min-draws n]]")
 	}
-	t, err := draws.ReadFileLenient(pos[0])
+	t, err := readDraws(pos)
 	if err != nil {
 		return badf("temper summary: %v", err)
 	}

@@ -3,7 +3,7 @@
 //	temper check MODEL.ppl [--data FILE]...
 //	temper run MODEL.ppl [--data FILE]... [--sampler NAME] [--set key=value]... [flags]
 //	    (temper run -h; the flags are temper.RunKeys)
-//	temper summary DRAWS.csv [--replica N]
+//	temper summary DRAWS.csv|RUN_DIR|CHAIN.csv... [--replica N]
 //	temper predict MODEL.ppl --draws DRAWS.csv [--data FILE]... [--out FILE]
 //	temper repl [MODEL.ppl] [--data FILE]...
 //	temper bench [--replicas 1,4,16] [--threads N] [--epochs E] [--data DIR] [--json]
@@ -45,7 +45,7 @@ usage:
   temper check MODEL.ppl [--data FILE]...     parse and check a model (and its data)
   temper run MODEL.ppl [flags]                sample a model; temper run -h lists the flags
                                               (--strict: exit 3 when the run has warnings)
-  temper summary DRAWS.csv                    summarise a draws file
+  temper summary DRAWS.csv|RUN_DIR|CHAINS...  summarise draws (temper's file, a run folder, per-chain files)
   temper predict MODEL.ppl --draws DRAWS.csv [--data FILE]... [--out FILE]
                                               posterior predictive: NLL, accuracy, means
   temper samplers                             list the samplers and their options

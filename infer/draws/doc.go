@@ -1,6 +1,9 @@
 // Package draws writes and reads files of posterior draws in the
-// conventions of Stan's CSV output, so that CmdStan's tools and ArviZ's
-// az.from_cmdstan read temper's draws and temper reads theirs.
+// conventions of Stan's CSV output, so that CmdStan's tools, R's rstan and
+// ArviZ's az.from_cmdstan read temper's draws and temper reads theirs.
+// Those tools take one chain per file: a run's files in that layout are
+// written with Header.OneChain, one per chain, and Concat joins such files
+// back into one run.
 //
 // # Format
 //

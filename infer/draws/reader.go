@@ -30,6 +30,35 @@ type Table struct {
 	DroppedLine int
 }
 
+// Concat joins the tables of one run's chains, such as the files of
+// CmdStan's layout (one chain each, draws_1.csv, draws_2.csv, ...): each
+// table's chains follow the previous tables', renumbered 1, 2, ... in
+// order. The tables must have the same columns.
+func Concat(tables ...*Table) (*Table, error) {
+	if len(tables) == 0 {
+		return nil, fmt.Errorf("draws: no tables to join")
+	}
+	out := &Table{Columns: slices.Clone(tables[0].Columns), Values: make([][]float64, len(tables[0].Columns))}
+	for i, t := range tables {
+		if !slices.Equal(t.Columns, out.Columns) {
+			return nil, fmt.Errorf("draws: table %d has columns %s, table 1 %s", i+1, strings.Join(t.Columns, ","), strings.Join(out.Columns, ","))
+		}
+		if i == 0 {
+			out.Comments = slices.Clone(t.Comments)
+		}
+		ids := t.ChainIDs()
+		base := len(out.ChainIDs())
+		for r, c := range t.Chain {
+			out.Chain = append(out.Chain, base+1+slices.Index(ids, c))
+			out.Iter = append(out.Iter, t.Iter[r])
+		}
+		for k := range out.Values {
+			out.Values[k] = append(out.Values[k], t.Values[k]...)
+		}
+	}
+	return out, nil
+}
+
 // Index returns the position of a column in Columns, or -1.
 func (t *Table) Index(column string) int {
 	return slices.Index(t.Columns, column)

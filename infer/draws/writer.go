@@ -17,6 +17,10 @@ type Header struct {
 	// the Writer adds in front: lp__, the flattened parameters (see
 	// FlatNames), then any extra columns.
 	Columns []string
+	// OneChain leaves out the chain and iter columns: the file holds one
+	// chain, in order, as CmdStan writes a file per chain (the layout
+	// that R's rstan::read_stan_csv and ArviZ's from_cmdstan read).
+	OneChain bool
 }
 
 // A Writer's buffered rows reach the underlying writer after at most
@@ -41,6 +45,7 @@ const (
 type Writer struct {
 	out       io.Writer
 	columns   int
+	oneChain  bool
 	buf       []byte
 	rows      int       // rows in buf
 	lastFlush time.Time // when buf was last emptied
@@ -57,18 +62,13 @@ func NewWriter(w io.Writer, header Header) (*Writer, error) {
 	if err := checkColumns(header.Columns); err != nil {
 		return nil, err
 	}
-	dw := &Writer{out: w, columns: len(header.Columns), now: time.Now}
-	for _, c := range header.Comments {
-		for _, line := range strings.Split(c, "\n") {
-			dw.buf = append(dw.buf, strings.TrimRight("# "+line, " ")...)
-			dw.buf = append(dw.buf, '\n')
-		}
+	dw := &Writer{out: w, columns: len(header.Columns), oneChain: header.OneChain, now: time.Now}
+	dw.appendComments(header.Comments)
+	names := header.Columns
+	if !header.OneChain {
+		names = append([]string{"chain", "iter"}, names...)
 	}
-	dw.buf = append(dw.buf, "chain,iter"...)
-	for _, c := range header.Columns {
-		dw.buf = append(dw.buf, ',')
-		dw.buf = append(dw.buf, c...)
-	}
+	dw.buf = append(dw.buf, strings.Join(names, ",")...)
 	dw.buf = append(dw.buf, '\n')
 	if err := dw.Flush(); err != nil {
 		return nil, err
@@ -106,11 +106,18 @@ func (w *Writer) Write(chain, iter int, values []float64) error {
 	if len(values) != w.columns {
 		return fmt.Errorf("draws: row of chain %d, iter %d has %d values for %d columns", chain, iter, len(values), w.columns)
 	}
-	w.buf = strconv.AppendInt(w.buf, int64(chain), 10)
-	w.buf = append(w.buf, ',')
-	w.buf = strconv.AppendInt(w.buf, int64(iter), 10)
-	for _, v := range values {
+	if !w.oneChain {
+		w.buf = strconv.AppendInt(w.buf, int64(chain), 10)
 		w.buf = append(w.buf, ',')
+		w.buf = strconv.AppendInt(w.buf, int64(iter), 10)
+		if len(values) > 0 {
+			w.buf = append(w.buf, ',')
+		}
+	}
+	for i, v := range values {
+		if i > 0 {
+			w.buf = append(w.buf, ',')
+		}
 		w.buf = appendFloat(w.buf, v)
 	}
 	w.buf = append(w.buf, '\n')
@@ -119,6 +126,26 @@ func (w *Writer) Write(chain, iter int, values []float64) error {
 		return w.Flush()
 	}
 	return nil
+}
+
+// Comment writes comment lines after the rows so far, as CmdStan writes
+// its adaptation results after the header and its timings at the end.
+func (w *Writer) Comment(lines ...string) error {
+	if w.err != nil {
+		return w.err
+	}
+	w.appendComments(lines)
+	return w.Flush()
+}
+
+// appendComments adds each line as "# line", a line with breaks as several.
+func (w *Writer) appendComments(comments []string) {
+	for _, c := range comments {
+		for _, line := range strings.Split(c, "\n") {
+			w.buf = append(w.buf, strings.TrimRight("# "+line, " ")...)
+			w.buf = append(w.buf, '\n')
+		}
+	}
 }
 
 // appendFloat writes v as the shortest decimal that reads back exactly;

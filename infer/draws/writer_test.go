@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -140,4 +141,48 @@ func (f *failAfter) Write(p []byte) (int, error) {
 	}
 	f.ok--
 	return len(p), nil
+}
+
+// TestOneChainFiles writes two chains in CmdStan's layout, a file each
+// with comments after the header and at the end, and reads them back as
+// one run.
+func TestOneChainFiles(t *testing.T) {
+	var files []*draws.Table
+	for c := range 2 {
+		var b strings.Builder
+		w, err := draws.NewWriter(&b, draws.Header{Comments: []string{"model = m", "  sample"}, Columns: []string{"lp__", "mu"}, OneChain: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Comment("Adaptation terminated", "Step size = 0.5"); err != nil {
+			t.Fatal(err)
+		}
+		for i := range 3 {
+			if err := w.Write(c+1, i+1, []float64{-float64(i + 1), float64(10*c + i)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.Comment("", " Elapsed Time: 1 seconds (Total)"); err != nil {
+			t.Fatal(err)
+		}
+		want := "# model = m\n#   sample\nlp__,mu\n# Adaptation terminated\n# Step size = 0.5\n-1,0\n-2,1\n-3,2\n#\n#  Elapsed Time: 1 seconds (Total)\n"
+		if c == 0 && b.String() != want {
+			t.Fatalf("chain 1's file:\n%s\nwant:\n%s", b.String(), want)
+		}
+		tab, err := draws.Read(strings.NewReader(b.String()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, tab)
+	}
+	run, err := draws.Concat(files...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := run.ByChain("mu"); !reflect.DeepEqual(got, [][]float64{{0, 1, 2}, {10, 11, 12}}) {
+		t.Errorf("the joined chains of mu are %v", got)
+	}
+	if _, err := draws.Concat(files[0], &draws.Table{Columns: []string{"lp__", "sigma"}}); err == nil {
+		t.Error("tables of different columns were joined")
+	}
 }

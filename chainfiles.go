@@ -1,0 +1,145 @@
+package temper
+
+import (
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/temper-ppl/temper/infer"
+	"github.com/temper-ppl/temper/infer/draws"
+)
+
+// ChainFile is the name of chain c's file (c from 0) in CmdStan's layout:
+// draws_1.csv, draws_2.csv, ...
+func ChainFile(c int) string { return fmt.Sprintf("draws_%d.csv", c+1) }
+
+// ChainFiles lists the files of CmdStan's layout in dir, in chain order.
+func ChainFiles(dir string) []string {
+	var files []string
+	for c := 0; ; c++ {
+		path := filepath.Join(dir, ChainFile(c))
+		if _, err := os.Stat(path); err != nil {
+			return files
+		}
+		files = append(files, path)
+	}
+}
+
+// saveChainFiles writes the target level's draws of each chain into its
+// own file in CmdStan's layout (ChainFile), which R's rstan::read_stan_csv,
+// cmdstanr and ArviZ's from_cmdstan read as one chain each: CmdStan's
+// comment header (model, num_samples, num_warmup, save_warmup, thin, the
+// algorithm and its settings, id, seed), the sampler diagnostics as
+// columns ending in __ before the parameters (lp__, and cycle__ for a
+// cyclical schedule), the warm-up's result after the header and the
+// timings at the end. Files of an earlier run with more chains are
+// removed, so that a reader of the folder sees this run alone.
+func (r *Result) saveChainFiles(dir string) error {
+	for _, old := range ChainFiles(dir)[min(len(r.Draws), len(ChainFiles(dir))):] {
+		if err := os.Remove(old); err != nil {
+			return err
+		}
+	}
+	columns := []string{"lp__"}
+	if r.Cycle != nil {
+		columns = append(columns, "cycle__")
+	}
+	columns = append(columns, r.Columns[1:]...)
+	row := make([]float64, len(columns))
+	for c, chain := range r.Draws {
+		f, err := os.Create(filepath.Join(dir, ChainFile(c)))
+		if err != nil {
+			return err
+		}
+		err = r.writeChain(f, c, chain, columns, row)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (r *Result) writeChain(f *os.File, c int, chain [][]float64, columns []string, row []float64) error {
+	w, err := draws.NewWriter(f, draws.Header{Comments: r.cmdstanHeader(c, len(chain), f.Name()), Columns: columns, OneChain: true})
+	if err != nil {
+		return err
+	}
+	if t := r.Tuning; t != nil {
+		if err := w.Comment("Adaptation terminated", fmt.Sprintf("Step size = %g", t.StepSize),
+			"(temper's warm-up: the step size of the sampler's dynamics in the metric's coordinates)"); err != nil {
+			return err
+		}
+	}
+	for i, d := range chain {
+		row[0] = d[0]
+		rest := row[1:]
+		if r.Cycle != nil {
+			row[1] = float64(r.Cycle[c][i] + 1)
+			rest = row[2:]
+		}
+		copy(rest, d[1:])
+		if err := w.Write(c+1, i+1, row); err != nil {
+			return err
+		}
+	}
+	sampling := r.Elapsed - r.Warmup
+	return w.Comment("",
+		fmt.Sprintf(" Elapsed Time: %.3f seconds (Warm-up)", r.Warmup.Seconds()),
+		fmt.Sprintf("               %.3f seconds (Sampling)", sampling.Seconds()),
+		fmt.Sprintf("               %.3f seconds (Total)", r.Elapsed.Seconds()),
+		"")
+}
+
+// cmdstanHeader is the configuration CmdStan writes before the columns,
+// with temper's sampler where CmdStan names its algorithm. The times are
+// the whole run's, all chains together, as temper runs them in one pass.
+func (r *Result) cmdstanHeader(c, kept int, path string) []string {
+	name := "temper_model"
+	if r.model != nil {
+		name = ModelName(r.model.cm.SourceName())
+	}
+	o := r.Options
+	lines := []string{
+		"model = " + name,
+		"method = sample (Default)",
+		"  sample",
+		fmt.Sprintf("    num_samples = %d", kept),
+		fmt.Sprintf("    num_warmup = %d", o.Burn),
+		"    save_warmup = 0",
+		fmt.Sprintf("    thin = %d", o.Thin),
+		"    algorithm = " + r.sampler.Name,
+	}
+	settings, err := infer.SamplerOptions(r.sampler.Name, r.settings)
+	if err != nil {
+		settings = r.settings
+	}
+	for _, k := range slices.Sorted(maps.Keys(settings)) {
+		lines = append(lines, "      "+k+" = "+settings[k])
+	}
+	return append(lines,
+		fmt.Sprintf("id = %d", c+1),
+		"random",
+		fmt.Sprintf("  seed = %d", o.Seed),
+		"output",
+		"  file = "+filepath.Base(path),
+		"temper: "+settingsLine(o),
+		"temper: lp__ is minus the minibatch energy; parameters are on their constrained scale, matrices row-major",
+	)
+}
+
+// ModelName names a model by its file, as temper run names its output
+// folder and the draws files their model: NAME for NAME.ppl, DIR for
+// DIR/model.ppl.
+func ModelName(path string) string {
+	name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	if dir := filepath.Base(filepath.Dir(path)); name == "model" && dir != "." && dir != string(filepath.Separator) {
+		return dir
+	}
+	return name
+}

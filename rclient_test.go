@@ -1,0 +1,122 @@
+package temper
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// requireR returns Rscript when it and the R packages given load; the
+// test skips otherwise, and fails under CI=true, where .ci/run installs
+// them (Debian's r-cran-posterior and r-cran-rstan).
+func requireR(t *testing.T, packages ...string) string {
+	t.Helper()
+	rscript, err := exec.LookPath("Rscript")
+	if err == nil {
+		var loads []string
+		for _, p := range packages {
+			loads = append(loads, fmt.Sprintf("suppressPackageStartupMessages(library(%s))", p))
+		}
+		var out []byte
+		if out, err = exec.Command(rscript, "-e", strings.Join(loads, ";")).CombinedOutput(); err == nil {
+			return rscript
+		}
+		err = fmt.Errorf("%v: %s", err, out)
+	}
+	msg := fmt.Sprintf("R with %s is needed (apt-get install r-cran-posterior r-cran-rstan): %v", strings.Join(packages, " and "), err)
+	if os.Getenv("CI") == "true" {
+		t.Fatal(msg)
+	}
+	t.Skip(msg)
+	return ""
+}
+
+// TestDrawsReadByR runs the eight schools and has R read its files in
+// CmdStan's layout: rstan::read_stan_csv must find four chains of every
+// draw, and posterior's R-hat, bulk and tail ESS (Vehtari et al. 2021) of
+// every column, from the array rstan built, must agree with temper's
+// summary to 1e-6 relative. The same formulas on the same numbers agree
+// to about 1e-12 (infer/summary's reference test); the files carry each
+// number's shortest exact decimal, so a looser bar would hide a reader
+// that split the chains wrongly or lost digits.
+func TestDrawsReadByR(t *testing.T) {
+	rscript := requireR(t, "posterior", "rstan")
+	m, err := CompileFile("examples/eight-schools/model.ppl", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := m.Sample(context.Background(), Options{Iters: 1000, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := res.Save(dir); err != nil {
+		t.Fatal(err)
+	}
+	files := ChainFiles(dir)
+	if len(files) != 4 {
+		t.Fatalf("%d chain files, want 4", len(files))
+	}
+	script := fmt.Sprintf(`
+fit <- rstan::read_stan_csv(c(%s))
+a <- as.array(fit)
+cat("dims", dim(a), "\n")
+for (p in dimnames(a)[[3]]) {
+  x <- a[, , p]
+  cat(p, sprintf("%%.17g", c(posterior::rhat(x), posterior::ess_bulk(x), posterior::ess_tail(x))), "\n")
+}`, quoteR(files))
+	out, err := exec.Command(rscript, "-e", script).CombinedOutput()
+	if err != nil {
+		t.Fatalf("Rscript: %v\n%s", err, out)
+	}
+	want := map[string][3]float64{}
+	for _, s := range res.Summary() {
+		want[s.Name] = [3]float64{s.Rhat, s.ESSBulk, s.ESSTail}
+	}
+	checked := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(line)
+		if f[0] == "dims" {
+			if got := strings.Join(f[1:3], " "); got != fmt.Sprintf("%d 4", len(res.Draws[0])) {
+				t.Errorf("rstan read %s draws × chains, temper wrote %d × 4", got, len(res.Draws[0]))
+			}
+			continue
+		}
+		// rstan names eta.1 eta[1], and a matrix's W.1.2 W[1,2].
+		name := strings.NewReplacer("[", ".", ",", ".", "]", "").Replace(f[0])
+		w, ok := want[name]
+		if !ok || len(f) != 4 {
+			t.Errorf("R printed %q: no such column", line)
+			continue
+		}
+		for i, what := range []string{"R-hat", "bulk ESS", "tail ESS"} {
+			if (f[1+i] == "NA" || f[1+i] == "NaN") && math.IsNaN(w[i]) {
+				continue // undefined in both: a tail ESS of a 0/1 indicator
+			}
+			got, err := strconv.ParseFloat(f[1+i], 64)
+			if err != nil || math.Abs(got-w[i]) > 1e-6*math.Abs(w[i]) {
+				t.Errorf("%s: %s %s in R, %.17g in temper", name, what, f[1+i], w[i])
+			}
+		}
+		checked++
+	}
+	if checked != len(want) {
+		t.Errorf("R checked %d columns of %d", checked, len(want))
+	}
+	t.Logf("rstan and posterior read %d columns of 4 × %d draws; R-hat, bulk and tail ESS agree to 1e-6", checked, len(res.Draws[0]))
+}
+
+// quoteR is a list of paths as R string literals.
+func quoteR(paths []string) string {
+	q := make([]string, len(paths))
+	for i, p := range paths {
+		q[i] = strconv.Quote(filepath.ToSlash(p))
+	}
+	return strings.Join(q, ", ")
+}
