@@ -147,9 +147,16 @@ func TestTerminal(t *testing.T) {
 	tm.expect("param: mu")
 	tm.expect(Prompt)
 
+	// The history recalls the block as one entry, which runs as typed.
+	tm.send("\x1b[A")
+	tm.expect("param {⏎  mu: real⏎}")
+	tm.send("\r")
+	tm.expect("param: mu")
+	tm.expect(Prompt)
+
 	// A mistake: the diagnostic with a caret, then the session goes on.
 	tm.send("model { mu ~ nromal(3, 1) }\r")
-	tm.expect(`<input 2>:1:14: unknown distribution "nromal"`)
+	tm.expect(`<input 3>:1:14: unknown distribution "nromal"`)
 	tm.expect("model { mu ~ nromal(3, 1) }\n             ^")
 	tm.expect(Prompt)
 	tm.send("model { mu ~ normal(3, 1) }\r")
@@ -207,7 +214,8 @@ func TestTerminal(t *testing.T) {
 		t.Errorf("the REPL exited with %v", err)
 	}
 	raw, err := os.ReadFile(history)
-	if err != nil || !strings.Contains(string(raw), "log_sum_exp([1, 2, 3])") || !strings.Contains(string(raw), ":run sgld lr=0.05 iters=400 chains=2") {
+	if err != nil || !strings.Contains(string(raw), "log_sum_exp([1, 2, 3])") || !strings.Contains(string(raw), ":run sgld lr=0.05 iters=400 chains=2") ||
+		!strings.Contains(string(raw), "param {⏎  mu: real⏎}\n") || strings.Contains(string(raw), "log(2") {
 		t.Errorf("history file: %v\n%s", err, raw)
 	}
 }

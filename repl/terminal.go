@@ -190,14 +190,15 @@ func runTerminal(s *Session, cfg Config, sigs <-chan os.Signal) error {
 		}
 	}
 	rl, err := readline.NewEx(&readline.Config{
-		Prompt:            Prompt,
-		HistoryFile:       history,
-		HistorySearchFold: true,
-		AutoComplete:      completer{s},
-		InterruptPrompt:   "^C",
-		Stdin:             cfg.Stdin,
-		Stdout:            cfg.Stdout,
-		Stderr:            cfg.Stderr,
+		Prompt:                 Prompt,
+		HistoryFile:            history,
+		DisableAutoSaveHistory: true, // whole inputs, a block as one entry (historyEntry)
+		HistorySearchFold:      true,
+		AutoComplete:           completer{s},
+		InterruptPrompt:        "^C",
+		Stdin:                  cfg.Stdin,
+		Stdout:                 cfg.Stdout,
+		Stderr:                 cfg.Stderr,
 	})
 	if err != nil {
 		return err
@@ -223,17 +224,36 @@ func runTerminal(s *Session, cfg Config, sigs <-chan os.Signal) error {
 		case err != nil:
 			return err
 		}
-		pending.WriteString(line + "\n")
+		pending.WriteString(fromHistory(line) + "\n")
 		if NeedsMore(pending.String()) {
 			continue
 		}
 		input := pending.String()
 		pending.Reset()
+		if strings.TrimSpace(input) != "" {
+			if err := rl.SaveHistory(historyEntry(input)); err != nil {
+				fmt.Fprintf(cfg.Stderr, "the history could not be saved: %v\n", err)
+			}
+		}
 		if evalInterruptible(s, input, sigs) {
 			return nil
 		}
 	}
 }
+
+// lineMark stands for a line break in a history entry: a block typed over
+// several lines is recalled as one entry, shown on one line with the
+// marks, and runs as typed when entered; the history file keeps an entry
+// a line.
+const lineMark = "⏎"
+
+// historyEntry is an input as the history keeps it.
+func historyEntry(input string) string {
+	return strings.ReplaceAll(strings.TrimRight(input, "\n"), "\n", lineMark)
+}
+
+// fromHistory turns a recalled entry's marks back into line breaks.
+func fromHistory(line string) string { return strings.ReplaceAll(line, lineMark, "\n") }
 
 // newProgressLine shows a run's progress on one line of the terminal,
 // redrawn at most ten times a second and erased at the end.
