@@ -5,6 +5,7 @@ import (
 	"image/color"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -84,6 +85,7 @@ func drawTracePlot(c vg.CanvasSizer, name string, iters []int, chains [][]float6
 	trace.X.Label.Text = "iteration after burn-in"
 	trace.Y.Label.Text = name
 	var all plotter.Values
+	legend := plot.NewLegend()
 	for c, draws := range chains {
 		xy := make(plotter.XYs, len(draws))
 		for i, v := range draws {
@@ -101,9 +103,10 @@ func drawTracePlot(c vg.CanvasSizer, name string, iters []int, chains [][]float6
 		line.Color = chainColors[c%len(chainColors)]
 		line.Width = vg.Points(0.6)
 		trace.Add(line)
-		trace.Legend.Add(fmt.Sprintf("chain %d", c+1), line)
+		legend.Add(fmt.Sprintf("chain %d", c+1), line)
 	}
-	trace.Legend.Top = true
+	trace.Y.Tick.Marker = readableTicks{}
+	trace.X.Tick.Marker = readableTicks{}
 	hist := plot.New()
 	hist.Title.Text = "histogram of " + name
 	hist.X.Label.Text = name
@@ -115,10 +118,30 @@ func drawTracePlot(c vg.CanvasSizer, name string, iters []int, chains [][]float6
 	}
 	h.FillColor = color.NRGBA{R: 0, G: 114, B: 178, A: 140}
 	hist.Add(h)
-	pad := 2 * vg.Millimeter
-	tiles := draw.Tiles{Rows: 1, Cols: 2, PadX: 2 * pad, PadY: pad, PadLeft: pad, PadRight: pad, PadTop: pad, PadBottom: pad}
-	canvases := plot.Align([][]*plot.Plot{{trace, hist}}, tiles, draw.New(c))
-	trace.Draw(canvases[0][0])
-	hist.Draw(canvases[0][1])
+	hist.X.Tick.Marker = readableTicks{}
+	hist.Y.Tick.Marker = readableTicks{}
+	// The trace, its legend beside it (outside the data, which a legend
+	// drawn on the trace hides), then the histogram: 55%, 8%, 37% of the
+	// width, less the padding.
+	dc := draw.Crop(draw.New(c), 2*vg.Millimeter, -2*vg.Millimeter, 2*vg.Millimeter, -2*vg.Millimeter)
+	w := dc.Max.X - dc.Min.X
+	trace.Draw(draw.Crop(dc, 0, -0.45*w, 0, 0))
+	legend.Top, legend.Left = true, true
+	legend.Draw(draw.Crop(dc, 0.56*w, -0.37*w, 0, -6*vg.Millimeter))
+	hist.Draw(draw.Crop(dc, 0.65*w, 0, 0, 0))
 	return nil
+}
+
+// readableTicks are gonum/plot's default ticks labelled with the fewest
+// digits that tell them apart ("2500", "0.25"), not a fixed two decimals.
+type readableTicks struct{}
+
+func (readableTicks) Ticks(lo, hi float64) []plot.Tick {
+	ticks := plot.DefaultTicks{}.Ticks(lo, hi)
+	for i, t := range ticks {
+		if t.Label != "" {
+			ticks[i].Label = strconv.FormatFloat(t.Value, 'g', 6, 64)
+		}
+	}
+	return ticks
 }
