@@ -10,9 +10,9 @@ import (
 
 	"gonum.org/v1/gonum/stat"
 
+	"github.com/temper-ppl/temper/autodiff/gputest"
 	"github.com/temper-ppl/temper/compile"
 	"github.com/temper-ppl/temper/infer"
-	"github.com/temper-ppl/temper/internal/gputest"
 )
 
 // TestDeviceEvaluators evaluates the examples' energies, gradients and

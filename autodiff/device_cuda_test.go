@@ -11,8 +11,8 @@ import (
 	"testing"
 
 	ad "github.com/temper-ppl/temper/autodiff"
+	"github.com/temper-ppl/temper/autodiff/gputest"
 	"github.com/temper-ppl/temper/autodiff/internal/cuda"
-	"github.com/temper-ppl/temper/internal/gputest"
 	"github.com/temper-ppl/temper/stdlib"
 )
 

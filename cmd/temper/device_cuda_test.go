@@ -7,9 +7,9 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/temper-ppl/temper/autodiff/gputest"
 	"github.com/temper-ppl/temper/cmd/temper/internal/mnist"
 	"github.com/temper-ppl/temper/compile"
-	"github.com/temper-ppl/temper/internal/gputest"
 )
 
 // TestGermanCreditOnGPU is the README's first command with --device cuda:

@@ -1,4 +1,5 @@
-// Package gputest holds the check that GPU tests start with.
+// Package gputest holds the check that GPU tests start with, for the
+// tests of every package that runs a model on a device.
 package gputest
 
 import (
