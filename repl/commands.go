@@ -61,11 +61,11 @@ func init() {
 		{"diag", ":diag", "convergence and replica-exchange diagnostics of the last run",
 			"R-hat and effective sample sizes per parameter with the worst of each; for replica exchange the swap\nattempts, acceptances and rates per adjacent pair, round trips, and the final ladder.",
 			func(s *Session, _ context.Context, a []string) bool { s.diag(); return false }},
-		{"plot", ":plot PARAM [FILE]", "trace and histogram of a parameter's draws, as SVG (or .png, .pdf, ... by the file's extension)",
-			"Writes PARAM.svg in the current folder unless a file is named.",
+		{"plot", ":plot [KIND] PARAM... [FILE]", "plots of the draws: trace (the default), density, rank, acf or pair; SVG, or .png, .pdf, ... by the file's extension",
+			"trace: each chain's draws against the iteration beside the histogram; density: a histogram per chain;\nrank: per chain, the histogram of its draws' ranks among all (flat when the chains agree);\nacf: each chain's autocorrelation; pair: two to six parameters against each other.\nWrites PARAM.svg (KIND-PARAM.svg) in the current folder unless a file is named.",
 			func(s *Session, _ context.Context, a []string) bool {
-				if len(a) < 1 || len(a) > 2 {
-					s.errorf("usage: :plot PARAM [FILE]\n")
+				if len(a) < 1 {
+					s.errorf("usage: :plot [KIND] PARAM... [FILE]\n")
 					return false
 				}
 				s.plot(a)

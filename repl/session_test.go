@@ -128,18 +128,25 @@ func TestSession(t *testing.T) {
 	s.expect(":summary sgma", `no parameter "sgma"`, "did you mean sigma?")
 	s.expect(":diag", "sgld: 300 iterations, 2 chains × 300 draws, completed", "worst over the parameters", "warning: bulk ESS below 100 per chain")
 	svg := filepath.Join(dir, "b.svg")
-	s.expect(":plot b "+svg, "trace and histogram of b", svg)
+	s.expect(":plot b "+svg, "trace plot of b", svg)
 	if raw, err := os.ReadFile(svg); err != nil || !strings.Contains(string(raw), "<svg") || !strings.Contains(string(raw), "trace of b") {
 		t.Errorf("the plot: %v\n%.200s", err, raw)
 	}
 	// The format is the extension's: a .png is a PNG, not SVG under its
 	// name; an unknown extension is refused.
 	png := filepath.Join(dir, "b.png")
-	s.expect(":plot b "+png, "trace and histogram of b", png)
+	s.expect(":plot b "+png, "trace plot of b", png)
 	if raw, err := os.ReadFile(png); err != nil || !strings.HasPrefix(string(raw), "\x89PNG") {
 		t.Errorf("the .png plot: %v, starts %q", err, raw[:min(8, len(raw))])
 	}
 	s.expect(":plot b "+filepath.Join(dir, "b.gif"), "a plot is written as .svg, .png")
+	for _, kind := range []string{"density", "rank", "acf"} {
+		file := filepath.Join(dir, kind+".svg")
+		s.expect(":plot "+kind+" a b "+file, kind+" plot of a, b in "+file)
+	}
+	pair := filepath.Join(dir, "pair.svg")
+	s.expect(":plot pair a b sigma "+pair, "pair plot of a, b, sigma in "+pair)
+	s.expect(":plot pair a "+pair, "a pair plot takes 2 to 6 columns, got 1")
 	save := filepath.Join(dir, "saved")
 	s.expect(":save "+save, "draws, summary and diagnostics in "+save)
 	tab, err := draws.ReadFile(filepath.Join(save, "draws.csv"))
@@ -254,7 +261,7 @@ func TestCommandsAndHelp(t *testing.T) {
 	s.expect(":lod x", "unknown command :lod; did you mean :load?")
 	s.expect(":", "a command follows")
 	s.expect("x = 3", "belongs in a model or predict block")
-	s.expect(":plot", "usage: :plot PARAM")
+	s.expect(":plot", "usage: :plot [KIND] PARAM... [FILE]")
 	s.expect("model { }\nparam { }\nmodel { }", "a second model block")
 }
 

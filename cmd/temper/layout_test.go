@@ -37,4 +37,22 @@ func TestSummaryReadsBothLayouts(t *testing.T) {
 	if !strings.Contains(tables[0], "mu") {
 		t.Errorf("no mu in the summary:\n%s", tables[0])
 	}
+
+	// temper plot reads the same folder.
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"plot", out, "--kind", "rank", "--params", "mu,tau"}, 0, "rank plot of mu, tau in " + filepath.Join(out, "rank.svg")},
+		{[]string{"plot", out, "--kind", "pair", "--params", "eta", "--out", filepath.Join(out, "eta.png")}, 2, "--params eta names 8 columns; a plot takes at most 6"},
+		{[]string{"plot", out, "--params", "sgima"}, 2, `no column "sgima"`},
+		{[]string{"plot", out, "--kind", "violin"}, 2, `no kind "violin"`},
+	} {
+		var stdout, stderr strings.Builder
+		code := run(context.Background(), c.args, &stdout, &stderr)
+		if code != c.code || !strings.Contains(stdout.String()+stderr.String(), c.want) {
+			t.Errorf("temper %v: exit %d, %q %q; want exit %d and %q", c.args, code, stdout.String(), stderr.String(), c.code, c.want)
+		}
+	}
 }

@@ -46,6 +46,8 @@ usage:
   temper run MODEL.ppl [flags]                sample a model; temper run -h lists the flags
                                               (--strict: exit 3 when the run has warnings)
   temper summary DRAWS.csv|RUN_DIR|CHAINS...  summarise draws (temper's file, a run folder, per-chain files)
+  temper plot RUN_DIR [--kind KIND] [--params a,b] [--out FILE]
+                                              trace, density, rank, acf or pair plots of the draws
   temper predict MODEL.ppl --draws DRAWS.csv [--data FILE]... [--out FILE]
                                               posterior predictive: NLL, accuracy, means
   temper samplers                             list the samplers and their options
@@ -70,6 +72,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = summaryCommand(rest, stdout, stderr)
 	case "predict":
 		err = predictCommand(rest, stdout, stderr)
+	case "plot":
+		err = plotCommand(rest, stdout, stderr)
 	case "samplers":
 		err = samplersCommand(stdout)
 	case "repl":

@@ -3,6 +3,7 @@ package summary
 import (
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"testing"
 )
 
@@ -98,5 +99,14 @@ func TestFoldCatchesScale(t *testing.T) {
 	tail := classicRhat(rankNormalize(splitChains(fold(x))))
 	if bulk > 1.01 || tail < 1.05 || SplitRhat(x) != tail {
 		t.Errorf("bulk R̂ %.4f (want < 1.01), folded R̂ %.4f (want > 1.05), SplitRhat %.4f (want the folded)", bulk, tail, SplitRhat(x))
+	}
+}
+
+// TestRanks: ranks over all chains from 1, ties sharing their mean rank.
+func TestRanks(t *testing.T) {
+	got := Ranks([][]float64{{3, 1, 2}, {2, 5}})
+	want := [][]float64{{4, 1, 2.5}, {2.5, 5}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("ranks %v, want %v", got, want)
 	}
 }

@@ -74,6 +74,23 @@ func splitChains(chains [][]float64) [][]float64 {
 // to ±z, so that the scores of a symmetric sample are symmetric. We follow
 // them.
 func rankNormalize(chains [][]float64) [][]float64 {
+	s := 0.0
+	for _, c := range chains {
+		s += float64(len(c))
+	}
+	out := Ranks(chains)
+	for _, c := range out {
+		for i, r := range c {
+			c[i] = normalQuantile((r - 3.0/8) / (s + 1.0/4))
+		}
+	}
+	return out
+}
+
+// Ranks ranks every draw among the draws of all chains, from 1, tied draws
+// sharing the mean of their ranks (the ranks of rank-normalisation and of
+// the rank plots of Vehtari et al. 2021), and returns them by chain.
+func Ranks(chains [][]float64) [][]float64 {
 	type draw struct {
 		v    float64
 		m, i int
@@ -85,12 +102,10 @@ func rankNormalize(chains [][]float64) [][]float64 {
 		}
 	}
 	slices.SortFunc(all, func(a, b draw) int { return cmp.Compare(a.v, b.v) })
-
 	out := make([][]float64, len(chains))
 	for m, c := range chains {
 		out[m] = make([]float64, len(c))
 	}
-	s := float64(len(all))
 	for lo := 0; lo < len(all); {
 		hi := lo + 1
 		for hi < len(all) && all[hi].v == all[lo].v {
@@ -98,9 +113,8 @@ func rankNormalize(chains [][]float64) [][]float64 {
 		}
 		// Draws lo..hi-1 (0-based) share the ranks lo+1..hi.
 		r := float64(lo+1+hi) / 2
-		z := normalQuantile((r - 3.0/8) / (s + 1.0/4))
 		for _, d := range all[lo:hi] {
-			out[d.m][d.i] = z
+			out[d.m][d.i] = r
 		}
 		lo = hi
 	}

@@ -1,0 +1,71 @@
+package plots
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+type table map[string][][]float64
+
+func (t table) ByChain(c string) [][]float64 { return t[c] }
+
+// TestAutocorrelation: an alternating series has autocorrelation (n-k)/n
+// in magnitude at lag k, with the sign of (-1)^k.
+func TestAutocorrelation(t *testing.T) {
+	d := []float64{1, -1, 1, -1, 1, -1, 1, -1}
+	xy := autocorrelation(d, 3)
+	for k, p := range xy {
+		want := math.Pow(-1, float64(k)) * float64(len(d)-k) / float64(len(d))
+		if math.Abs(p.Y-want) > 1e-12 {
+			t.Errorf("lag %d: %v, want %v", k, p.Y, want)
+		}
+	}
+}
+
+// TestHistogramLine: counts per bin, or a density that integrates to one.
+func TestHistogramLine(t *testing.T) {
+	xy := histogramLine([]float64{0, 0.1, 0.6, 1}, 0, 1, 2, false)
+	if xy[0].Y != 2 || xy[1].Y != 2 || xy[0].X != 0.25 {
+		t.Errorf("counts %v", xy)
+	}
+	xy = histogramLine([]float64{0, 0.1, 0.6, 1}, 0, 1, 2, true)
+	if area := (xy[0].Y + xy[1].Y) * 0.5; math.Abs(area-1) > 1e-12 {
+		t.Errorf("the density integrates to %v", area)
+	}
+}
+
+// TestWrite draws every kind to SVG with its title, and refuses what it
+// cannot draw.
+func TestWrite(t *testing.T) {
+	src := table{"a": {{1, 2, 3, 2, 1}, {2, 3, 1, 1, 2}}, "b": {{0, 1, 0, 1, 0}, {1, 0, 1, 1, 0}}}
+	titles := map[string]string{"trace": "trace of a", "density": "density of a per chain", "rank": "rank plot of a", "acf": "autocorrelation of a", "pair": ">a<"}
+	dir := t.TempDir()
+	for _, kind := range Kinds {
+		path := filepath.Join(dir, kind+".svg")
+		if err := Write(path, kind, src, []string{"a", "b"}, nil); err != nil {
+			t.Fatalf("%s: %v", kind, err)
+		}
+		raw, err := os.ReadFile(path)
+		if err != nil || !strings.Contains(string(raw), titles[kind]) {
+			t.Errorf("%s: %v; the file lacks %q", kind, err, titles[kind])
+		}
+	}
+	for _, c := range []struct {
+		kind, path string
+		cols       []string
+		want       string
+	}{
+		{"pair", "p.svg", []string{"a"}, "2 to 6 columns"},
+		{"violin", "v.svg", []string{"a"}, `no kind "violin"`},
+		{"trace", "t.gif", []string{"a"}, "by the file's extension"},
+		{"trace", "t.svg", []string{"c"}, "no draws of c"},
+	} {
+		err := Write(filepath.Join(dir, c.path), c.kind, src, c.cols, nil)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s of %v to %s: %v, want an error saying %q", c.kind, c.cols, c.path, err, c.want)
+		}
+	}
+}
