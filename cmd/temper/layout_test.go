@@ -48,6 +48,8 @@ func TestSummaryReadsBothLayouts(t *testing.T) {
 		{[]string{"plot", out, "--kind", "pair", "--params", "eta", "--out", filepath.Join(out, "eta.png")}, 2, "--params eta names 8 columns; a plot takes at most 6"},
 		{[]string{"plot", out, "--params", "sgima"}, 2, `no column "sgima"`},
 		{[]string{"plot", out, "--kind", "violin"}, 2, `no kind "violin"`},
+		{[]string{"plot", out, "--kind", "modes"}, 2, "--kind modes needs --model MODEL.ppl"},
+		{[]string{"plot", out, "--kind", "modes", "--model", model}, 2, "--kind modes draws a model of two unconstrained parameters"},
 	} {
 		var stdout, stderr strings.Builder
 		code := run(context.Background(), c.args, &stdout, &stderr)

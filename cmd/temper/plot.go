@@ -4,15 +4,18 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/temper-ppl/temper"
 	"github.com/temper-ppl/temper/infer/draws"
 	"github.com/temper-ppl/temper/infer/plots"
 )
 
-const plotUsage = "usage: temper plot RUN_DIR|DRAWS.csv|CHAIN.csv... [--kind " + "trace|density|rank|acf|pair" + "] [--params a,b,...] [--out FILE] [--replica N]"
+const plotUsage = "usage: temper plot RUN_DIR|DRAWS.csv|CHAIN.csv... [--kind trace|density|rank|acf|pair] [--params a,b,...] [--out FILE] [--replica N]\n" +
+	"       temper plot RUN_DIR --kind modes --model MODEL.ppl [--modes MODES.csv [--radius r] [--min-draws n]] [--out FILE]"
 
 // plotCommand is temper plot: a plot of a run's draws, read as temper
 // summary reads them, drawn by package plots.
@@ -20,7 +23,11 @@ func plotCommand(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("plot", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprintln(stderr, plotUsage); fs.PrintDefaults() }
-	kind := fs.String("kind", "trace", "trace, density, rank, acf or pair ("+strings.Join(plots.Kinds, ", ")+")")
+	kind := fs.String("kind", "trace", strings.Join(plots.Kinds, ", ")+", or modes (a 2-D target's density under the draws)")
+	model := fs.String("model", "", "with --kind modes: the model, of two unconstrained parameters, whose density the draws are drawn over")
+	modes := fs.String("modes", "", "with --kind modes: a CSV of mode centres (two columns named as the parameters): mark them and count those covered")
+	radius := fs.Float64("radius", 0.25, "with --modes: a draw within this distance of a centre counts for its mode")
+	minDraws := fs.Int("min-draws", 100, "with --modes: a mode is covered by more than this many draws")
 	params := fs.String("params", "", "comma-separated parameters, each a column (beta.2) or all of a parameter's (beta); default the first four (three for pair)")
 	out := fs.String("out", "", "the image to write, .svg, .png, .pdf, ... (default KIND.svg in RUN_DIR, or in the current folder)")
 	replica := fs.Int("replica", 1, "the ladder level to plot in a file written with --keep all (1: the target)")
@@ -49,8 +56,16 @@ func plotCommand(args []string, stdout, stderr io.Writer) error {
 			path = filepath.Join(pos[0], path)
 		}
 	}
-	if err := plots.Write(path, *kind, t, cols, nil); err != nil {
+	if *kind == "modes" {
+		err = plotModes(path, t, *model, *modes, *radius, *minDraws)
+	} else {
+		err = plots.Write(path, *kind, t, cols, nil)
+	}
+	if err != nil {
 		return badf("temper plot: %v", err)
+	}
+	if *kind == "modes" {
+		cols = t.Params()
 	}
 	_, err = fmt.Fprintf(stdout, "%s plot of %s in %s\n", *kind, strings.Join(cols, ", "), path)
 	return err
@@ -84,4 +99,45 @@ func plotColumns(t *draws.Table, list, kind string) ([]string, error) {
 		return nil, fmt.Errorf("--params %s names %d columns; a plot takes at most 6", list, len(cols))
 	}
 	return cols, nil
+}
+
+// plotModes draws a two-parameter model's draws over its density, with the
+// mode centres of the modes file if one is named.
+func plotModes(path string, t *draws.Table, modelPath, modesPath string, radius float64, minDraws int) error {
+	if modelPath == "" {
+		return fmt.Errorf("--kind modes needs --model MODEL.ppl, whose density the draws are drawn over")
+	}
+	m, err := temper.CompileFile(modelPath, nil)
+	if err != nil {
+		return err
+	}
+	cols := m.ParamColumns()
+	if m.Dim() != 2 || len(cols) != 2 {
+		return fmt.Errorf("--kind modes draws a model of two unconstrained parameters; %s has %d", modelPath, m.Dim())
+	}
+	for _, c := range cols {
+		if t.Index(c) < 0 {
+			return fmt.Errorf("the draws have no column %s of %s", c, modelPath)
+		}
+	}
+	spec := plots.Modes{Radius: radius, MinDraws: minDraws, LogDensity: func(x, y float64) float64 {
+		lp, err := m.LogDensity([]float64{x, y}, nil)
+		if err != nil {
+			return math.NaN()
+		}
+		return lp
+	}}
+	if modesPath != "" {
+		c, err := draws.ReadFile(modesPath)
+		if err != nil {
+			return err
+		}
+		if len(c.Columns) != 2 {
+			return fmt.Errorf("%s must have two columns, the centres' coordinates, got %s", modesPath, strings.Join(c.Columns, ","))
+		}
+		for i := range c.Chain {
+			spec.Centres = append(spec.Centres, [2]float64{c.Values[0][i], c.Values[1][i]})
+		}
+	}
+	return plots.WriteModes(path, t, cols[0], cols[1], spec)
 }

@@ -91,6 +91,12 @@ func Write(path, kind string, src Source, columns []string, iters []int) error {
 	default:
 		return fmt.Errorf("plot: no kind %q; the kinds are %s", kind, strings.Join(Kinds, ", "))
 	}
+	return save(path, width, height, drawOn)
+}
+
+// save draws a figure of the given size with drawOn, inside a small
+// margin, and writes it to path in the format of its extension.
+func save(path string, width, height vg.Length, drawOn func(draw.Canvas) error) error {
 	format := strings.ToLower(strings.TrimPrefix(filepath.Ext(path), "."))
 	img, err := draw.NewFormattedCanvas(width, height, format)
 	if err != nil {

@@ -69,3 +69,26 @@ func TestWrite(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteModes: draws around one of two centres cover that mode alone.
+func TestWriteModes(t *testing.T) {
+	var xs, ys []float64
+	for i := range 300 {
+		xs = append(xs, 1+0.01*math.Sin(float64(i)))
+		ys = append(ys, 1+0.01*math.Cos(float64(i)))
+	}
+	path := filepath.Join(t.TempDir(), "modes.svg")
+	err := WriteModes(path, table{"x": {xs}, "y": {ys}}, "x", "y", Modes{
+		LogDensity: func(x, y float64) float64 {
+			return math.Log(math.Exp(-((x-1)*(x-1)+(y-1)*(y-1))*8) + math.Exp(-((x+1)*(x+1)+(y+1)*(y+1))*8))
+		},
+		Centres: [][2]float64{{1, 1}, {-1, -1}}, Radius: 0.25, MinDraws: 100,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil || !strings.Contains(string(raw), "1 of 2 modes covered") {
+		t.Errorf("%v; the plot's title lacks the coverage", err)
+	}
+}
