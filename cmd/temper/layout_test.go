@@ -13,12 +13,7 @@ import (
 // draws.csv and of its per-chain files in CmdStan's layout prints the
 // same table, so the chains were read apart in both.
 func TestSummaryReadsBothLayouts(t *testing.T) {
-	out := t.TempDir()
-	model := filepath.Join("..", "..", "examples", "eight-schools", "model.ppl")
-	var stdout, stderr strings.Builder
-	if code := run(context.Background(), []string{"run", model, "--out", out, "--quiet", "--iters", "300"}, &stdout, &stderr); code != 0 {
-		t.Fatalf("temper run exited %d: %s", code, stderr.String())
-	}
+	model, out := runExample(t, "eight-schools", "300")
 	files := temper.ChainFiles(out)
 	if len(files) != 4 {
 		t.Fatalf("%d chain files, want 4", len(files))
@@ -49,6 +44,7 @@ func TestSummaryReadsBothLayouts(t *testing.T) {
 		{[]string{"plot", out, "--params", "sgima"}, 2, `no column "sgima"`},
 		{[]string{"plot", out, "--kind", "violin"}, 2, `no kind "violin"`},
 		{[]string{"plot", out, "--kind", "modes"}, 2, "--kind modes needs --model MODEL.ppl"},
+		{[]string{"plot", out, "--kind", "swaps"}, 2, "is not a replica-exchange run"},
 		{[]string{"plot", out, "--kind", "modes", "--model", model}, 2, "--kind modes draws a model of two unconstrained parameters"},
 	} {
 		var stdout, stderr strings.Builder
@@ -57,4 +53,30 @@ func TestSummaryReadsBothLayouts(t *testing.T) {
 			t.Errorf("temper %v: exit %d, %q %q; want exit %d and %q", c.args, code, stdout.String(), stderr.String(), c.code, c.want)
 		}
 	}
+}
+
+// TestPlotExchange draws a replica-exchange run's ladder plots from its
+// folder.
+func TestPlotExchange(t *testing.T) {
+	_, out := runExample(t, "cosine2d", "400")
+	for _, kind := range []string{"index", "ladder", "swaps"} {
+		var stdout, stderr strings.Builder
+		if code := run(context.Background(), []string{"plot", out, "--kind", kind}, &stdout, &stderr); code != 0 || !strings.Contains(stdout.String(), kind+" plot of chain 1's ladder") {
+			t.Errorf("temper plot --kind %s: exit %d, %q %q", kind, code, stdout.String(), stderr.String())
+		}
+	}
+}
+
+// runExample runs examples/NAME/model.ppl with its infer block for iters
+// iterations into a temporary folder, and returns the model's path and
+// the folder.
+func runExample(t *testing.T, name, iters string) (model, out string) {
+	t.Helper()
+	out = t.TempDir()
+	model = filepath.Join("..", "..", "examples", name, "model.ppl")
+	var stdout, stderr strings.Builder
+	if code := run(context.Background(), []string{"run", model, "--out", out, "--quiet", "--iters", iters}, &stdout, &stderr); code != 0 {
+		t.Fatalf("temper run %s exited %d: %s", model, code, stderr.String())
+	}
+	return model, out
 }

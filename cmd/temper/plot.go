@@ -1,12 +1,14 @@
 package main
 
 import (
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/temper-ppl/temper"
@@ -15,6 +17,7 @@ import (
 )
 
 const plotUsage = "usage: temper plot RUN_DIR|DRAWS.csv|CHAIN.csv... [--kind trace|density|rank|acf|pair] [--params a,b,...] [--out FILE] [--replica N]\n" +
+	"       temper plot RUN_DIR --kind index|ladder|swaps [--chain N] [--out FILE]   (replica exchange)\n" +
 	"       temper plot RUN_DIR --kind modes --model MODEL.ppl [--modes MODES.csv [--radius r] [--min-draws n]] [--out FILE]"
 
 // plotCommand is temper plot: a plot of a run's draws, read as temper
@@ -23,7 +26,7 @@ func plotCommand(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("plot", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprintln(stderr, plotUsage); fs.PrintDefaults() }
-	kind := fs.String("kind", "trace", strings.Join(plots.Kinds, ", ")+", or modes (a 2-D target's density under the draws)")
+	kind := fs.String("kind", "trace", strings.Join(plots.Kinds, ", ")+"; index, ladder or swaps (replica exchange); or modes (a 2-D target's density under the draws)")
 	model := fs.String("model", "", "with --kind modes: the model, of two unconstrained parameters, whose density the draws are drawn over")
 	modes := fs.String("modes", "", "with --kind modes: a CSV of mode centres (two columns named as the parameters): mark them and count those covered")
 	radius := fs.Float64("radius", 0.25, "with --modes: a draw within this distance of a centre counts for its mode")
@@ -31,12 +34,16 @@ func plotCommand(args []string, stdout, stderr io.Writer) error {
 	params := fs.String("params", "", "comma-separated parameters, each a column (beta.2) or all of a parameter's (beta); default the first four (three for pair)")
 	out := fs.String("out", "", "the image to write, .svg, .png, .pdf, ... (default KIND.svg in RUN_DIR, or in the current folder)")
 	replica := fs.Int("replica", 1, "the ladder level to plot in a file written with --keep all (1: the target)")
+	chain := fs.Int("chain", 1, "with --kind index or ladder: the chain whose ladder to draw")
 	flags, pos := reorderFlags(args)
 	if err := fs.Parse(flags); err != nil {
 		return badf("temper plot: %v", err)
 	}
 	if len(pos) == 0 {
 		return badf("%s", plotUsage)
+	}
+	if slices.Contains(plots.ExchangeKinds, *kind) {
+		return plotExchange(pos[0], *kind, *chain, *out, stdout)
 	}
 	t, err := readDraws(pos)
 	if err != nil {
@@ -140,4 +147,56 @@ func plotModes(path string, t *draws.Table, modelPath, modesPath string, radius 
 		}
 	}
 	return plots.WriteModes(path, t, cols[0], cols[1], spec)
+}
+
+// plotExchange draws a replica-exchange run's index process, ladder or
+// swap rates from the diagnostics.json of its folder.
+func plotExchange(dir, kind string, chain int, out string, stdout io.Writer) error {
+	raw, err := os.ReadFile(filepath.Join(dir, temper.DiagnosticsFile))
+	if err != nil {
+		return badf("temper plot: --kind %s reads a run folder's %s: %v", kind, temper.DiagnosticsFile, err)
+	}
+	var diag struct {
+		SwapRate     []*float64 `json:"swap_rate"`
+		SwapAttempts []int      `json:"swap_attempts"`
+		Chains       []struct {
+			Index struct {
+				Every  int     `json:"every_rounds"`
+				Levels [][]int `json:"levels"`
+			} `json:"index_process"`
+			Trace struct {
+				Values [][]float64 `json:"values"`
+			} `json:"ladder_trace"`
+			Ladder []struct{ LR, Temperature float64 } `json:"ladder"`
+		} `json:"exchange_by_chain"`
+	}
+	if err := json.Unmarshal(raw, &diag); err != nil {
+		return badf("temper plot: %s: %v", filepath.Join(dir, temper.DiagnosticsFile), err)
+	}
+	if len(diag.Chains) == 0 {
+		return badf("temper plot: %s is not a replica-exchange run: its diagnostics have no ladder", dir)
+	}
+	if chain < 1 || chain > len(diag.Chains) {
+		return badf("temper plot: --chain %d: the run has chains 1 to %d", chain, len(diag.Chains))
+	}
+	c := diag.Chains[chain-1]
+	ex := plots.Exchange{Every: c.Index.Every, Index: c.Index.Levels, Ladder: c.Trace.Values, LadderName: "temperature", Attempts: diag.SwapAttempts}
+	if len(c.Ladder) > 1 && c.Ladder[0].LR != c.Ladder[len(c.Ladder)-1].LR {
+		ex.LadderName = "step size"
+	}
+	for _, r := range diag.SwapRate {
+		v := math.NaN()
+		if r != nil {
+			v = *r
+		}
+		ex.SwapRates = append(ex.SwapRates, v)
+	}
+	if out == "" {
+		out = filepath.Join(dir, kind+".svg")
+	}
+	if err := plots.WriteExchange(out, kind, ex); err != nil {
+		return badf("temper plot: %v", err)
+	}
+	_, err = fmt.Fprintf(stdout, "%s plot of chain %d's ladder in %s\n", kind, chain, out)
+	return err
 }

@@ -92,3 +92,25 @@ func TestWriteModes(t *testing.T) {
 		t.Errorf("%v; the plot's title lacks the coverage", err)
 	}
 }
+
+// TestWriteExchange draws the three ladder plots and finds the replica
+// that makes a round trip.
+func TestWriteExchange(t *testing.T) {
+	ex := Exchange{Every: 1, Index: [][]int{{0, 1, 2}, {1, 0, 2}, {1, 2, 0}, {1, 0, 2}, {0, 1, 2}},
+		Ladder: [][]float64{{1, 2, 4}, {1, 2.5, 4}, {1, 2.2, 4}, {1, 2, 4}, {1, 2, 4}}, LadderName: "temperature",
+		SwapRates: []float64{0.4, 0.3}, Attempts: []int{10, 12}}
+	dir := t.TempDir()
+	for kind, want := range map[string]string{"index": "replica 1, the first to make a round trip", "ladder": "the ladder over the run", "swaps": "swap rate of each adjacent pair"} {
+		path := filepath.Join(dir, kind+".svg")
+		if err := WriteExchange(path, kind, ex); err != nil {
+			t.Fatalf("%s: %v", kind, err)
+		}
+		raw, err := os.ReadFile(path)
+		if err != nil || !strings.Contains(string(raw), want) {
+			t.Errorf("%s: %v; the plot lacks %q", kind, err, want)
+		}
+	}
+	if err := WriteExchange(filepath.Join(dir, "x.svg"), "index", Exchange{}); err == nil || !strings.Contains(err.Error(), "no replica index process") {
+		t.Errorf("an empty index process: %v", err)
+	}
+}

@@ -1,0 +1,190 @@
+package plots
+
+import (
+	"fmt"
+	"image/color"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// ExchangeKinds are the plots of a replica-exchange run's ladder, drawn
+// from what its diagnostics record (WriteExchange).
+var ExchangeKinds = []string{"index", "ladder", "swaps"}
+
+// Exchange is what a replica-exchange run records of one chain's ladder.
+type Exchange struct {
+	// Every is the exchange rounds between samples of Index and Ladder.
+	Every int
+	// Index[i][l] is the replica (numbered by its starting level) at
+	// level l at sample i: the replica index process.
+	Index [][]int
+	// Ladder[i][l] is level l's temperature or step size at sample i;
+	// LadderName says which.
+	Ladder     [][]float64
+	LadderName string
+	// SwapRates and Attempts are per adjacent pair (l, l+1), over the run.
+	SwapRates []float64
+	Attempts  []int
+}
+
+// WriteExchange draws kind of ExchangeKinds into path:
+//   - index: each replica's level over the rounds, grey, with the first
+//     replica that makes a round trip (target, top, target) in colour;
+//   - ladder: each level's temperature or step size over the rounds, on a
+//     log scale;
+//   - swaps: the swap rate of each adjacent pair, its attempts above it.
+func WriteExchange(path, kind string, ex Exchange) error {
+	var p *plot.Plot
+	var err error
+	switch kind {
+	case "index":
+		p, err = indexPlot(ex)
+	case "ladder":
+		p, err = ladderPlot(ex)
+	case "swaps":
+		p, err = swapsPlot(ex)
+	default:
+		return fmt.Errorf("plot: no exchange kind %q; the kinds are index, ladder, swaps", kind)
+	}
+	if err != nil {
+		return err
+	}
+	return save(path, 9*vg.Inch, 4.5*vg.Inch, func(dc draw.Canvas) error { p.Draw(dc); return nil })
+}
+
+func indexPlot(ex Exchange) (*plot.Plot, error) {
+	if len(ex.Index) == 0 {
+		return nil, fmt.Errorf("plot: the run recorded no replica index process (a run without replica exchange?)")
+	}
+	levels := len(ex.Index[0])
+	// Each replica's level at each sample.
+	path := make([]plotter.XYs, levels)
+	for i, at := range ex.Index {
+		for l, r := range at {
+			if r >= 0 && r < levels {
+				path[r] = append(path[r], plotter.XY{X: float64(i * max(1, ex.Every)), Y: float64(l + 1)})
+			}
+		}
+	}
+	trip := -1
+	for r, xy := range path {
+		if roundTrip(xy, levels) {
+			trip = r
+			break
+		}
+	}
+	title := fmt.Sprintf("replica index process: %d replicas over %d levels", levels, levels)
+	if trip >= 0 {
+		title += fmt.Sprintf("; in colour replica %d, the first to make a round trip", trip+1)
+	}
+	p := newPlot(title, "exchange round", "level (1: the target)")
+	for r, xy := range path {
+		if r == trip || len(xy) < 2 {
+			continue
+		}
+		line, err := plotter.NewLine(xy)
+		if err != nil {
+			return nil, err
+		}
+		line.Color, line.Width = color.Gray{Y: 200}, vg.Points(0.5)
+		p.Add(line)
+	}
+	if trip >= 0 {
+		line, err := plotter.NewLine(path[trip])
+		if err != nil {
+			return nil, err
+		}
+		line.Color, line.Width = chainColor(1), vg.Points(1.5)
+		p.Add(line)
+	}
+	return p, nil
+}
+
+// roundTrip reports whether a replica's path goes from level 1 to the top
+// and back to 1.
+func roundTrip(xy plotter.XYs, levels int) bool {
+	stage := 0
+	for _, pt := range xy {
+		switch {
+		case stage == 0 && pt.Y == 1:
+			stage = 1
+		case stage == 1 && pt.Y == float64(levels):
+			stage = 2
+		case stage == 2 && pt.Y == 1:
+			return true
+		}
+	}
+	return false
+}
+
+func ladderPlot(ex Exchange) (*plot.Plot, error) {
+	if len(ex.Ladder) == 0 {
+		return nil, fmt.Errorf("plot: the run recorded no ladder over time (a run without replica exchange?)")
+	}
+	name := ex.LadderName
+	if name == "" {
+		name = "ladder value"
+	}
+	p := newPlot(fmt.Sprintf("the ladder over the run: each level's %s", name), "exchange round", name+" (log scale)")
+	p.Y.Scale = plot.LogScale{}
+	p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+	for l := range ex.Ladder[0] {
+		var xy plotter.XYs
+		for i, at := range ex.Ladder {
+			if at[l] > 0 {
+				xy = append(xy, plotter.XY{X: float64(i * max(1, ex.Every)), Y: at[l]})
+			}
+		}
+		if len(xy) < 2 {
+			continue
+		}
+		line, err := plotter.NewLine(xy)
+		if err != nil {
+			return nil, err
+		}
+		line.Color, line.Width = chainColor(l), vg.Points(1)
+		p.Add(line)
+	}
+	return p, nil
+}
+
+func swapsPlot(ex Exchange) (*plot.Plot, error) {
+	if len(ex.SwapRates) == 0 {
+		return nil, fmt.Errorf("plot: the run recorded no swaps (a run without replica exchange?)")
+	}
+	values := make(plotter.Values, len(ex.SwapRates))
+	var labels []string
+	for i, r := range ex.SwapRates {
+		values[i] = r
+		labels = append(labels, fmt.Sprintf("%d-%d", i+1, i+2))
+	}
+	p := newPlot("swap rate of each adjacent pair of levels (attempts above)", "pair of levels", "swaps accepted / attempted")
+	bars, err := plotter.NewBarChart(values, vg.Points(14))
+	if err != nil {
+		return nil, err
+	}
+	bars.Color = chainColor(0)
+	p.Add(bars)
+	p.NominalX(labels...)
+	p.Y.Min, p.Y.Max = 0, 1
+	if len(ex.Attempts) == len(ex.SwapRates) {
+		var xys plotter.XYs
+		var text []string
+		for i, a := range ex.Attempts {
+			xys = append(xys, plotter.XY{X: float64(i), Y: min(1, values[i]) + 0.04})
+			text = append(text, fmt.Sprint(a))
+		}
+		lab, err := plotter.NewLabels(plotter.XYLabels{XYs: xys, Labels: text})
+		if err != nil {
+			return nil, err
+		}
+		for i := range lab.TextStyle {
+			lab.TextStyle[i].XAlign = draw.XCenter
+		}
+		p.Add(lab)
+	}
+	return p, nil
+}
