@@ -59,6 +59,10 @@ func TestSummaryReadsBothLayouts(t *testing.T) {
 // folder.
 func TestPlotExchange(t *testing.T) {
 	_, out := runExample(t, "cosine2d", "400")
+	var so, se strings.Builder
+	if code := run(context.Background(), []string{"plot", out, "--kind", "schedule"}, &so, &se); code != 2 || !strings.Contains(se.String(), "no cyclical schedule") {
+		t.Errorf("temper plot --kind schedule of a ladder run: exit %d, %q", code, se.String())
+	}
 	for _, kind := range []string{"index", "ladder", "swaps"} {
 		var stdout, stderr strings.Builder
 		if code := run(context.Background(), []string{"plot", out, "--kind", kind}, &stdout, &stderr); code != 0 || !strings.Contains(stdout.String(), kind+" plot of chain 1's ladder") {
@@ -79,4 +83,13 @@ func runExample(t *testing.T, name, iters string) (model, out string) {
 		t.Fatalf("temper run %s exited %d: %s", model, code, stderr.String())
 	}
 	return model, out
+}
+
+// TestPlotSchedule draws a cyclical run's schedule from its folder.
+func TestPlotSchedule(t *testing.T) {
+	_, out := runExample(t, "mog25", "600")
+	var stdout, stderr strings.Builder
+	if code := run(context.Background(), []string{"plot", out, "--kind", "schedule"}, &stdout, &stderr); code != 0 || !strings.Contains(stdout.String(), "schedule plot of cyclical(lr0=0.09, cycles=30, iterations=600") {
+		t.Errorf("temper plot --kind schedule: exit %d, %q %q", code, stdout.String(), stderr.String())
+	}
 }

@@ -12,12 +12,14 @@ import (
 	"strings"
 
 	"github.com/temper-ppl/temper"
+	"github.com/temper-ppl/temper/infer"
 	"github.com/temper-ppl/temper/infer/draws"
 	"github.com/temper-ppl/temper/infer/plots"
 )
 
 const plotUsage = "usage: temper plot RUN_DIR|DRAWS.csv|CHAIN.csv... [--kind trace|density|rank|acf|pair] [--params a,b,...] [--out FILE] [--replica N]\n" +
 	"       temper plot RUN_DIR --kind index|ladder|swaps [--chain N] [--out FILE]   (replica exchange)\n" +
+	"       temper plot RUN_DIR --kind schedule [--out FILE]   (cyclical SG-MCMC)\n" +
 	"       temper plot RUN_DIR --kind modes --model MODEL.ppl [--modes MODES.csv [--radius r] [--min-draws n]] [--out FILE]"
 
 // plotCommand is temper plot: a plot of a run's draws, read as temper
@@ -26,7 +28,7 @@ func plotCommand(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("plot", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprintln(stderr, plotUsage); fs.PrintDefaults() }
-	kind := fs.String("kind", "trace", strings.Join(plots.Kinds, ", ")+"; index, ladder or swaps (replica exchange); or modes (a 2-D target's density under the draws)")
+	kind := fs.String("kind", "trace", strings.Join(plots.Kinds, ", ")+"; index, ladder or swaps (replica exchange); schedule (cyclical runs); or modes (a 2-D target's density under the draws)")
 	model := fs.String("model", "", "with --kind modes: the model, of two unconstrained parameters, whose density the draws are drawn over")
 	modes := fs.String("modes", "", "with --kind modes: a CSV of mode centres (two columns named as the parameters): mark them and count those covered")
 	radius := fs.Float64("radius", 0.25, "with --modes: a draw within this distance of a centre counts for its mode")
@@ -44,6 +46,9 @@ func plotCommand(args []string, stdout, stderr io.Writer) error {
 	}
 	if slices.Contains(plots.ExchangeKinds, *kind) {
 		return plotExchange(pos[0], *kind, *chain, *out, stdout)
+	}
+	if *kind == "schedule" {
+		return plotSchedule(pos[0], *out, stdout)
 	}
 	t, err := readDraws(pos)
 	if err != nil {
@@ -152,10 +157,6 @@ func plotModes(path string, t *draws.Table, modelPath, modesPath string, radius 
 // plotExchange draws a replica-exchange run's index process, ladder or
 // swap rates from the diagnostics.json of its folder.
 func plotExchange(dir, kind string, chain int, out string, stdout io.Writer) error {
-	raw, err := os.ReadFile(filepath.Join(dir, temper.DiagnosticsFile))
-	if err != nil {
-		return badf("temper plot: --kind %s reads a run folder's %s: %v", kind, temper.DiagnosticsFile, err)
-	}
 	var diag struct {
 		SwapRate     []*float64 `json:"swap_rate"`
 		SwapAttempts []int      `json:"swap_attempts"`
@@ -170,8 +171,8 @@ func plotExchange(dir, kind string, chain int, out string, stdout io.Writer) err
 			Ladder []struct{ LR, Temperature float64 } `json:"ladder"`
 		} `json:"exchange_by_chain"`
 	}
-	if err := json.Unmarshal(raw, &diag); err != nil {
-		return badf("temper plot: %s: %v", filepath.Join(dir, temper.DiagnosticsFile), err)
+	if err := readDiagnostics(dir, kind, &diag); err != nil {
+		return err
 	}
 	if len(diag.Chains) == 0 {
 		return badf("temper plot: %s is not a replica-exchange run: its diagnostics have no ladder", dir)
@@ -197,6 +198,51 @@ func plotExchange(dir, kind string, chain int, out string, stdout io.Writer) err
 	if err := plots.WriteExchange(out, kind, ex); err != nil {
 		return badf("temper plot: %v", err)
 	}
-	_, err = fmt.Fprintf(stdout, "%s plot of chain %d's ladder in %s\n", kind, chain, out)
+	_, err := fmt.Fprintf(stdout, "%s plot of chain %d's ladder in %s\n", kind, chain, out)
+	return err
+}
+
+// readDiagnostics decodes the diagnostics.json of the run folder dir into v.
+func readDiagnostics(dir, kind string, v any) error {
+	path := filepath.Join(dir, temper.DiagnosticsFile)
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return badf("temper plot: --kind %s reads a run folder's %s: %v", kind, temper.DiagnosticsFile, err)
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		return badf("temper plot: %s: %v", path, err)
+	}
+	return nil
+}
+
+// plotSchedule draws a cyclical run's step-size schedule, rebuilt from the
+// sampler and settings its diagnostics record.
+func plotSchedule(dir, out string, stdout io.Writer) error {
+	var diag struct {
+		Sampler     string            `json:"sampler"`
+		Options     map[string]string `json:"options"`
+		Iters, Burn int
+	}
+	if err := readDiagnostics(dir, "schedule", &diag); err != nil {
+		return err
+	}
+	s, err := infer.NewSampler(diag.Sampler, diag.Options)
+	if err != nil {
+		return badf("temper plot: %s: %v", dir, err)
+	}
+	c, ok := s.Schedule.(infer.Cyclical)
+	if !ok {
+		return badf("temper plot: %s ran %s, which has no cyclical schedule for --kind schedule to draw", dir, diag.Sampler)
+	}
+	if c.Iterations == 0 {
+		c.Iterations = diag.Burn + diag.Iters
+	}
+	if out == "" {
+		out = filepath.Join(dir, "schedule.svg")
+	}
+	if err := plots.WriteSchedule(out, c); err != nil {
+		return badf("temper plot: %v", err)
+	}
+	_, err = fmt.Fprintf(stdout, "schedule plot of %s in %s\n", c, out)
 	return err
 }

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/temper-ppl/temper/infer"
 )
 
 type table map[string][][]float64
@@ -112,5 +114,21 @@ func TestWriteExchange(t *testing.T) {
 	}
 	if err := WriteExchange(filepath.Join(dir, "x.svg"), "index", Exchange{}); err == nil || !strings.Contains(err.Error(), "no replica index process") {
 		t.Errorf("an empty index process: %v", err)
+	}
+}
+
+// TestWriteSchedule draws a short cyclical schedule with its kept draws.
+func TestWriteSchedule(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "schedule.svg")
+	c := infer.Cyclical{Initial: 0.1, Cycles: 4, Iterations: 400, Explore: 0.25, Samples: 3}
+	if err := WriteSchedule(path, c); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil || !strings.Contains(string(raw), "4 cycles of 100 iterations") || !strings.Contains(string(raw), "the 12 kept draws marked") {
+		t.Errorf("%v; the schedule's title is not the expected one", err)
+	}
+	if err := WriteSchedule(path, infer.Cyclical{Initial: 0.1, Cycles: 4}); err == nil {
+		t.Error("a schedule without its iterations was drawn")
 	}
 }
