@@ -52,6 +52,7 @@ usage:
                                               posterior predictive: NLL, accuracy, means
   temper samplers                             list the samplers and their options
   temper repl [MODEL.ppl] [--data FILE]...    an interactive session (:help inside lists its commands)
+  temper gallery [--check]                    make examples/index.md and each gallery page (go run -tags purego)
   temper bench [--replicas 1,4,16] [flags]    SGLD on a Bayesian MLP for MNIST: steps/s, GFLOP/s, accuracy
 `
 
@@ -80,6 +81,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = replCommand(rest, stdout, stderr)
 	case "bench":
 		err = benchCommand(ctx, rest, stdout, stderr)
+	case "gallery":
+		err = galleryCommand(ctx, rest, stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return exitOK

@@ -138,6 +138,13 @@ func legendBeside(dc draw.Canvas, chains int) {
 	l.Draw(dc)
 }
 
+// traceLength and scatterPoints bound the points a trace draws per chain
+// and a scatter in all.
+const (
+	traceLength   = 1500
+	scatterPoints = 2000
+)
+
 // traces draws a row per column: the trace, the legend beside it, then the
 // histogram of all chains.
 func traces(dc draw.Canvas, columns []string, draws [][][]float64, iters []int) error {
@@ -146,13 +153,16 @@ func traces(dc draw.Canvas, columns []string, draws [][][]float64, iters []int) 
 		trace := newPlot("trace of "+name, "iteration", name)
 		var all plotter.Values
 		for c, d := range chains {
-			xy := make(plotter.XYs, len(d))
-			for j, v := range d {
-				xy[j].X = float64(j + 1)
+			// At most traceLength points a chain: enough to see mixing, and
+			// a figure of a long run stays small.
+			step := max(1, len(d)/traceLength)
+			xy := make(plotter.XYs, 0, len(d)/step+1)
+			for j := 0; j < len(d); j += step {
+				x := float64(j + 1)
 				if j < len(iters) {
-					xy[j].X = float64(iters[j] + 1)
+					x = float64(iters[j] + 1)
 				}
-				xy[j].Y = v
+				xy = append(xy, plotter.XY{X: x, Y: d[j]})
 			}
 			all = append(all, d...)
 			line, err := plotter.NewLine(xy)
@@ -251,7 +261,7 @@ func pairs(dc draw.Canvas, columns []string, draws [][][]float64) error {
 			}
 			p := newPlot("", columns[j], columns[i])
 			xy := make(plotter.XYs, 0, len(pooled[i]))
-			step := max(1, len(pooled[i])/4000) // a few thousand points show the shape
+			step := max(1, len(pooled[i])/scatterPoints)
 			for k := 0; k < len(pooled[i]); k += step {
 				xy = append(xy, plotter.XY{X: pooled[j][k], Y: pooled[i][k]})
 			}
