@@ -14,7 +14,7 @@ import (
 	"github.com/temper-ppl/temper/infer/summary"
 )
 
-const galleryUsage = "usage: temper gallery [--check] [--only NAME] [--root DIR]"
+const galleryUsage = "usage: temper gallery [--check] [--only NAME] [--root DIR]\n       temper gallery --html DIR [--root DIR]"
 
 // galleryPage is one example of the gallery: a model of examples/, run
 // with its infer block, and the figures that show what it is about.
@@ -72,9 +72,13 @@ func galleryCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 	check := fs.Bool("check", false, "regenerate into a scratch folder and fail if a checked-in page or figure differs")
 	only := fs.String("only", "", "make this page alone (and not the index)")
 	root := fs.String("root", "examples", "the examples folder")
+	site := fs.String("html", "", "write the gallery's pages as a static HTML site into this folder (no runs)")
 	flags, pos := reorderFlags(args, "check")
 	if err := fs.Parse(flags); err != nil || len(pos) > 0 {
 		return badf("%s", galleryUsage)
+	}
+	if *site != "" {
+		return writeSite(*root, *site, stdout)
 	}
 	out := *root
 	if *check {
@@ -175,16 +179,21 @@ func makePage(ctx context.Context, p galleryPage, root, out string, stderr io.Wr
 	for _, c := range t.Params() {
 		stats = append(stats, summary.Summarize(c, t.ByChain(c)))
 	}
-	page := galleryPageText(p, string(src), commands, stats)
+	_, noReadme := os.Stat(filepath.Join(dir, "README.md"))
+	page := galleryPageText(p, string(src), noReadme == nil, commands, stats)
 	return files, os.WriteFile(filepath.Join(out, p.name, "gallery.md"), page, 0o644)
 }
 
 // galleryPageText is a page's Markdown: the model's own comment as prose,
 // the model, the commands, the posterior summary and the figures.
-func galleryPageText(p galleryPage, src string, commands []string, stats []summary.Stats) []byte {
+func galleryPageText(p galleryPage, src string, hasReadme bool, commands []string, stats []summary.Stats) []byte {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %s\n\n", p.title)
-	fmt.Fprintf(&b, "_%s. Made by `temper gallery` ([how](../index.md)); the example's own page is [README.md](README.md)._\n\n", capitalise(p.shows))
+	fmt.Fprintf(&b, "_%s. Made by `temper gallery` ([how](../index.md))", capitalise(p.shows))
+	if hasReadme {
+		b.WriteString("; the example's own page is [README.md](README.md)")
+	}
+	b.WriteString("._\n\n")
 	var prose, body []string
 	inHeader := true
 	for _, line := range strings.Split(src, "\n") {
@@ -237,7 +246,7 @@ func capitalise(s string) string {
 func galleryIndex() []byte {
 	var b strings.Builder
 	b.WriteString("# The temper gallery\n\n")
-	b.WriteString("Each page runs one example of this folder with its infer block and the default seed, and shows the model, the commands, the posterior and the figures `temper plot` draws of it. `temper gallery` makes them (`go run -tags purego ./cmd/temper gallery`, the portable kernels, so that every machine makes the same bytes); CI runs `temper gallery --check` and fails when a page is stale.\n\n")
+	b.WriteString("Each page runs one example of this folder with its infer block and the default seed, and shows the model, the commands, the posterior and the figures `temper plot` draws of it. `temper gallery` makes them (`go run -tags purego ./cmd/temper gallery`, the portable kernels, so that every machine makes the same bytes); CI runs `temper gallery --check` and fails when a page is stale; `temper gallery --html DIR` writes the pages as a static site to read offline.\n\n")
 	b.WriteString("| | page | what it shows |\n|---|---|---|\n")
 	for _, p := range galleryPages {
 		fmt.Fprintf(&b, "| <a href=\"%s/gallery.md\"><img src=\"%s/figures/%s\" width=\"240\" alt=\"%s\"></a> | [%s](%s/gallery.md) | %s |\n",

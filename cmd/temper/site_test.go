@@ -1,0 +1,77 @@
+package main
+
+import (
+	"context"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestGallerySiteInChromium writes the gallery's HTML site from the
+// checked-in pages and opens every page in headless Chromium: each must
+// load with every image (the page's own count, data-images="n/n") and log
+// nothing to the console. Without Chromium it skips, and fails under
+// CI=true, where .ci/run installs Debian's chromium.
+func TestGallerySiteInChromium(t *testing.T) {
+	browser := ""
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			browser = p
+			break
+		}
+	}
+	if browser == "" {
+		msg := "no Chromium (apt-get install chromium): the gallery's site is not opened"
+		if os.Getenv("CI") == "true" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	site := t.TempDir()
+	var stdout, stderr strings.Builder
+	if code := run(context.Background(), []string{"gallery", "--root", filepath.Join("..", "..", "examples"), "--html", site}, &stdout, &stderr); code != 0 {
+		t.Fatalf("temper gallery --html: exit %d: %s", code, stderr.String())
+	}
+	var pages []string
+	filepath.WalkDir(site, func(path string, d fs.DirEntry, err error) error {
+		if err == nil && strings.HasSuffix(path, ".html") {
+			pages = append(pages, path)
+		}
+		return nil
+	})
+	if len(pages) < 1+len(galleryPages) {
+		t.Fatalf("the site has %d pages, want at least %d", len(pages), 1+len(galleryPages))
+	}
+	images := regexp.MustCompile(`data-images="(\d+)/(\d+)"`)
+	for _, page := range pages {
+		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+		cmd := exec.CommandContext(ctx, browser, "--headless", "--disable-gpu", "--no-sandbox", "--enable-logging=stderr", "--v=0",
+			"--user-data-dir="+t.TempDir(), "--dump-dom", "file://"+page)
+		var dom, log strings.Builder
+		cmd.Stdout, cmd.Stderr = &dom, &log
+		err := cmd.Run()
+		cancel()
+		rel, _ := filepath.Rel(site, page)
+		if err != nil {
+			t.Errorf("%s: %v\n%s", rel, err, log.String())
+			continue
+		}
+		m := images.FindStringSubmatch(dom.String())
+		if m == nil || m[1] != m[2] {
+			t.Errorf("%s: images loaded %v (want all): the page's script did not run or an image is missing", rel, m)
+		}
+		if strings.Contains(page, string(filepath.Separator)+"index.html") && m != nil && m[2] == "0" {
+			t.Errorf("%s: a gallery page without figures", rel)
+		}
+		for _, line := range strings.Split(log.String(), "\n") {
+			if strings.Contains(line, ":CONSOLE") {
+				t.Errorf("%s: the console says %s", rel, line)
+			}
+		}
+	}
+}
