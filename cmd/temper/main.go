@@ -48,6 +48,7 @@ usage:
   temper summary DRAWS.csv|RUN_DIR|CHAINS...  summarise draws (temper's file, a run folder, per-chain files)
   temper plot RUN_DIR [--kind KIND] [--params a,b] [--out FILE]
                                               trace, density, rank, acf or pair plots of the draws
+  temper export RUN_DIR [--out DIR.zarr]      the draws as ArviZ's InferenceData (Zarr)
   temper predict MODEL.ppl --draws DRAWS.csv [--data FILE]... [--out FILE]
                                               posterior predictive: NLL, accuracy, means
   temper samplers                             list the samplers and their options
@@ -75,6 +76,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = predictCommand(rest, stdout, stderr)
 	case "plot":
 		err = plotCommand(rest, stdout, stderr)
+	case "export":
+		err = exportCommand(rest, stdout, stderr)
 	case "samplers":
 		err = samplersCommand(stdout)
 	case "repl":
