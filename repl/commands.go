@@ -61,8 +61,8 @@ func init() {
 		{"diag", ":diag", "convergence and replica-exchange diagnostics of the last run",
 			"R-hat and effective sample sizes per parameter with the worst of each; for replica exchange the swap\nattempts, acceptances and rates per adjacent pair, round trips, and the final ladder.",
 			func(s *Session, _ context.Context, a []string) bool { s.diag(); return false }},
-		{"plot", ":plot [KIND] PARAM... [FILE]", "plots of the draws: trace (the default), density, rank, acf or pair; SVG, or .png, .pdf, ... by the file's extension",
-			"trace: each chain's draws against the iteration beside the histogram; density: a histogram per chain;\nrank: per chain, the histogram of its draws' ranks among all (flat when the chains agree);\nacf: each chain's autocorrelation; pair: two to six parameters against each other.\nWrites PARAM.svg (KIND-PARAM.svg) in the current folder unless a file is named.",
+		{"plot", ":plot [KIND] PARAM... [FILE]", "plots of the draws: trace (the default), density, rank, acf or pair; index, ladder or swaps of a ladder; SVG, or .png, .pdf, ... by the file's extension",
+			"trace: each chain's draws against the iteration beside the histogram; density: a histogram per chain;\nrank: per chain, the histogram of its draws' ranks among all (flat when the chains agree);\nacf: each chain's autocorrelation; pair: two to six parameters against each other.\nindex, ladder, swaps (no PARAM): a replica-exchange run's replica index process, ladder over time, swap rates.\nWrites PARAM.svg (KIND-PARAM.svg) in the current folder unless a file is named.",
 			func(s *Session, _ context.Context, a []string) bool {
 				if len(a) < 1 {
 					s.errorf("usage: :plot [KIND] PARAM... [FILE]\n")

@@ -22,6 +22,10 @@ func (s *Session) plot(args []string) {
 		return
 	}
 	kind := "trace"
+	if slices.Contains(plots.ExchangeKinds, args[0]) {
+		s.plotExchange(args)
+		return
+	}
 	if slices.Contains(plots.Kinds, args[0]) {
 		kind, args = args[0], args[1:]
 	}
@@ -58,6 +62,34 @@ func (s *Session) plot(args []string) {
 		return
 	}
 	s.printf("%s plot of %s in %s\n", kind, strings.Join(cols, ", "), path)
+}
+
+// plotExchange draws the first chain's ladder of a replica-exchange run:
+// KIND [FILE], KIND one of plots.ExchangeKinds.
+func (s *Session) plotExchange(args []string) {
+	kind := args[0]
+	if len(s.result.Exchange) == 0 {
+		s.errorf("%s plots a replica-exchange run's ladder; the last run has none\n", kind)
+		return
+	}
+	path := kind + ".svg"
+	if len(args) > 1 {
+		path = args[1]
+	}
+	r := s.result.Exchange[0]
+	ex := plots.Exchange{Every: r.IndexEvery, Index: r.Index, Ladder: r.LadderTrace, LadderName: "temperature"}
+	if l := r.Ladder; len(l) > 1 && l[0].LR != l[len(l)-1].LR {
+		ex.LadderName = "step size"
+	}
+	for p, n := range r.Attempts {
+		ex.SwapRates = append(ex.SwapRates, float64(r.Accepts[p])/float64(max(1, n)))
+	}
+	ex.Attempts = r.Attempts
+	if err := plots.WriteExchange(path, kind, ex); err != nil {
+		s.printError(err)
+		return
+	}
+	s.printf("%s plot of chain 1's ladder in %s\n", kind, path)
 }
 
 // columnsOf is the last run's draws as plots.Source.

@@ -147,6 +147,7 @@ func TestSession(t *testing.T) {
 	pair := filepath.Join(dir, "pair.svg")
 	s.expect(":plot pair a b sigma "+pair, "pair plot of a, b, sigma in "+pair)
 	s.expect(":plot pair a "+pair, "a pair plot takes 2 to 6 columns, got 1")
+	s.expect(":plot swaps "+filepath.Join(dir, "swaps.svg"), "swaps plots a replica-exchange run's ladder; the last run has none")
 	save := filepath.Join(dir, "saved")
 	s.expect(":save "+save, "draws, summary and diagnostics in "+save)
 	tab, err := draws.ReadFile(filepath.Join(save, "draws.csv"))
@@ -375,4 +376,20 @@ func TestDerivedBlocks(t *testing.T) {
 		t.Errorf("columns out of Stan's order:\n%s", out)
 	}
 	s.expect("slope2 / b", "over 300 draws of 2 chains", "2")
+}
+
+// TestPlotLadder: after a replica-exchange run, :plot draws its ladder.
+func TestPlotLadder(t *testing.T) {
+	s := newTestSession(t)
+	dir := t.TempDir()
+	s.expect("param { x: real }", "param: x")
+	s.expect("model { x ~ normal(0, 1) }", "model: 1 statement")
+	s.expect(":run resgld replicas=4 lr=0.05 iters=400 chains=1 seed=1", "resgld")
+	for _, kind := range []string{"index", "ladder", "swaps"} {
+		file := filepath.Join(dir, kind+".svg")
+		s.expect(":plot "+kind+" "+file, kind+" plot of chain 1's ladder in "+file)
+		if raw, err := os.ReadFile(file); err != nil || !strings.Contains(string(raw), "<svg") {
+			t.Errorf("%s: %v", file, err)
+		}
+	}
 }
