@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"io/fs"
 	"os/exec"
 	"path/filepath"
@@ -44,29 +45,46 @@ func TestGallerySiteInChromium(t *testing.T) {
 	}
 	images := regexp.MustCompile(`data-images="(\d+)/(\d+)"`)
 	for _, page := range pages {
-		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-		cmd := exec.CommandContext(ctx, browser, "--headless", "--disable-gpu", "--no-sandbox", "--enable-logging=stderr", "--v=0",
-			"--user-data-dir="+t.TempDir(), "--dump-dom", "file://"+page)
-		var dom, log strings.Builder
-		cmd.Stdout, cmd.Stderr = &dom, &log
-		err := cmd.Run()
-		cancel()
 		rel, _ := filepath.Rel(site, page)
+		dom, log, err := openInBrowser(t, browser, page)
 		if err != nil {
-			t.Errorf("%s: %v\n%s", rel, err, log.String())
+			t.Errorf("%s: %v\n%s", rel, err, log)
 			continue
 		}
-		m := images.FindStringSubmatch(dom.String())
+		m := images.FindStringSubmatch(dom)
 		if m == nil || m[1] != m[2] {
 			t.Errorf("%s: images loaded %v (want all): the page's script did not run or an image is missing", rel, m)
 		}
 		if strings.Contains(page, string(filepath.Separator)+"index.html") && m != nil && m[2] == "0" {
 			t.Errorf("%s: a gallery page without figures", rel)
 		}
-		for _, line := range strings.Split(log.String(), "\n") {
+		for _, line := range strings.Split(log, "\n") {
 			if strings.Contains(line, ":CONSOLE") {
 				t.Errorf("%s: the console says %s", rel, line)
 			}
 		}
+	}
+}
+
+// openInBrowser loads page in headless Chromium and returns the DOM after
+// the load event and the browser's log. A browser that crashes (killed by
+// a signal, as Chromium now and then is in a container under load) is
+// started again, up to three times: the crash is the browser's, not the
+// page's, which a failed load or a console message would show.
+func openInBrowser(t *testing.T, browser, page string) (dom, log string, err error) {
+	for attempt := 1; ; attempt++ {
+		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+		cmd := exec.CommandContext(ctx, browser, "--headless", "--disable-gpu", "--no-sandbox", "--disable-dev-shm-usage",
+			"--enable-logging=stderr", "--v=0", "--user-data-dir="+t.TempDir(), "--dump-dom", "file://"+page)
+		var out, errs strings.Builder
+		cmd.Stdout, cmd.Stderr = &out, &errs
+		err = cmd.Run()
+		cancel()
+		var exit *exec.ExitError
+		crashed := errors.As(err, &exit) && !exit.Exited()
+		if !crashed || attempt == 3 {
+			return out.String(), errs.String(), err
+		}
+		t.Logf("%s: the browser crashed (%v); starting it again", filepath.Base(page), err)
 	}
 }
