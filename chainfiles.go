@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/temper-ppl/temper/infer"
 	"github.com/temper-ppl/temper/infer/draws"
 )
 
@@ -38,7 +37,8 @@ func ChainFiles(dir string) []string {
 // timings at the end. Files of an earlier run with more chains are
 // removed, so that a reader of the folder sees this run alone.
 func (r *Result) saveChainFiles(dir string) error {
-	for _, old := range ChainFiles(dir)[min(len(r.Draws), len(ChainFiles(dir))):] {
+	old := ChainFiles(dir)
+	for _, old := range old[min(len(r.Draws), len(old)):] {
 		if err := os.Remove(old); err != nil {
 			return err
 		}
@@ -115,10 +115,7 @@ func (r *Result) cmdstanHeader(c, kept int, path string) []string {
 		fmt.Sprintf("    thin = %d", o.Thin),
 		"    algorithm = " + r.sampler.Name,
 	}
-	settings, err := infer.SamplerOptions(r.sampler.Name, r.settings)
-	if err != nil {
-		settings = r.settings
-	}
+	settings := samplerSettings(r.sampler, r.settings)
 	for _, k := range slices.Sorted(maps.Keys(settings)) {
 		lines = append(lines, "      "+k+" = "+settings[k])
 	}

@@ -538,14 +538,21 @@ func FormatSettings(o map[string]string) string {
 
 // describeSampler is the sampler with every setting that applies to it.
 func describeSampler(s infer.Sampler, overrides map[string]string) string {
+	return s.Name + FormatSettings(samplerSettings(s, overrides))
+}
+
+// samplerSettings is every setting of s, the overrides over the preset's
+// defaults, with an automatic DEO window resolved; the overrides alone if
+// the preset is unknown.
+func samplerSettings(s infer.Sampler, overrides map[string]string) map[string]string {
 	all, err := infer.SamplerOptions(s.Name, overrides)
 	if err != nil {
-		return s.Name
+		return overrides
 	}
 	if s.Replicas > 1 && s.Scheme.Kind == infer.DEO {
 		all["window"] = fmt.Sprint(s.Scheme.Window) // auto resolved
 	}
-	return s.Name + FormatSettings(all)
+	return all
 }
 
 // worst is the largest (or smallest) finite value of a statistic over the

@@ -76,15 +76,17 @@ func (s *Session) plotExchange(args []string) {
 	if len(args) > 1 {
 		path = args[1]
 	}
+	// The swaps of every chain's ladder, as temper plot reads them from
+	// diagnostics.json; the index process and ladder of the first.
 	r := s.result.Exchange[0]
-	ex := plots.Exchange{Every: r.IndexEvery, Index: r.Index, Ladder: r.LadderTrace, LadderName: "temperature"}
-	if l := r.Ladder; len(l) > 1 && l[0].LR != l[len(l)-1].LR {
-		ex.LadderName = "step size"
+	attempts, accepts := make([]int, len(r.Attempts)), make([]int, len(r.Accepts))
+	for _, c := range s.result.Exchange {
+		for p := range attempts {
+			attempts[p] += c.Attempts[p]
+			accepts[p] += c.Accepts[p]
+		}
 	}
-	for p, n := range r.Attempts {
-		ex.SwapRates = append(ex.SwapRates, float64(r.Accepts[p])/float64(max(1, n)))
-	}
-	ex.Attempts = r.Attempts
+	ex := plots.NewExchange(r.IndexEvery, r.Index, r.LadderTrace, r.Ladder, attempts, accepts)
 	if err := plots.WriteExchange(path, kind, ex); err != nil {
 		s.printError(err)
 		return

@@ -158,8 +158,8 @@ func plotModes(path string, t *draws.Table, modelPath, modesPath string, radius 
 // swap rates from the diagnostics.json of its folder.
 func plotExchange(dir, kind string, chain int, out string, stdout io.Writer) error {
 	var diag struct {
-		SwapRate     []*float64 `json:"swap_rate"`
-		SwapAttempts []int      `json:"swap_attempts"`
+		SwapAttempts []int `json:"swap_attempts"`
+		SwapAccepts  []int `json:"swap_accepts"`
 		Chains       []struct {
 			Index struct {
 				Every  int     `json:"every_rounds"`
@@ -168,7 +168,7 @@ func plotExchange(dir, kind string, chain int, out string, stdout io.Writer) err
 			Trace struct {
 				Values [][]float64 `json:"values"`
 			} `json:"ladder_trace"`
-			Ladder []struct{ LR, Temperature float64 } `json:"ladder"`
+			Ladder []infer.Level `json:"ladder"` // {"lr": ..., "temperature": ...}
 		} `json:"exchange_by_chain"`
 	}
 	if err := readDiagnostics(dir, kind, &diag); err != nil {
@@ -181,17 +181,7 @@ func plotExchange(dir, kind string, chain int, out string, stdout io.Writer) err
 		return badf("temper plot: --chain %d: the run has chains 1 to %d", chain, len(diag.Chains))
 	}
 	c := diag.Chains[chain-1]
-	ex := plots.Exchange{Every: c.Index.Every, Index: c.Index.Levels, Ladder: c.Trace.Values, LadderName: "temperature", Attempts: diag.SwapAttempts}
-	if len(c.Ladder) > 1 && c.Ladder[0].LR != c.Ladder[len(c.Ladder)-1].LR {
-		ex.LadderName = "step size"
-	}
-	for _, r := range diag.SwapRate {
-		v := math.NaN()
-		if r != nil {
-			v = *r
-		}
-		ex.SwapRates = append(ex.SwapRates, v)
-	}
+	ex := plots.NewExchange(c.Index.Every, c.Index.Levels, c.Trace.Values, c.Ladder, diag.SwapAttempts, diag.SwapAccepts)
 	if out == "" {
 		out = filepath.Join(dir, kind+".svg")
 	}

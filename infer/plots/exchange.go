@@ -3,11 +3,14 @@ package plots
 import (
 	"fmt"
 	"image/color"
+	"math"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/temper-ppl/temper/infer"
 )
 
 // ExchangeKinds are the plots of a replica-exchange run's ladder, drawn
@@ -28,6 +31,25 @@ type Exchange struct {
 	// SwapRates and Attempts are per adjacent pair (l, l+1), over the run.
 	SwapRates []float64
 	Attempts  []int
+}
+
+// NewExchange is the Exchange of one chain's ladder: the index process and
+// ladder trace sampled every few rounds, the final ladder (which says
+// whether its values are temperatures or step sizes) and the swaps
+// attempted and accepted per adjacent pair.
+func NewExchange(every int, index [][]int, trace [][]float64, final []infer.Level, attempts, accepts []int) Exchange {
+	ex := Exchange{Every: every, Index: index, Ladder: trace, LadderName: "temperature", Attempts: attempts}
+	if len(final) > 1 && final[0].LR != final[len(final)-1].LR {
+		ex.LadderName = "step size"
+	}
+	for p, n := range attempts {
+		rate := math.NaN()
+		if n > 0 && p < len(accepts) {
+			rate = float64(accepts[p]) / float64(n)
+		}
+		ex.SwapRates = append(ex.SwapRates, rate)
+	}
+	return ex
 }
 
 // WriteExchange draws kind of ExchangeKinds into path:
