@@ -22,6 +22,26 @@ type calibrationCase struct {
 	skipNames []string // samplers the case is not for
 }
 
+// check compares a run's summary with the case's exact moments: every
+// mean within 0.1 sd and every sd within 10%. It reports the columns (all
+// of them when testing verbosely, else the ones off) and whether any is.
+func (c calibrationCase) check(res *temper.Result) (report []string, anyBad bool) {
+	for _, s := range res.Summary() {
+		want, ok := c.mean[s.Name]
+		if !ok {
+			continue
+		}
+		sd := c.sd[s.Name]
+		bad := math.Abs(s.Mean-want) > 0.1*sd || math.Abs(s.SD/sd-1) > 0.1
+		if bad || testing.Verbose() {
+			report = append(report, fmt.Sprintf("%s: mean %.5g (exact %.5g, off %.2f sd), sd %.4g (exact %.4g, %+.1f%%), ESS %.0f%s",
+				s.Name, s.Mean, want, math.Abs(s.Mean-want)/sd, s.SD, sd, 100*(s.SD/sd-1), s.ESSBulk, map[bool]string{true: "  ← off", false: ""}[bad]))
+		}
+		anyBad = anyBad || bad
+	}
+	return report, anyBad
+}
+
 // calibrationCases are posteriors known exactly (DESIGN.md section 6, the
 // issue's calibration suite): conjugate normal with known and with unknown
 // scale, Poisson-gamma, a linear regression on raw-scale predictors in the
@@ -227,21 +247,9 @@ func TestCalibrationDefaults(t *testing.T) {
 				t.Errorf("%s with %q: %v", c.name, sampler, err)
 				continue
 			}
-			var report []string
-			for _, s := range res.Summary() {
-				want, ok := c.mean[s.Name]
-				if !ok {
-					continue
-				}
-				sd := c.sd[s.Name]
-				bad := math.Abs(s.Mean-want) > 0.1*sd || math.Abs(s.SD/sd-1) > 0.1
-				if bad || testing.Verbose() {
-					report = append(report, fmt.Sprintf("%s: mean %.5g (exact %.5g, off %.2f sd), sd %.4g (exact %.4g, %+.1f%%), ESS %.0f%s",
-						s.Name, s.Mean, want, math.Abs(s.Mean-want)/sd, s.SD, sd, 100*(s.SD/sd-1), s.ESSBulk, map[bool]string{true: "  ← off", false: ""}[bad]))
-				}
-				if bad {
-					t.Fail()
-				}
+			report, bad := c.check(res)
+			if bad {
+				t.Fail()
 			}
 			if len(report) > 0 {
 				t.Logf("%s with %q (step %.3g):\n  %s", c.name, sampler, res.Tuning.StepSize, strings.Join(report, "\n  "))

@@ -3,11 +3,14 @@ package temper
 import (
 	"fmt"
 	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
+	"github.com/temper-ppl/temper/infer"
 	"github.com/temper-ppl/temper/infer/draws"
 )
 
@@ -43,7 +46,7 @@ func (r *Result) saveChainFiles(dir string) error {
 			return err
 		}
 	}
-	columns := []string{"lp__"}
+	columns := append([]string{"lp__"}, r.StatColumns...)
 	if r.Cycle != nil {
 		columns = append(columns, "cycle__")
 	}
@@ -76,12 +79,21 @@ func (r *Result) writeChain(f *os.File, c int, chain [][]float64, columns []stri
 			return err
 		}
 	}
+	if r.Exact != nil {
+		if err := w.Comment(adaptationLines(r.Exact[c])...); err != nil {
+			return err
+		}
+	}
 	for i, d := range chain {
 		row[0] = d[0]
 		rest := row[1:]
+		if r.Stats != nil {
+			copy(rest, r.Stats[c][i])
+			rest = rest[len(r.StatColumns):]
+		}
 		if r.Cycle != nil {
-			row[1] = float64(r.Cycle[c][i] + 1)
-			rest = row[2:]
+			rest[0] = float64(r.Cycle[c][i] + 1)
+			rest = rest[1:]
 		}
 		copy(rest, d[1:])
 		if err := w.Write(c+1, i+1, row); err != nil {
@@ -110,7 +122,7 @@ func (r *Result) cmdstanHeader(c, kept int, path string) []string {
 		"method = sample (Default)",
 		"  sample",
 		fmt.Sprintf("    num_samples = %d", kept),
-		fmt.Sprintf("    num_warmup = %d", o.Burn),
+		fmt.Sprintf("    num_warmup = %d", r.State.Burn), // the exact samplers' warm-up and the burn-in
 		"    save_warmup = 0",
 		fmt.Sprintf("    thin = %d", o.Thin),
 		"    algorithm = " + r.sampler.Name,
@@ -139,4 +151,26 @@ func ModelName(path string) string {
 		return dir
 	}
 	return name
+}
+
+// adaptationLines are the lines CmdStan writes after the columns of an
+// adapted run: the step size and the inverse metric its warm-up chose.
+func adaptationLines(x infer.ExactReport) []string {
+	lines := []string{"Adaptation terminated", fmt.Sprintf("Step size = %g", x.StepSize)}
+	format := func(v []float64) string {
+		parts := make([]string, len(v))
+		for i, x := range v {
+			parts[i] = strconv.FormatFloat(x, 'g', 6, 64)
+		}
+		return strings.Join(parts, ", ")
+	}
+	if !x.Dense {
+		return append(lines, "Diagonal elements of inverse mass matrix:", format(x.InvMetric))
+	}
+	lines = append(lines, "Elements of inverse mass matrix:")
+	d := int(math.Sqrt(float64(len(x.InvMetric))))
+	for i := range d {
+		lines = append(lines, format(x.InvMetric[i*d:(i+1)*d]))
+	}
+	return lines
 }

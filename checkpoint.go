@@ -156,7 +156,7 @@ func (m *Model) ResumeDrawsFile(path string, opts Options, comments ...string) (
 		os.Remove(tmp.Name())
 		return nil, nil, err
 	}
-	w, err := startDrawsWriter(tmp, header, opts.KeepAll)
+	w, err := startDrawsWriter(tmp, header, opts.KeepAll, len(s.StatNames()))
 	if err != nil {
 		return fail(err)
 	}
@@ -200,7 +200,11 @@ func (r *Result) Prepend(t *draws.Table) {
 		cols[j] = t.Index(name)
 	}
 	cycle := t.Index("cycle__")
-	old := make([][][]float64, len(r.Draws))
+	statCols := make([]int, len(r.StatColumns))
+	for j, name := range r.StatColumns {
+		statCols[j] = t.Index(name)
+	}
+	old, oldStats := make([][][]float64, len(r.Draws)), make([][][]float64, len(r.Draws))
 	var oldCycles [][]int
 	if r.Cycle != nil && cycle >= 0 {
 		oldCycles = make([][]int, len(r.Draws))
@@ -218,6 +222,15 @@ func (r *Result) Prepend(t *draws.Table) {
 			}
 		}
 		old[c] = append(old[c], v)
+		if r.Stats != nil {
+			s := make([]float64, len(statCols))
+			for j, k := range statCols {
+				if k >= 0 {
+					s[j] = t.Values[k][row]
+				}
+			}
+			oldStats[c] = append(oldStats[c], s)
+		}
 		if oldCycles != nil {
 			oldCycles[c] = append(oldCycles[c], int(t.Values[cycle][row])-1)
 		}
@@ -229,6 +242,9 @@ func (r *Result) Prepend(t *draws.Table) {
 		r.Draws[c] = append(old[c], r.Draws[c]...)
 		if oldCycles != nil {
 			r.Cycle[c] = append(oldCycles[c], r.Cycle[c]...)
+		}
+		if r.Stats != nil {
+			r.Stats[c] = append(oldStats[c], r.Stats[c]...)
 		}
 		if r.All != nil {
 			r.All[c][0] = r.Draws[c]

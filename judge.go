@@ -49,7 +49,14 @@ func (r *Result) Judge() []string {
 		return w
 	}
 	stats := r.Summary()
-	w = append(w, judgeConvergence(stats, len(finished), r.Tuning != nil)...)
+	remedy := "run more iterations, or a larger step size (lr) if the chains move slowly"
+	switch {
+	case r.Exact != nil: // Stan's warm-up chose the step: only a longer run or a better parameterisation helps
+		remedy = "run more iterations, or reparameterise the model if its scales differ widely"
+	case r.Tuning != nil: // the warm-up chose the step: only a longer run helps
+		remedy = "run more iterations (sghmc mixes fastest at the tuned step)"
+	}
+	w = append(w, judgeConvergence(stats, len(finished), remedy)...)
 	w = append(w, r.judgeChains(finished)...)
 	w = append(w, r.judgeLowDensity(finished)...)
 	w = append(w, r.judgeExchange(finished)...)
@@ -112,18 +119,14 @@ func (r *Result) judge() {
 
 // judgeConvergence applies Stan's thresholds to split R-hat and to bulk
 // and tail ESS, per parameter (lp__ is left out, as Stan's warnings do);
-// tuned says the warm-up chose the step, which a user need not change.
-func judgeConvergence(stats []summary.Stats, chains int, tuned bool) []string {
+// remedy says what to change for low ESS.
+func judgeConvergence(stats []summary.Stats, chains int, remedy string) []string {
 	var w []string
 	params := slices.DeleteFunc(slices.Clone(stats), func(s summary.Stats) bool { return s.Name == "lp__" })
 	if s := worstOf(params, func(s summary.Stats) float64 { return s.Rhat }, func(v float64) bool { return v > maxRhat }, true, "%.3g"); s != "" {
 		w = append(w, fmt.Sprintf("split R-hat above %g: run longer, or check that the chains agree: R-hat of %s", maxRhat, s))
 	}
 	minESS := float64(minESSPerChain * chains)
-	remedy := "run more iterations, or a larger step size (lr) if the chains move slowly"
-	if tuned { // the warm-up chose the step: only a longer run helps
-		remedy = "run more iterations (sghmc mixes fastest at the tuned step)"
-	}
 	for _, e := range []struct {
 		kind string
 		f    func(summary.Stats) float64

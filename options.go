@@ -124,6 +124,10 @@ type Draw struct {
 	// Values are lp__ then the parameters, as Model.Columns names them.
 	// They belong to the receiver.
 	Values []float64
+	// Stats are the sampler's diagnostics of the draw, named by
+	// Result.StatColumns (accept_stat__, stepsize__, ... of nuts, hmc and
+	// mala); nil for the stochastic-gradient samplers.
+	Stats []float64
 }
 
 // withDefaults fills the zero fields that have defaults: the sampler here,

@@ -25,8 +25,9 @@ const (
 // DrawsWriter writes a draws file (draws.csv) as a run makes its draws:
 // a few # comments that record the sampler and the run's settings, then
 // chain,iter,lp__ and the parameters on their constrained scale; with
-// KeepAll the columns replica__, temperature__ and lr__, and under a
-// cyclical schedule cycle__. Rows reach the underlying writer at least
+// KeepAll the columns replica__, temperature__ and lr__, under a
+// cyclical schedule cycle__, and for the exact samplers Stan's sampler
+// diagnostics (accept_stat__, stepsize__, ...). Rows reach the underlying writer at least
 // every 100 rows or second (see draws.Writer), so an interrupted run loses
 // nothing that Flush is called for.
 type DrawsWriter struct {
@@ -34,6 +35,7 @@ type DrawsWriter struct {
 	closer            io.Closer // the file ResumeDrawsFile opened
 	row               []float64
 	keepAll, cyclical bool
+	stats             int // the sampler's diagnostics, last
 }
 
 // NewDrawsWriter writes the header of a draws file for a run of m with opts
@@ -66,7 +68,7 @@ func (m *Model) CreateDrawsFile(path string, opts Options, comments ...string) (
 }
 
 func newDrawsWriter(w io.Writer, m *Model, s infer.Sampler, settings map[string]string, opts Options, comments []string) (*DrawsWriter, error) {
-	return startDrawsWriter(w, drawsHeader(m, s, settings, opts, comments), opts.KeepAll)
+	return startDrawsWriter(w, drawsHeader(m, s, settings, opts, comments), opts.KeepAll, len(s.StatNames()))
 }
 
 // drawsHeader is the header of a run's draws file: the comments, the
@@ -76,9 +78,10 @@ func drawsHeader(m *Model, s infer.Sampler, settings map[string]string, opts Opt
 	if opts.KeepAll {
 		columns = append(columns, "replica__", "temperature__", "lr__")
 	}
-	if _, cyclical := s.Schedule.(infer.Staged); cyclical { // cyclical SG-MCMC: each draw's cycle, from 1
+	if _, cyclical := s.Schedule.(infer.Staged); cyclical && s.Exact == nil { // cyclical SG-MCMC: each draw's cycle, from 1
 		columns = append(columns, "cycle__")
 	}
+	columns = append(columns, s.StatNames()...)
 	return draws.Header{
 		Comments: append(slices.Clone(comments),
 			"sampler = "+describeSampler(s, settings),
@@ -89,29 +92,30 @@ func drawsHeader(m *Model, s infer.Sampler, settings map[string]string, opts Opt
 	}
 }
 
-func startDrawsWriter(w io.Writer, h draws.Header, keepAll bool) (*DrawsWriter, error) {
+func startDrawsWriter(w io.Writer, h draws.Header, keepAll bool, stats int) (*DrawsWriter, error) {
 	dw, err := draws.NewWriter(w, h)
 	if err != nil {
 		return nil, err
 	}
-	return &DrawsWriter{w: dw, row: make([]float64, len(h.Columns)), keepAll: keepAll, cyclical: slices.Contains(h.Columns, "cycle__")}, nil
+	return &DrawsWriter{w: dw, row: make([]float64, len(h.Columns)), keepAll: keepAll, cyclical: slices.Contains(h.Columns, "cycle__"), stats: stats}, nil
 }
 
 // Write adds a draw's row.
 func (w *DrawsWriter) Write(d Draw) error {
-	return w.write(infer.Draw{Chain: d.Chain, Iter: d.Iter, Level: d.Level, LR: d.LR, Temperature: d.Temperature, Cycle: d.Cycle, Values: d.Values})
+	return w.write(infer.Draw{Chain: d.Chain, Iter: d.Iter, Level: d.Level, LR: d.LR, Temperature: d.Temperature, Cycle: d.Cycle, Values: d.Values, Stats: d.Stats})
 }
 
 func (w *DrawsWriter) write(d infer.Draw) error {
-	if !w.keepAll && !w.cyclical {
+	if !w.keepAll && !w.cyclical && w.stats == 0 {
 		return w.w.Write(d.Chain+1, d.Iter+1, d.Values)
 	}
-	if len(d.Values) > len(w.row) {
-		return fmt.Errorf("temper: a draw of %d values for %d columns", len(d.Values), len(w.row))
+	if len(d.Values) > len(w.row) || len(d.Stats) != w.stats {
+		return fmt.Errorf("temper: a draw of %d values and %d diagnostics for %d columns", len(d.Values), len(d.Stats), len(w.row))
 	}
 	copy(w.row, d.Values)
+	copy(w.row[len(w.row)-w.stats:], d.Stats)
 	if w.cyclical {
-		w.row[len(w.row)-1] = float64(d.Cycle + 1)
+		w.row[len(w.row)-w.stats-1] = float64(d.Cycle + 1)
 	}
 	if w.keepAll {
 		extra := w.row[len(d.Values):]
@@ -387,6 +391,9 @@ func (r *Result) diagnosticsJSON(stats []summary.Stats) map[string]any {
 		}
 		diag["warmup"] = w
 	}
+	if r.Exact != nil {
+		diag["exact"] = exactJSON(r.Exact)
+	}
 	if len(d.Failures) > 0 {
 		diag["failures"] = failuresJSON(d.Failures)
 	}
@@ -589,4 +596,22 @@ func jsonSafe(m map[string]any) map[string]any {
 		}
 	}
 	return m
+}
+
+// exactJSON is what an exact sampler's chains did, for diagnostics.json:
+// per chain the adapted step size and metric, and after warm-up the
+// transitions, divergences, maximum-depth hits, mean leapfrog steps and
+// acceptance, and E-BFMI.
+func exactJSON(reports []infer.ExactReport) []map[string]any {
+	out := make([]map[string]any, len(reports))
+	for c, x := range reports {
+		metric := "diagonal"
+		if x.Dense {
+			metric = "dense"
+		}
+		out[c] = map[string]any{"chain": c + 1, "step_size": x.StepSize, "metric": metric, "inv_metric": x.InvMetric,
+			"transitions": x.Transitions, "divergent": x.Divergent, "max_depth_hits": x.MaxDepthHits,
+			"mean_leapfrogs": x.MeanLeapfrogs, "mean_accept_stat": x.MeanAccept, "e_bfmi": finiteOrNil(x.EBFMI)}
+	}
+	return out
 }

@@ -7,7 +7,8 @@ import (
 
 // DescribeProgress is what a progress display shows beside its count: for
 // replica exchange the swap rate and round trips, for a cyclical schedule
-// the cycle and its stage, and the chains that stopped; "" when there is
+// the cycle and its stage, for an exact sampler its warm-up and the
+// divergent transitions after it, and the chains that stopped; "" when there is
 // nothing to add (a plain run, or before the driver reports these).
 func DescribeProgress(p Progress) string {
 	var parts []string
@@ -24,6 +25,12 @@ func DescribeProgress(p Progress) string {
 			stage = "exploring"
 		}
 		parts = append(parts, fmt.Sprintf("cycle %d/%d %s", p.Cycle+1, p.Cycles, stage))
+	}
+	if p.Warmup {
+		parts = append(parts, "warm-up")
+	}
+	if p.Divergent > 0 {
+		parts = append(parts, fmt.Sprintf("%d divergent", p.Divergent))
 	}
 	if p.Failed > 0 {
 		parts = append(parts, fmt.Sprintf("%d of %d chains stopped", p.Failed, p.Chains))

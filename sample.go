@@ -86,7 +86,7 @@ func (m *Model) Sample(ctx context.Context, opts Options) (*Result, error) {
 			return nil
 		}
 		return opts.OnDraw(Draw{Chain: d.Chain, Iter: d.Iter, Level: d.Level, LR: d.LR, Temperature: d.Temperature,
-			Cycle: d.Cycle, Values: slices.Clone(d.Values)})
+			Cycle: d.Cycle, Values: slices.Clone(d.Values), Stats: slices.Clone(d.Stats)})
 	}
 	res, err := infer.Run(ctx, target{m, opts.evalOptions()}, s, run)
 	r.Elapsed = time.Since(start)
@@ -174,6 +174,9 @@ func (r *Result) drawSequence(f func(infer.Draw) error) error {
 					d.Cycle = r.Cycle[c][i]
 				}
 				d.Values = r.Draws[c][i]
+				if r.Stats != nil {
+					d.Stats = r.Stats[c][i]
+				}
 				if r.All != nil {
 					if i >= len(r.All[c][l]) {
 						continue

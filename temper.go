@@ -265,6 +265,11 @@ func (t target) NumData() int { return t.m.cm.NumData() }
 func (t target) Evaluator(p, batch int) (infer.Evaluator, error) {
 	return t.m.cm.EvaluatorWith(p, batch, t.eval)
 }
+func (t target) EvaluatorThreads(p, batch, threads int) (infer.Evaluator, error) {
+	o := t.eval
+	o.Threads = threads
+	return t.m.cm.EvaluatorWith(p, batch, o)
+}
 func (t target) OutputNames() []string          { return t.m.cm.OutputNames() }
 func (t target) Constrain(dst, theta []float64) { t.m.constrain(dst, theta) }
 func (t target) ConstrainSeeded(dst, theta []float64, seed uint64) {

@@ -85,7 +85,7 @@ func TestErrors(t *testing.T) {
 		opts temper.Options
 		want string
 	}{
-		{temper.Options{Sampler: "nuts"}, `unknown sampler "nuts"`},
+		{temper.Options{Sampler: "gibbs"}, `unknown sampler "gibbs"`},
 		{temper.Options{Sampler: "sghmc", Settings: map[string]any{"frction": 0.1}}, `sampler sghmc has no setting "frction"; did you mean friction?`},
 		{temper.Options{Settings: map[string]any{"lr": -1}}, "lr: must be positive"},
 		{temper.Options{Settings: map[string]any{"lr": []int{1}}}, "neither a number nor a name"},

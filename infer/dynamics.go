@@ -248,4 +248,8 @@ type Sampler struct {
 	// CVRefresh iterations (SVRG-style; controlvariate.go).
 	Gradient  GradientKind
 	CVRefresh int
+	// Exact, when set, makes the sampler an exact full-batch kernel (nuts,
+	// hmc, mala: exact.go) instead of stochastic-gradient dynamics; the
+	// fields above do not apply to it.
+	Exact *Exact
 }

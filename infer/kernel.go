@@ -26,6 +26,8 @@ type Info struct {
 	// Rounds are the running chains' exchange rounds, when the step ended
 	// with one.
 	Rounds []RoundInfo
+	// Transitions are each chain's transition under an exact sampler.
+	Transitions []Transition
 }
 
 // RoundInfo is one chain's exchange round.
@@ -612,10 +614,19 @@ func (k *sgKernel) adapt(info *Info) {
 	}
 }
 
-// report calls progress, if set, with what the run has done.
-func (k *sgKernel) report(progress func(Progress)) {
-	if progress != nil {
-		progress(k.progress(k.total))
+// The sgKernel's side of runKernel.
+func (k *sgKernel) state() *State        { return k.st }
+func (k *sgKernel) output() Target       { return k.target }
+func (k *sgKernel) end() int             { return k.total }
+func (k *sgKernel) keep(it int) bool     { return k.stages.keep(it, k.st.Burn, k.o.Thin) }
+func (k *sgKernel) cycle(it int) int     { return k.stages.cycle(it) }
+func (k *sgKernel) cyclical() bool       { return k.stages != nil }
+func (k *sgKernel) statNames() []string  { return nil }
+func (k *sgKernel) stats(int, []float64) {}
+func (k *sgKernel) name() string         { return k.s.Name }
+func (k *sgKernel) finish(*Result) {
+	if k.ex != nil {
+		k.ex.finish(k.st.Done)
 	}
 }
 
@@ -668,9 +679,9 @@ func (k *sgKernel) sync() error {
 }
 
 // progress is what the run reports after an iteration.
-func (k *sgKernel) progress(total int) Progress {
+func (k *sgKernel) progress() Progress {
 	st := k.st
-	p := Progress{Done: st.Done, Total: total, Replicas: st.Levels, Chains: st.Chains, Failed: len(st.Failures)}
+	p := Progress{Done: st.Done, Total: k.total, Replicas: st.Levels, Chains: st.Chains, Failed: len(st.Failures)}
 	if k.stages != nil {
 		c, ok := k.s.Schedule.(Cyclical)
 		if ok {

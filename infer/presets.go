@@ -59,6 +59,15 @@ var presets = map[string]preset{
 	// adjacent pairs (SEO: the even or the odd pairs, by a coin).
 	"renhd": {"replica-exchange Nosé-Hoover dynamics with the noise-aware Barker swap (seed 001, Algorithms 1-2)",
 		map[string]string{"dynamics": "nose_hoover", "exchange": "barker", "ladder": "temperature", "tau": "1.5", "replicas": "7", "scheme": "seo", "every": "10", "restart": "true"}},
+	// The exact full-batch samplers (exact.go), references for the
+	// stochastic-gradient dynamics: Stan's warm-up tunes their step size
+	// and metric.
+	"nuts": {"the No-U-Turn sampler: multinomial, generalised U-turn criterion, Stan's warm-up (Hoffman & Gelman 2014; Betancourt 2017)",
+		map[string]string{"dynamics": "nuts"}},
+	"hmc": {"Hamiltonian Monte Carlo with a fixed number of leapfrog steps and a Metropolis correction, Stan's warm-up (Neal 2011)",
+		map[string]string{"dynamics": "hmc"}},
+	"mala": {"Metropolis-adjusted Langevin: HMC with one leapfrog step, the exact limit of SGLD (Roberts & Tweedie 1996)",
+		map[string]string{"dynamics": "mala", "adapt_delta": "0.574"}},
 	"renhd_reld": {"RELD, seed 001's baseline: RENHD with the thermostat frozen at 0.999 + c/T (Section 4.2)",
 		map[string]string{"dynamics": "nose_hoover", "exchange": "barker", "ladder": "temperature", "tau": "1.5", "replicas": "7", "scheme": "seo", "every": "10", "restart": "true", "freeze": "0.999"}},
 }
@@ -94,27 +103,47 @@ func tuning(s map[string]string) bool {
 // are too.
 func byHand(s map[string]string) bool { return s["ladder_levels"] != "none" }
 
+// exact is a composition of an exact full-batch kernel (nuts, hmc, mala):
+// none of the stochastic-gradient parts apply to it.
+func exact(s map[string]string) bool { return slices.Contains(exactDynamics, s["dynamics"]) }
+func sg(s map[string]string) bool    { return !exact(s) }
+
+var exactDynamics = []string{"nuts", "hmc", "mala"}
+
 func thermostat(s map[string]string) bool {
 	return s["dynamics"] == "nose_hoover" || s["dynamics"] == "adaptive_langevin"
 }
 
-func cyclicalSchedule(s map[string]string) bool   { return !lrLadder(s) && s["schedule"] == "cyclical" }
-func polynomialSchedule(s map[string]string) bool { return !lrLadder(s) && s["schedule"] != "cyclical" }
+func cyclicalSchedule(s map[string]string) bool {
+	return sg(s) && !lrLadder(s) && s["schedule"] == "cyclical"
+}
+func polynomialSchedule(s map[string]string) bool {
+	return sg(s) && !lrLadder(s) && s["schedule"] != "cyclical"
+}
 
 var settings = map[string]setting{
-	"dynamics":            {"langevin", "langevin, hamiltonian, preconditioned, fast_langevin, nose_hoover or adaptive_langevin", always},
+	"dynamics":            {"langevin", "langevin, hamiltonian, preconditioned, fast_langevin, nose_hoover or adaptive_langevin; or an exact full-batch kernel: nuts, hmc or mala", always},
+	"metric":              {"diag", "the exact samplers' metric (inverse mass matrix), learnt in Stan's warm-up windows: diag, dense, or unit (the identity, not adapted)", exact},
+	"max_depth":           {"10", "NUTS's largest tree depth: at most 2^max_depth leapfrog steps a transition", is("dynamics", "nuts")},
+	"steps":               {"10", "leapfrog steps L of each HMC transition", is("dynamics", "hmc")},
+	"jitter":              {"0.2", "each HMC transition's step size is drawn uniform in ε·(1 ± jitter), which breaks the periodic orbits of a fixed trajectory length that would otherwise leave HMC non-ergodic on near-Gaussian posteriors (Neal 2011, Section 5.4.2.2; Stan's stepsize_jitter), in [0, 1)", is("dynamics", "hmc")},
+	"adapt_delta":         {"0.8", "the acceptance statistic the warm-up's dual averaging aims the step size at (Stan's 0.8; mala's 0.574, Roberts & Rosenthal 1998); raise it toward 1 against divergences", func(s map[string]string) bool { return exact(s) && s["lr"] == "auto" }},
+	"warmup":              {"1000", "iterations of the exact samplers' warm-up (Stan's num_warmup), before burn and iters; not kept", exact},
+	"init_buffer":         {"75", "warm-up iterations that adapt only the step size before the metric's first window (Stan's init_buffer)", exact},
+	"adapt_window":        {"25", "the metric's first warm-up window; each next one is twice as long (Stan's window)", exact},
+	"term_buffer":         {"50", "warm-up iterations at the end that adapt only the step size, with the last metric (Stan's term_buffer)", exact},
 	"c":                   {"0.1", "background noise c = CΔt of the thermostat (seed 001, Eq. 20)", thermostat},
 	"freeze":              {"none", "hold the thermostat at this offset + c/T instead of adapting it (seed 001's RELD: 0.999), or none", thermostat},
 	"restart":             {"false", "start every trajectory between exchange rounds afresh: redraw the momenta, reset the thermostats (seed 001, Algorithm 2)", func(s map[string]string) bool { return exchanging(s) && thermostat(s) }},
-	"lr":                  {"auto", "step size η (of every level on a temperature ladder; η0 of a cyclical schedule), or auto: chosen with the metric by the warm-up from the model and the data, for the target level", func(s map[string]string) bool { return !lrLadder(s) }},
+	"lr":                  {"auto", "step size η (of every level on a temperature ladder; η0 of a cyclical schedule), or auto: chosen with the metric by the warm-up from the model and the data, for the target level (the exact samplers: the leapfrog step, auto: Stan's dual averaging)", func(s map[string]string) bool { return !lrLadder(s) }},
 	"b":                   {"1", "offset b of the decaying step size lr·(b + k)^-gamma", polynomialSchedule},
 	"gamma":               {"0", "decay exponent of the step size (0: constant)", polynomialSchedule},
-	"schedule":            {"polynomial", "polynomial (lr·(b + k)^-gamma) or cyclical (seed 002, Eq. 1)", func(s map[string]string) bool { return !lrLadder(s) }},
+	"schedule":            {"polynomial", "polynomial (lr·(b + k)^-gamma) or cyclical (seed 002, Eq. 1)", func(s map[string]string) bool { return sg(s) && !lrLadder(s) }},
 	"cycles":              {"4", "number of cycles M of the cyclical step size (seed 002, Eq. 1)", cyclicalSchedule},
 	"explore_fraction":    {"0.25", "proportion β of each cycle explored at temperature 0, in [0, 1) (seed 002, Algorithm 1)", cyclicalSchedule},
 	"samples_per_cycle":   {"0", "draws kept per cycle, spread over its sampling stage up to its end (0: every iteration, thinned)", cyclicalSchedule},
 	"schedule_iterations": {"auto", "K of Eq. 1, the iterations the cycles share (auto: the run's burn + iters)", cyclicalSchedule},
-	"temperature":         {"1", "temperature T (on a step-size ladder: of the exploitation level τ^(1))", func(s map[string]string) bool { return !temperatureLadder(s) }},
+	"temperature":         {"1", "temperature T (on a step-size ladder: of the exploitation level τ^(1))", func(s map[string]string) bool { return sg(s) && !temperatureLadder(s) }},
 	"friction":            {"0.1", "momentum decay α per step, in (0, 1]", is("dynamics", "hamiltonian")},
 	"rho":                 {"0.99", "decay of the squared-gradient average (preconditioned SGD)", is("dynamics", "preconditioned")},
 	"eps":                 {"1e-5", "damping λ of the preconditioner 1/(λ + √V)", is("dynamics", "preconditioned")},
@@ -141,8 +170,8 @@ var settings = map[string]setting{
 	"lr_min":              {"auto", "step size of the target level η^(1), or auto (with lr_max auto): the warm-up's tuned step", func(s map[string]string) bool { return lrLadder(s) && !byHand(s) }},
 	"lr_max":              {"auto", "step size of the most exploring level η^(P), or auto (with lr_min auto): ten times the tuned step, half SGD's stability bound", func(s map[string]string) bool { return lrLadder(s) && !byHand(s) }},
 	"ladder_levels":       {"none", "the ladder's levels by hand, increasing from the target: temperatures or step sizes ([1, 2, 4, 8]); replicas is their number. An adaptive ladder starts there and keeps the ends", exchanging},
-	"gradient":            {"auto", "the minibatch gradient: plain, control_variate (SGLD-CV, centred at the warm-up's mode; needs lr = auto) or auto (the control variate where the plain gradient's noise would cap the tuned step tenfold)", func(s map[string]string) bool { return !exchanging(s) }},
-	"cv_refresh":          {"0", "with the control variate: move its centres to the chains every this many iterations, one pass over the data each (SVRG-style; 0: keep the warm-up's mode)", func(s map[string]string) bool { return !exchanging(s) && s["gradient"] != "plain" }},
+	"gradient":            {"auto", "the minibatch gradient: plain, control_variate (SGLD-CV, centred at the warm-up's mode; needs lr = auto) or auto (the control variate where the plain gradient's noise would cap the tuned step tenfold)", func(s map[string]string) bool { return sg(s) && !exchanging(s) }},
+	"cv_refresh":          {"0", "with the control variate: move its centres to the chains every this many iterations, one pass over the data each (SVRG-style; 0: keep the warm-up's mode)", func(s map[string]string) bool { return sg(s) && !exchanging(s) && s["gradient"] != "plain" }},
 	"adapt":               {"warmup", "when the adaptive ladder and buffer learn: warmup (during burn-in, then frozen; throughout a run without burn-in, with a warning), always or never", tuning},
 	"explore_temperature": {"0", "temperature of the levels above the target on a step-size ladder (0: SGD)", lrLadder},
 	"adapt_rate":          {"0.5", "stochastic-approximation step γ_k = adapt_rate·(k + 1)^-adapt_decay", adapting},
@@ -323,6 +352,9 @@ func (b *builder) oneOf(key string, values ...string) string {
 func (b *builder) build() Sampler {
 	var s Sampler
 	s.Replicas = b.integer("replicas", 1)
+	if exact(b.o) {
+		return b.exact(s)
+	}
 	exchange := b.oneOf("exchange", "none", "metropolis", "multi_variance", "deterministic", "barker")
 	ladder := b.o["ladder"]
 	if exchange != "none" {
@@ -398,6 +430,44 @@ func (b *builder) build() Sampler {
 	if b.err == nil && exchange != "deterministic" && s.Ladder.Kind == StepSizeLadder && (s.Ladder.Exploit == 0 || s.Ladder.Explore == 0) {
 		b.fail("exchange", "the %s test needs positive temperatures on every level; a step-size ladder with SGD levels (temperature 0) needs exchange=deterministic", exchange)
 	}
+	return s
+}
+
+// exact builds an exact full-batch kernel's settings (exact.go).
+func (b *builder) exact(s Sampler) Sampler {
+	x := &Exact{Kind: map[string]ExactKind{"nuts": NUTS, "hmc": HMC, "mala": MALA}[b.o["dynamics"]],
+		Metric:     map[string]MetricKind{"diag": DiagMetric, "dense": DenseMetric, "unit": UnitMetric}[b.oneOf("metric", "diag", "dense", "unit")],
+		Warmup:     b.integer("warmup", 0),
+		InitBuffer: b.integer("init_buffer", 0), Window: b.integer("adapt_window", 1), TermBuffer: b.integer("term_buffer", 0)}
+	if b.o["lr"] != "auto" {
+		x.StepSize = b.positive("lr")
+	} else {
+		x.Delta = b.num("adapt_delta")
+		if b.err == nil && !(x.Delta > 0 && x.Delta < 1) {
+			b.fail("adapt_delta", "the target acceptance must lie in (0, 1), got %g", x.Delta)
+		}
+	}
+	switch x.Kind {
+	case NUTS:
+		x.MaxDepth = b.integer("max_depth", 1)
+		if b.err == nil && x.MaxDepth > maxTreeDepth {
+			b.fail("max_depth", "at most %d (2^%d leapfrog steps a transition), got %d", maxTreeDepth, maxTreeDepth, x.MaxDepth)
+		}
+	case HMC:
+		x.Steps = b.integer("steps", 1)
+		x.Jitter = b.num("jitter")
+		if b.err == nil && !(x.Jitter >= 0 && x.Jitter < 1) {
+			b.fail("jitter", "must lie in [0, 1), got %g", x.Jitter)
+		}
+	case MALA:
+		x.Steps = 1
+	}
+	switch {
+	case b.err != nil:
+	case s.Replicas > 1 || b.o["exchange"] != "none":
+		b.fail("exchange", "%s is an exact full-batch sampler of one replica a chain; replica exchange needs stochastic-gradient dynamics (resgld, deo_sgd, renhd)", b.o["dynamics"])
+	}
+	s.Exact = x
 	return s
 }
 

@@ -81,6 +81,10 @@ type Progress struct {
 	RoundTrips int
 	// Chains is the number of chains, Failed how many have stopped.
 	Chains, Failed int
+	// Warmup says an exact sampler is in its warm-up; Divergent counts
+	// its divergent transitions after it.
+	Warmup    bool
+	Divergent int
 }
 
 // Draw is one kept state of one replica.
@@ -96,6 +100,10 @@ type Draw struct {
 	Cycle int
 	// Values are lp__ then the target's OutputNames.
 	Values []float64
+	// Stats are the sampler's own values of the draw, named by
+	// Result.StatColumns (accept_stat__, stepsize__, ... of the exact
+	// samplers); nil for samplers that have none.
+	Stats []float64
 }
 
 // WithDefaults fills the zero fields that have defaults (4 chains, 2,000
@@ -150,6 +158,15 @@ func (o Options) validate(dim int) error {
 type Result struct {
 	// Columns are lp__ then the target's OutputNames.
 	Columns []string
+	// StatColumns name the sampler's own values of each draw, Stan's
+	// accept_stat__, stepsize__, treedepth__, n_leapfrog__, divergent__
+	// and energy__ for the exact samplers (nil for the others), and
+	// Stats[c][i] are those of Draws[c][i].
+	StatColumns []string
+	Stats       [][][]float64
+	// Exact reports each chain's adaptation and transitions under an
+	// exact sampler (nuts, hmc, mala); nil for the others.
+	Exact []ExactReport
 	// Draws[c][i] is chain c's i-th kept draw of the target level, one
 	// value per column. A chain that stopped keeps the draws it made.
 	Draws [][][]float64
@@ -224,11 +241,12 @@ var ErrDiverged = errors.New("diverged")
 // every case.
 func Run(ctx context.Context, target Target, s Sampler, o Options) (*Result, error) {
 	o = o.WithDefaults()
-	k, err := newKernel(target, s, o)
+	k, err := newRunKernel(target, s, o)
 	if err != nil {
 		return nil, err
 	}
-	rec, saver := newRecorder(k.target, k, o), newCheckpointer(k, o)
+	st := k.state()
+	rec, saver := newRecorder(k, o), newCheckpointer(k, o)
 	defer rec.finish()
 	var info Info
 	step := func() error { // one iteration: step (or init), record, adapt
@@ -244,30 +262,77 @@ func Run(ctx context.Context, target Target, s Sampler, o Options) (*Result, err
 		k.adapt(&info)
 		return nil
 	}
-	for err == nil && k.st.Done < k.total && k.st.Running() > 0 {
+	for err == nil && st.Done < k.end() && st.Running() > 0 {
 		if err = step(); err == nil {
-			k.report(o.Progress)
+			if o.Progress != nil {
+				o.Progress(k.progress())
+			}
 			err = saver.onClock()
 		}
 	}
-	if err == nil && k.st.Running() == 0 {
-		err = fmt.Errorf("every chain %w: %s", ErrDiverged, failureList(k.st.Failures))
+	if err == nil && st.Running() == 0 {
+		err = fmt.Errorf("every chain %w: %s", ErrDiverged, failureList(st.Failures))
 	}
 	err = errors.Join(err, k.sync()) // the State a Result holds is the run's last
 	return rec.res, saver.atStop(err)
 }
 
+// runKernel is what Run drives (DESIGN.md section 6): a kernel that steps
+// the State and reports each step's Info, its adapters, and what the
+// recorder needs to keep and label the draws. The stochastic-gradient
+// samplers are one (sgKernel), the exact full-batch ones another
+// (exactKernel).
+type runKernel interface {
+	state() *State
+	// output constrains the rows of the State into draws: the target in
+	// the kernel's coordinates.
+	output() Target
+	// end is the iteration the run ends at.
+	end() int
+	step(info *Info) error
+	adapt(info *Info)
+	// keep reports whether iteration it's draws are kept; cycle is its
+	// cycle under a staged schedule, and cyclical whether there is one.
+	keep(it int) bool
+	cycle(it int) int
+	cyclical() bool
+	// level is the step size and temperature of chain c's level l at
+	// iteration it.
+	level(c, l, it int) Level
+	// statNames are the sampler's own columns of a draw (accept_stat__,
+	// stepsize__, ...), and stats writes chain c's for the last step.
+	statNames() []string
+	stats(c int, dst []float64)
+	// pull brings positions kept elsewhere (a device) into the State;
+	// sync also records the random streams' positions.
+	pull() error
+	sync() error
+	progress() Progress
+	warnings() []string
+	// finish completes the run's reports in res.
+	finish(res *Result)
+	name() string
+}
+
+// newRunKernel makes the kernel of s's family.
+func newRunKernel(target Target, s Sampler, o Options) (runKernel, error) {
+	if s.Exact != nil {
+		return newExactKernel(target, s, o)
+	}
+	return newKernel(target, s, o)
+}
+
 // checkpointer hands the State to Options.Checkpoint on its clock and when
 // the run stops.
 type checkpointer struct {
-	k    *sgKernel
+	k    runKernel
 	save func(*State) error
 	// every is the interval on the clock (0: none); last when it last saved.
 	every time.Duration
 	last  time.Time
 }
 
-func newCheckpointer(k *sgKernel, o Options) *checkpointer {
+func newCheckpointer(k runKernel, o Options) *checkpointer {
 	return &checkpointer{k: k, save: o.Checkpoint, every: o.CheckpointEvery, last: time.Now()}
 }
 
@@ -279,7 +344,7 @@ func (c *checkpointer) write() error {
 		return err
 	}
 	c.last = time.Now()
-	if err := c.save(c.k.st); err != nil {
+	if err := c.save(c.k.state()); err != nil {
 		return fmt.Errorf("writing the checkpoint: %w", err)
 	}
 	return nil
@@ -310,58 +375,59 @@ func failureList(fs []Failure) string {
 
 // recorder keeps a run's draws: in the Result, and through OnDraw.
 type recorder struct {
-	target Target
-	k      *sgKernel
-	o      Options
-	res    *Result
-	draw   Draw
+	k     runKernel
+	o     Options
+	res   *Result
+	draw  Draw
+	stats []float64
 }
 
-func newRecorder(target Target, k *sgKernel, o Options) *recorder {
-	chains := k.st.Chains
-	res := &Result{Columns: append([]string{"lp__"}, target.OutputNames()...), Draws: make([][][]float64, chains),
-		Sampler: k.s.Name, Replicas: k.st.Levels}
-	if k.stages != nil {
+func newRecorder(k runKernel, o Options) *recorder {
+	st := k.state()
+	chains := st.Chains
+	res := &Result{Columns: append([]string{"lp__"}, k.output().OutputNames()...), Draws: make([][][]float64, chains),
+		Sampler: k.name(), Replicas: st.Levels, StatColumns: k.statNames()}
+	if k.cyclical() {
 		res.Cycle = make([][]int, chains)
+	}
+	if len(res.StatColumns) > 0 {
+		res.Stats = make([][][]float64, chains)
 	}
 	if o.KeepAll {
 		res.All, res.AllLevels = make([][][][]float64, chains), make([][][]Level, chains)
 		for c := range res.All {
-			res.All[c], res.AllLevels[c] = make([][][]float64, k.st.Levels), make([][]Level, k.st.Levels)
+			res.All[c], res.AllLevels[c] = make([][][]float64, st.Levels), make([][]Level, st.Levels)
 		}
 	}
-	if k.ex != nil {
-		for _, l := range k.st.Ladders {
-			res.Exchange = append(res.Exchange, &l.Report)
-		}
+	for _, l := range st.Ladders {
+		res.Exchange = append(res.Exchange, &l.Report)
 	}
-	res.State = k.st
-	return &recorder{target: target, k: k, o: o, res: res, draw: Draw{Values: make([]float64, len(res.Columns))}}
+	res.State = st
+	return &recorder{k: k, o: o, res: res, draw: Draw{Values: make([]float64, len(res.Columns))}, stats: make([]float64, len(res.StatColumns))}
 }
 
 // finish fills in what the Result reports of the run's end.
 func (rc *recorder) finish() {
-	st, res := rc.k.st, rc.res
+	st, res := rc.k.state(), rc.res
 	res.Iterations = st.Done
 	res.Tuning = st.Tuning
 	res.Failures, res.Restarts = st.Failures, st.Restarts
 	res.Warnings = append(res.Warnings, rc.k.warnings()...)
-	if rc.k.ex != nil {
-		rc.k.ex.finish(st.Done)
-	}
+	rc.k.finish(res)
 }
 
 // record keeps the draws of the iteration info reports, if it is kept:
 // the state at which its gradient was taken, before its exchange round's
 // swaps, of every running chain.
 func (rc *recorder) record(info *Info) error {
-	st, k, res := rc.k.st, info.Iteration, rc.res
-	if !rc.k.stages.keep(k, st.Burn, rc.o.Thin) {
+	st, k, res := rc.k.state(), info.Iteration, rc.res
+	if !rc.k.keep(k) {
 		return nil
 	}
 	if err := rc.k.pull(); err != nil {
 		return err
 	}
+	target := rc.k.output()
 	d, levels := st.Dim, st.Levels
 	draw := &rc.draw
 	for r := range st.Chains * levels {
@@ -371,17 +437,23 @@ func (rc *recorder) record(info *Info) error {
 		}
 		lv := rc.k.level(c, l, k)
 		draw.Chain, draw.Iter, draw.Level, draw.LR, draw.Temperature = c, k-st.Burn, l, lv.LR, lv.Temperature
-		draw.Cycle = rc.k.stages.cycle(k)
+		draw.Cycle = rc.k.cycle(k)
 		draw.Values[0] = -st.Energy[r]
-		if g, ok := rc.target.(SeededTarget); ok {
+		if g, ok := target.(SeededTarget); ok {
 			g.ConstrainSeeded(draw.Values[1:], row(st.Theta, r, d), DrawSeed(rc.o.Seed, c, l, k))
 		} else {
-			rc.target.Constrain(draw.Values[1:], row(st.Theta, r, d))
+			target.Constrain(draw.Values[1:], row(st.Theta, r, d))
 		}
+		draw.Stats = nil
 		if l == 0 {
 			res.Draws[c] = append(res.Draws[c], slices.Clone(draw.Values))
 			if res.Cycle != nil {
 				res.Cycle[c] = append(res.Cycle[c], draw.Cycle)
+			}
+			if res.Stats != nil {
+				rc.k.stats(c, rc.stats)
+				draw.Stats = rc.stats
+				res.Stats[c] = append(res.Stats[c], slices.Clone(rc.stats))
 			}
 		}
 		if rc.o.KeepAll {

@@ -188,7 +188,7 @@ func TestSamplerPresetsValidate(t *testing.T) {
 		{"sgld", map[string]string{"friction": "0.1"}, "friction: does not apply"},
 		{"sgld", map[string]string{"gamma": "0.55", "b": "0"}, "b: must be positive"},
 		{"sgld", map[string]string{"replicas": "4"}, "4 replicas need an exchange test"},
-		{"nuts", nil, `unknown sampler "nuts"`},
+		{"gibbs", nil, `unknown sampler "gibbs"`},
 		// Replica exchange: P < 2, η^(1) ≥ η^(P), S outside (0, 1).
 		{"resgld", map[string]string{"replicas": "1"}, "replicas: replica exchange needs at least 2 replicas"},
 		{"deo_sgd", map[string]string{"lr_min": "0.6", "lr_max": "0.003"}, "lr_min: lr_min = 0.6 must be below lr_max = 0.003"},

@@ -61,6 +61,10 @@ type State struct {
 	// the run uses it.
 	ControlVariate *ControlVariate
 
+	// Exact is the step size, metric and adaptation of every chain of an
+	// exact sampler (exact.go); nil for the others.
+	Exact *ExactState
+
 	// Failures are the chains that stopped, in the order they did;
 	// Restarts the hottest levels restarted from their neighbours.
 	Failures []Failure

@@ -225,7 +225,7 @@ infer {
 	s.expect(":diag", "pair", "1-2", "round trips")
 	s.expect(":run lrr=1", `"lrr" is neither a run key`, "did you mean lr?")
 	s.expect(":run sgld friction=0.1", "friction: does not apply")
-	s.expect(":run nuts", `unknown sampler "nuts"`)
+	s.expect(":run gibbs", `unknown sampler "gibbs"`)
 	s.expect(":run chains=0", `chains must be a whole number ≥ 1, got "0"`)
 	s.expect(":run replicas=0", `replicas must be a whole number ≥ 1, got "0"`)
 	s.expect(":run batch=0", "batch must be a whole number ≥ 1", "leave it out for every row")

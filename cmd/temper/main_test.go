@@ -80,7 +80,7 @@ func TestBadInput(t *testing.T) {
 		{name: "bad JSON", data: `{"N": 3,`, want: []string{"not a JSON object"}},
 		{name: "CSV with a bad cell", data: "x,y\n1,2\noops,3\n", ext: ".csv", want: []string{":3:", `"oops" is not a number`}},
 		{name: "CSV with unbound columns", data: "x,y,z\n1,2,3\n", ext: ".csv", want: []string{`"z"`, "bind no data field"}},
-		{name: "unknown sampler", args: []string{"--sampler", "nuts"}, want: []string{`unknown sampler "nuts"`}},
+		{name: "unknown sampler", args: []string{"--sampler", "gibbs"}, want: []string{`unknown sampler "gibbs"`}},
 		{name: "bad sampler option", args: []string{"--set", "lr=-1"}, want: []string{"lr: must be positive"}},
 		{name: "unknown sampler option", args: []string{"--set", "frction=0.1", "--sampler", "sghmc"}, want: []string{`sampler sghmc has no setting "frction"; did you mean friction?`}},
 		{name: "setting of another composition", args: []string{"--set", "rho=0.9"}, want: []string{"rho: does not apply"}},

@@ -1,0 +1,189 @@
+package infer
+
+import (
+	"errors"
+	"math"
+	"slices"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// Stan's warm-up of the exact samplers (Stan Reference Manual, "HMC
+// algorithm parameters": step-size adaptation and windowed metric
+// adaptation), written from its description.
+
+// The dual-averaging constants of Hoffman & Gelman 2014, Section 3.2.1,
+// as Stan sets them.
+const (
+	dualGamma = 0.05
+	dualT0    = 10
+	dualKappa = 0.75
+)
+
+// DualAverage is Nesterov's dual averaging of log ε toward a target
+// acceptance statistic δ (Hoffman & Gelman 2014, Algorithm 5, Eq. 6):
+//
+//	H̄_m = (1 − 1/(m + t0)) H̄_{m−1} + (δ − α_m)/(m + t0)
+//	log ε_m = μ − √m/γ · H̄_m
+//	log ε̄_m = m^−κ log ε_m + (1 − m^−κ) log ε̄_{m−1}
+//
+// with μ = log 10ε_0, restarted after every metric update.
+type DualAverage struct {
+	Mu, HBar, LogEpsBar float64
+	M                   int
+}
+
+// restart begins the averaging from step size eps.
+func (d *DualAverage) restart(eps float64) {
+	*d = DualAverage{Mu: math.Log(10 * eps)}
+}
+
+// learn takes a transition's acceptance statistic and returns the next
+// step size.
+func (d *DualAverage) learn(accept, delta float64) float64 {
+	if math.IsNaN(accept) {
+		accept = 0
+	}
+	accept = min(accept, 1)
+	d.M++
+	m := float64(d.M)
+	eta := 1 / (m + dualT0)
+	d.HBar = (1-eta)*d.HBar + eta*(delta-accept)
+	logEps := d.Mu - math.Sqrt(m)/dualGamma*d.HBar
+	w := math.Pow(m, -dualKappa)
+	d.LogEpsBar = w*logEps + (1-w)*d.LogEpsBar
+	return math.Exp(logEps)
+}
+
+// final is the step size the warm-up ends with, ε̄.
+func (d *DualAverage) final() float64 { return math.Exp(d.LogEpsBar) }
+
+// windowSchedule places Stan's metric windows in a warm-up of W
+// iterations: an initial buffer (step size only), windows of base length
+// doubling each time, the last stretched to the terminal buffer, and a
+// terminal buffer (step size only, with the final metric). A warm-up too
+// short for the three shrinks them to 15%, 75% and 10% of it, as Stan does.
+type windowSchedule struct {
+	warmup, initBuffer, termBuffer int
+	// ends are the iterations (from 0) at which a window closes.
+	ends map[int]bool
+}
+
+func newWindowSchedule(x *Exact) windowSchedule {
+	w := windowSchedule{warmup: x.Warmup, initBuffer: x.InitBuffer, termBuffer: x.TermBuffer, ends: map[int]bool{}}
+	base := x.Window
+	if w.warmup < 20 {
+		return w // too short to learn a metric: the step size only
+	}
+	if w.initBuffer+base+w.termBuffer > w.warmup {
+		w.initBuffer = int(0.15 * float64(w.warmup))
+		w.termBuffer = int(0.1 * float64(w.warmup))
+		base = w.warmup - w.initBuffer - w.termBuffer
+	}
+	last := w.warmup - w.termBuffer - 1 // the slow phase's last iteration
+	size, end := base, w.initBuffer+base-1
+	for first := true; ; first = false {
+		// A window (after the first) whose successor would not fit before
+		// the terminal buffer absorbs it.
+		if !first && end+2*size > last {
+			end = last
+		}
+		w.ends[end] = true
+		if end >= last {
+			break
+		}
+		size *= 2
+		end += size
+	}
+	return w
+}
+
+// inWindow reports whether iteration it belongs to a metric window.
+func (w windowSchedule) inWindow(it int) bool {
+	return len(w.ends) > 0 && it >= w.initBuffer && it < w.warmup-w.termBuffer
+}
+
+// endsWindow reports whether a window closes at iteration it.
+func (w windowSchedule) endsWindow(it int) bool { return w.ends[it] }
+
+// WindowEstimate is Welford's running mean and (co)variance of a chain's
+// positions over one metric window.
+type WindowEstimate struct {
+	N     int
+	Dense bool
+	Mean  []float64
+	M2    []float64 // D (diagonal) or D×D
+	delta []float64
+}
+
+func newWindowEstimate(d int, dense bool) WindowEstimate {
+	m2 := make([]float64, d)
+	if dense {
+		m2 = make([]float64, d*d)
+	}
+	return WindowEstimate{Dense: dense, Mean: make([]float64, d), M2: m2}
+}
+
+func (w *WindowEstimate) add(q []float64) {
+	if w.delta == nil {
+		w.delta = make([]float64, len(q))
+	}
+	w.N++
+	n := float64(w.N)
+	for i, x := range q {
+		w.delta[i] = x - w.Mean[i]
+		w.Mean[i] += w.delta[i] / n
+	}
+	if !w.Dense {
+		for i, x := range q {
+			w.M2[i] += w.delta[i] * (x - w.Mean[i])
+		}
+		return
+	}
+	d := len(q)
+	for i := range d {
+		for j := range d {
+			w.M2[i*d+j] += w.delta[i] * (q[j] - w.Mean[j])
+		}
+	}
+}
+
+func (w *WindowEstimate) reset() {
+	w.N = 0
+	clear(w.Mean)
+	clear(w.M2)
+}
+
+// regularised is the window's sample (co)variance shrunk toward 10⁻³·I as
+// Stan shrinks it, (n/(n + 5))·Σ + 10⁻³·(5/(n + 5))·I, written into dst
+// (the chain's metric), which it returns; a window of fewer than three
+// draws keeps dst.
+func (w *WindowEstimate) regularised(dst []float64) []float64 {
+	if w.N < 3 {
+		return dst
+	}
+	n := float64(w.N)
+	scale, shrink := n/(n+5)/(n-1), 1e-3*5/(n+5)
+	d := len(w.Mean)
+	for i, m2 := range w.M2 {
+		dst[i] = scale * m2
+		if !w.Dense || i/d == i%d {
+			dst[i] += shrink
+		}
+	}
+	return dst
+}
+
+// errNotPositiveDefinite is choleskyLower's failure.
+var errNotPositiveDefinite = errors.New("the metric is not positive definite")
+
+// choleskyLower sets l (D×D row-major) to the lower Cholesky factor of the
+// symmetric a, or fails when a is not positive definite.
+func choleskyLower(l, a []float64, d int) error {
+	var chol mat.Cholesky
+	if !chol.Factorize(mat.NewSymDense(d, slices.Clone(a))) {
+		return errNotPositiveDefinite
+	}
+	chol.LTo(mat.NewTriDense(d, mat.Lower, l))
+	return nil
+}
