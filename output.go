@@ -228,7 +228,41 @@ func (r *Result) WriteTable(w io.Writer) error {
 			return err
 		}
 	}
+	if err := r.WriteExact(w); err != nil {
+		return err
+	}
 	return r.writeExchange(w)
+}
+
+// WriteExact writes, for an exact sampler's run, each chain's adapted
+// step size and what its transitions after warm-up did: mean leapfrog
+// steps and acceptance, divergences, trees cut at the maximum depth, and
+// E-BFMI; nothing for the other samplers.
+func (r *Result) WriteExact(w io.Writer) error {
+	if r.Exact == nil {
+		return nil
+	}
+	if _, err := fmt.Fprintf(w, "\n%-6s %10s %9s %7s %9s %9s %7s\n", "chain", "step size", "leapfrogs", "accept", "divergent", "max depth", "E-BFMI"); err != nil {
+		return err
+	}
+	for c, x := range r.Exact {
+		depth := "-"
+		if x.MaxDepth > 0 {
+			depth = fmt.Sprint(x.MaxDepthHits)
+		}
+		if _, err := fmt.Fprintf(w, "%-6d %10.4g %9.1f %7.3f %9d %9s %7s\n", c+1, x.StepSize, x.MeanLeapfrogs, x.MeanAccept, x.Divergent, depth, formatFinite(x.EBFMI, "%.2f")); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// formatFinite formats v, or "-" when it is NaN.
+func formatFinite(v float64, format string) string {
+	if math.IsNaN(v) {
+		return "-"
+	}
+	return fmt.Sprintf(format, v)
 }
 
 // WriteWarnings writes each of the run's warnings (Warnings: the run's

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -44,14 +45,22 @@ func requireR(t *testing.T, packages ...string) string {
 // summary to 1e-6 relative. The same formulas on the same numbers agree
 // to about 1e-12 (infer/summary's reference test); the files carry each
 // number's shortest exact decimal, so a looser bar would hide a reader
-// that split the chains wrongly or lost digits.
+// that split the chains wrongly or lost digits. A NUTS run's files must
+// also give rstan its sampler diagnostics (get_sampler_params), with the
+// divergences temper counted.
 func TestDrawsReadByR(t *testing.T) {
 	rscript := requireR(t, "posterior", "rstan")
 	m, err := CompileFile("examples/eight-schools/model.ppl", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := m.Sample(context.Background(), Options{Iters: 1000, Seed: 1})
+	for _, sampler := range []string{DefaultSampler, "nuts"} {
+		t.Run(sampler, func(t *testing.T) { drawsReadByR(t, rscript, m, sampler) })
+	}
+}
+
+func drawsReadByR(t *testing.T, rscript string, m *Model, sampler string) {
+	res, err := m.Sample(context.Background(), Options{Sampler: sampler, Iters: 1000, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,10 +79,19 @@ cat("dims", dim(a), "\n")
 for (p in dimnames(a)[[3]]) {
   x <- a[, , p]
   cat(p, sprintf("%%.17g", c(posterior::rhat(x), posterior::ess_bulk(x), posterior::ess_tail(x))), "\n")
-}`, quoteR(files))
-	out, err := exec.Command(rscript, "-e", script).CombinedOutput()
+}
+if (%s) {
+  sp <- rstan::get_sampler_params(fit, inc_warmup = FALSE)
+  cat("sampler", length(sp), nrow(sp[[1]]), sum(sapply(sp, function(s) sum(s[, "divergent__"]))), colnames(sp[[1]]), "\n")
+}`, quoteR(files), map[bool]string{true: "TRUE", false: "FALSE"}[res.Exact != nil])
+	// Standard output only: R notes on standard error (rstan's, when the
+	// recommended package codetools is missing) are not results.
+	var stderr strings.Builder
+	cmd := exec.Command(rscript, "-e", script)
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("Rscript: %v\n%s", err, out)
+		t.Fatalf("Rscript: %v\n%s%s", err, out, stderr.String())
 	}
 	want := map[string][3]float64{}
 	for _, s := range res.Summary() {
@@ -82,6 +100,19 @@ for (p in dimnames(a)[[3]]) {
 	checked := 0
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		f := strings.Fields(line)
+		if f[0] == "sampler" {
+			divergent := 0
+			for _, x := range res.Exact {
+				divergent += x.Divergent
+			}
+			// rstan puts the diagnostics in an order of its own.
+			names := slices.Sorted(slices.Values(f[4:]))
+			want := fmt.Sprintf("4 %d %d %s", len(res.Draws[0]), divergent, strings.Join(slices.Sorted(slices.Values(res.StatColumns)), " "))
+			if got := strings.Join(append(f[1:4], names...), " "); got != want {
+				t.Errorf("rstan's sampler parameters: %q, want %q", got, want)
+			}
+			continue
+		}
 		if f[0] == "dims" {
 			if got := strings.Join(f[1:3], " "); got != fmt.Sprintf("%d 4", len(res.Draws[0])) {
 				t.Errorf("rstan read %s draws × chains, temper wrote %d × 4", got, len(res.Draws[0]))

@@ -103,6 +103,14 @@ func (op *dotOp) Forward32(a *Args32) { dotForward(op, a) }
 
 func dotForward[T Float](op *dotOp, a *ArgsOf[T]) {
 	x, y, out, k, p := a.In[0], a.In[1], a.Out, op.k, op.plan
+	if m, v := op.gemv(); m >= 0 {
+		// The rows of one operand against the other's one vector: a
+		// matrix-vector product, on the GEMM kernels.
+		p.rows(func(offs [maxOperands]int, start int) {
+			gemm(a.Threads(), false, false, p.inner, 1, k, a.In[m][offs[m]*k:], k, a.In[v][offs[v]*k:], 1, 0, out[start:], 1)
+		})
+		return
+	}
 	p.rows(func(offs [maxOperands]int, start int) {
 		for t := range p.inner {
 			xr := x[(offs[0]+t*p.innerStride[0])*k:][:k]
@@ -110,6 +118,22 @@ func dotForward[T Float](op *dotOp, a *ArgsOf[T]) {
 			out[start+t] = T(dot4(xr, yr))
 		}
 	})
+}
+
+// gemv reports which operand is a matrix of rows (m) dotted with the
+// other's single vector (v) along the plan's inner axis, when there are
+// enough rows for a matrix-vector product to pay; m is -1 otherwise.
+func (op *dotOp) gemv() (m, v int) {
+	const minRows = 16
+	p := op.plan
+	switch {
+	case p.inner < minRows:
+	case p.innerStride[0] == 1 && p.innerStride[1] == 0:
+		return 0, 1
+	case p.innerStride[0] == 0 && p.innerStride[1] == 1:
+		return 1, 0
+	}
+	return -1, -1
 }
 
 // dot4 is Σ x_i·y_i accumulated in float64 (for float32 programs too) in
@@ -152,6 +176,20 @@ func (op *dotOp) Backward32(a *Args32) { dotBackward(op, a) }
 func dotBackward[T Float](op *dotOp, a *ArgsOf[T]) {
 	x, y, k, p := a.In[0], a.In[1], op.k, op.plan
 	gx, gy := a.GradIn[0], a.GradIn[1]
+	if m, v := op.gemv(); m >= 0 {
+		// ∂v += Mᵀ·∂out (a transposed matrix-vector product) and ∂M +=
+		// ∂out·vᵀ (a rank-one update), on the GEMM kernels.
+		p.rows(func(offs [maxOperands]int, start int) {
+			g := a.GradOut[start:]
+			if gv := a.GradIn[v]; gv != nil {
+				gemm(a.Threads(), true, false, k, 1, p.inner, a.In[m][offs[m]*k:], k, g, 1, 1, gv[offs[v]*k:], 1)
+			}
+			if gm := a.GradIn[m]; gm != nil {
+				gemm(a.Threads(), false, false, p.inner, k, 1, g, 1, a.In[v][offs[v]*k:], k, 1, gm[offs[m]*k:], k)
+			}
+		})
+		return
+	}
 	p.rows(func(offs [maxOperands]int, start int) {
 		for t := range p.inner {
 			g := a.GradOut[start+t]

@@ -451,7 +451,10 @@ func (b *builder) index(e *lang.Index) value {
 				return b.fail(it.Pos, "indexing by the plate index %s needs a first dimension of %d (%s), this has shape %s",
 					id.Name, b.n, b.plateBy, shapeString(shape))
 			}
-			node, batched, axis = ad.Gather(node, b.rows), true, 1
+			if b.batch != b.n {
+				node = ad.Gather(node, b.rows)
+			} // else every row, in order (useAllRows, fullRows.setRows): the gather would copy the whole value
+			batched, axis = true, 1
 			continue
 		}
 		shape := node.Shape()

@@ -338,6 +338,7 @@ func (s *Session) diag() {
 		s.printf("%-12s %9.0f %9.0f %7.3f\n", st.Name, st.ESSBulk, st.ESSTail, st.Rhat)
 	}
 	s.printf("\nworst over the parameters: R-hat %s, bulk ESS %s, tail ESS %s\n", formatStat(d.MaxRhat, "%.3f"), formatStat(d.MinESSBulk, "%.0f"), formatStat(d.MinESSTail, "%.0f"))
+	res.WriteExact(s.out)
 	defer func() {
 		if len(res.Warnings) > 0 {
 			s.printf("\n")

@@ -75,6 +75,11 @@ func (d *density) apply(ins ...*autodiff.Node) *autodiff.Node {
 			return n
 		}
 	}
+	if d == bernoulliLogitDensity && len(ins) == 2 {
+		if n, ok := bernoulliLogit(ins[0], ins[1]); ok {
+			return n
+		}
+	}
 	return autodiff.Elementwise(d.fn, ins...)
 }
 
