@@ -50,6 +50,9 @@ func CompileGenerator(f *lang.File, data Data) (*Generator, error) {
 // (y.1, ..., y.N for a definition in a plate body).
 func (g *Generator) Columns() []string { return append([]string(nil), g.m.derived...) }
 
+// Name is the name the program was parsed under (its file's path).
+func (g *Generator) Name() string { return g.m.file.Name }
+
 // Data are the generator's data fields, its transformed data's
 // definitions included.
 func (g *Generator) Data() Data { return g.m.data }
