@@ -634,8 +634,8 @@ func (res *SBCResult) WriteTable(w io.Writer) error {
 	} else {
 		fmt.Fprintf(&b, "no parameter rejects uniformity")
 	}
-	fmt.Fprintf(&b, " at p < %.3g = %g / %d parameters (Bonferroni: a sampler that draws from the posterior fails with probability at most %g)\n",
-		res.Threshold(), res.Options.Alpha, len(res.Tests), res.Options.Alpha)
+	fmt.Fprintf(&b, " at p < %.3g = %g / %s (Bonferroni: a sampler that draws from the posterior fails with probability at most %g)\n",
+		res.Threshold(), res.Options.Alpha, plural(len(res.Tests), "parameter", "parameters"), res.Options.Alpha)
 	var ess []float64
 	for _, e := range res.MinESS {
 		if !math.IsNaN(e) {

@@ -285,6 +285,32 @@ func TestSBCNormalSGSamplers(t *testing.T) {
 	}
 }
 
+// A sampler broken on purpose: SGHMC at temperature 0.5 draws from the
+// posterior raised to the power 2, whose sd is 29% too small, far more
+// than the step size's bias. 400 replications (1.6 s) reject it with
+// p = 6e-19 at seed 1 (at temperature 1, p = 0.61); the test asks for
+// p < 1e-8, so that no seed or change of random stream is near the edge.
+func TestSBCCatchesColdSampler(t *testing.T) {
+	res, err := temper.SBC(context.Background(), "normal.ppl", readTestdata(t, "normal.ppl"), normalGenerator(10),
+		temper.SBCOptions{Replications: 400, Run: temper.Options{Seed: 1, Settings: map[string]any{"temperature": 0.5}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkRan(t, res, []string{"mu"})
+	test := res.Tests[0]
+	t.Logf("temperature 0.5: χ² %.1f on %d df, p = %.3g", test.Statistic, test.DF, test.PValue)
+	if rejected := res.Rejected(); !slices.Equal(rejected, []string{"mu"}) || test.PValue > 1e-8 {
+		t.Errorf("p = %.3g, rejected %v; want p < 1e-8 and mu rejected", test.PValue, rejected)
+	}
+	// Too narrow a posterior leaves the true value outside its draws
+	// more often than uniform ranks would: the extreme bins are fuller
+	// than expected.
+	last := len(test.Counts) - 1
+	if float64(test.Counts[0]) < 2*test.Expected[0] || float64(test.Counts[last]) < 2*test.Expected[last] {
+		t.Errorf("the end bins hold %d and %d ranks, expected %.0f each; want both doubled: %v", test.Counts[0], test.Counts[last], test.Expected[0], test.Counts)
+	}
+}
+
 // The three models kept for the exact samplers' SBC tests, each with its
 // Go generator, run here with SGHMC at its defaults to show that the
 // generators fit their models; as with the normal model, the ranks are
