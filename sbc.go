@@ -663,7 +663,7 @@ func (res *SBCResult) WriteTable(w io.Writer) error {
 			}
 		}
 		if doubled > 0 {
-			fmt.Fprintf(&b, " (%d replications sampled again with more, up to %d, for an ESS of %d)", doubled, most, res.Options.Draws)
+			fmt.Fprintf(&b, " (%s sampled again with more, up to %d, for an ESS of %d)", plural(doubled, "replication", "replications"), most, res.Options.Draws)
 		}
 		b.WriteByte('\n')
 	}

@@ -377,6 +377,40 @@ func TestSBCGeneratorProgram(t *testing.T) {
 	checkRan(t, res, []string{"mu"})
 }
 
+// The hierarchy's generator program (testdata/sbc/hierarchy_gen.ppl)
+// draws every parameter and theta, a transformed parameter, and the
+// data y; sigma and J come from its data; the model compiles with them.
+func TestSBCHierarchyGeneratorProgram(t *testing.T) {
+	prog, err := temper.CompileGenerator("hierarchy_gen.ppl", readTestdata(t, "hierarchy_gen.ppl"),
+		map[string]any{"J": 4, "sigma": []float64{1, 1.5, 2, 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := readTestdata(t, "hierarchy.ppl")
+	gen, err := prog.For("hierarchy.ppl", src, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	truth, data := gen(rand.New(rand.NewPCG(1, 2)))
+	var keys []string
+	for k := range truth {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	if want := []string{"eta.1", "eta.2", "eta.3", "eta.4", "mu", "tau", "theta.1", "theta.2", "theta.3", "theta.4"}; !slices.Equal(keys, want) {
+		t.Errorf("truth %v, want %v", keys, want)
+	}
+	for j := 1; j <= 4; j++ {
+		eta, theta := truth[index("eta", j-1)], truth[index("theta", j-1)]
+		if d := theta - (truth["mu"] + truth["tau"]*eta); math.Abs(d) > 1e-12 || truth["tau"] < 0 {
+			t.Errorf("theta.%d = %v, mu + tau·eta = %v, tau %v", j, theta, theta-d, truth["tau"])
+		}
+	}
+	if _, err := temper.Compile("hierarchy.ppl", src, data); err != nil {
+		t.Errorf("the model does not take the generated data: %v", err)
+	}
+}
+
 // What a generator gets wrong stops the calibration with an error that
 // says what: a parameter without its truth, a truth that is no column, a
 // value outside its bounds, data that do not fit, and too few
