@@ -345,19 +345,27 @@ func TestSBCModelsSGHMC(t *testing.T) {
 	}
 }
 
+// programGenerator is the generator of testdata/sbc/NAME.ppl made by
+// its program NAME_gen.ppl with data, and the model's source.
+func programGenerator(t *testing.T, name string, data map[string]any) (temper.Generator, string) {
+	t.Helper()
+	prog, err := temper.CompileGenerator(name+"_gen.ppl", readTestdata(t, name+"_gen.ppl"), data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := readTestdata(t, name+".ppl")
+	gen, err := prog.For(name+".ppl", src, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return gen, src
+}
+
 // A generator program (testdata/sbc/normal_gen.ppl) makes the generator
 // of its model: mu is the truth, y.1 ... y.10 make the data y, and N
 // comes from the program's data.
 func TestSBCGeneratorProgram(t *testing.T) {
-	prog, err := temper.CompileGenerator("normal_gen.ppl", readTestdata(t, "normal_gen.ppl"), map[string]any{"N": 10})
-	if err != nil {
-		t.Fatal(err)
-	}
-	src := readTestdata(t, "normal.ppl")
-	gen, err := prog.For("normal.ppl", src, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	gen, src := programGenerator(t, "normal", map[string]any{"N": 10})
 	truth, data := gen(rand.New(rand.NewPCG(1, 1)))
 	if len(truth) != 1 {
 		t.Fatalf("truth %v, want mu alone", truth)
@@ -381,16 +389,7 @@ func TestSBCGeneratorProgram(t *testing.T) {
 // draws every parameter and theta, a transformed parameter, and the
 // data y; sigma and J come from its data; the model compiles with them.
 func TestSBCHierarchyGeneratorProgram(t *testing.T) {
-	prog, err := temper.CompileGenerator("hierarchy_gen.ppl", readTestdata(t, "hierarchy_gen.ppl"),
-		map[string]any{"J": 4, "sigma": []float64{1, 1.5, 2, 1}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	src := readTestdata(t, "hierarchy.ppl")
-	gen, err := prog.For("hierarchy.ppl", src, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	gen, src := programGenerator(t, "hierarchy", map[string]any{"J": 4, "sigma": []float64{1, 1.5, 2, 1}})
 	truth, data := gen(rand.New(rand.NewPCG(1, 2)))
 	var keys []string
 	for k := range truth {
