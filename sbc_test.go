@@ -2,6 +2,7 @@ package temper_test
 
 import (
 	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -440,5 +441,22 @@ func TestSBCErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %v, want %q", c.name, err, c.want)
 		}
+	}
+}
+
+// Cancelling stops the calibration: the replications ranked so far are
+// tested and returned with the context's error.
+func TestSBCCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	res, err := temper.SBC(ctx, "bounded.ppl", readTestdata(t, "bounded.ppl"), boundedGenerator, temper.SBCOptions{
+		Run:           temper.Options{Seed: 1},
+		OnReplication: func(done, total int) { cancel() },
+	})
+	if !errors.Is(err, context.Canceled) || res == nil {
+		t.Fatalf("error %v, result %v; want context.Canceled and the replications so far", err, res)
+	}
+	if n := res.Completed(); n < 1 || n == res.Options.Replications || len(res.Tests) != 1 {
+		t.Errorf("%d of %d replications completed, %d tests; want some, not all, and p's test", n, res.Options.Replications, len(res.Tests))
 	}
 }
