@@ -44,18 +44,24 @@ func compileSrc(t *testing.T, src string, data map[string]any) *compile.Model {
 }
 
 func tryCompile(src string, data map[string]any) (*compile.Model, error) {
-	f, err := lang.Parse("test.ppl", []byte(src))
-	if err != nil {
-		return nil, err
-	}
-	if _, err := lang.Check(f, compile.Env()); err != nil {
-		return nil, err
-	}
-	d, err := compile.FromGo(data)
+	f, d, err := parseWithData("test.ppl", src, data)
 	if err != nil {
 		return nil, err
 	}
 	return compile.Compile(f, d)
+}
+
+// parseWithData parses and checks src, named name, and converts data.
+func parseWithData(name, src string, data map[string]any) (*lang.File, compile.Data, error) {
+	f, err := lang.Parse(name, []byte(src))
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := lang.Check(f, compile.Env()); err != nil {
+		return nil, nil, err
+	}
+	d, err := compile.FromGo(data)
+	return f, d, err
 }
 
 func logisticData(n, d int, seed uint64) (map[string]any, [][]float64, []float64) {

@@ -73,17 +73,10 @@ func (p *param) thetaShape() []int {
 // come from the program, and name the data file where they come from data.
 func Compile(f *lang.File, data Data) (*Model, error) {
 	m := &Model{file: f, data: Data{}}
+	if err := m.bind(data); err != nil {
+		return nil, err
+	}
 	var errs lang.ErrorList
-	if err := m.bindData(data, &errs); err != nil {
-		return nil, err
-	}
-	if len(errs) > 0 {
-		errs.Sort()
-		return nil, errs
-	}
-	if err := m.transformData(); err != nil {
-		return nil, err
-	}
 	if f.Param != nil {
 		for _, d := range f.Param.Decls {
 			shape, err := m.dims(d.Type)
@@ -133,6 +126,19 @@ func Compile(f *lang.File, data Data) (*Model, error) {
 		return nil, err
 	}
 	return m, nil
+}
+
+// bind binds the data fields and computes the transformed data.
+func (m *Model) bind(data Data) error {
+	var errs lang.ErrorList
+	if err := m.bindData(data, &errs); err != nil {
+		return err
+	}
+	if len(errs) > 0 {
+		errs.Sort()
+		return errs
+	}
+	return m.transformData()
 }
 
 // findPlate checks that every plate iterates over the same data scalar and

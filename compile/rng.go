@@ -153,13 +153,20 @@ func (b *builder) rngCall(e *lang.Call) value {
 		}
 		lead = next
 	}
+	batched := anyBatched(vals)
+	if !batched && b.full != nil && b.plateIx != "" {
+		// A draw in a plate body is one per row, as a loop's would be in
+		// Stan, even when its arguments are the same for every row: the
+		// rows become its leading axis (the arguments broadcast to it).
+		lead, batched = append(ad.Shape{b.batch}, lead...), true
+	}
 	op.lead = lead
 	out := lead.Clone()
 	if gen.OutRank > 0 {
 		out = append(out, op.k)
 	}
 	b.rng.ops = append(b.rng.ops, op)
-	return value{node: b.g.Apply(op, out, nodes...), batched: anyBatched(vals)}
+	return value{node: b.g.Apply(op, out, nodes...), batched: batched}
 }
 
 // lkjCall lowers lkj_corr_cholesky_rng(K, eta), Stan's draw of the

@@ -83,41 +83,21 @@ func checkCommand(args []string, stdout, stderr io.Writer) error {
 func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	flags := defineRunFlags(fs)
-	parsed, pos := reorderFlags(args, append(switchFlags(), "quiet")...)
-	if err := fs.Parse(parsed); errors.Is(err, flag.ErrHelp) {
-		return nil
-	} else if err != nil {
-		return badf("temper run: %v", err)
+	flags := defineRunFlags(fs, nil)
+	pos, err := flags.parse(fs, "run", args)
+	if err != nil || pos == nil { // an error, or -h
+		return err
 	}
 	if len(pos) != 1 {
 		return badf("usage: temper run MODEL.ppl [flags]; temper run -h lists the flags")
 	}
-	if err := flags.check(); err != nil {
-		return badf("temper run: %v", err)
-	}
 	path := pos[0]
-	f, src, err := loadModel(path)
+	f, src, cfg, err := readRunConfig("run", path, defaultConfig(), flags, nil)
 	if err != nil {
 		return err
 	}
-	cfg := defaultConfig()
-	if err := cfg.fromInferBlock(f, path); err != nil {
-		return badInput{lang.Format(err, src)}
-	}
-	if err := cfg.applyFlags(flags); err != nil {
-		return badf("temper run: %v", err)
-	}
 	if cfg.out == "" {
 		cfg.out = defaultOut(path)
-	}
-	err = cfg.check()
-	var list lang.ErrorList
-	switch {
-	case errors.As(err, &list):
-		return badInput{lang.Format(err, src)}
-	case err != nil:
-		return badf("temper run: %v", err)
 	}
 	m, err := compileModel(f, src, cfg.data)
 	if err != nil {
@@ -202,17 +182,16 @@ func sample(ctx context.Context, path string, m *compile.Model, cfg config, stdo
 		return fmt.Errorf("interrupted after %d iterations; the %d draws per chain made so far are in %s%s", res.Iterations, res.DrawsPerChain(), cfg.out, checkpointNote(opts))
 	}
 	if runErr == nil && opts.Strict && len(res.Warnings) > 0 {
-		return strictFailure{len(res.Warnings)}
+		return strictFailure{fmt.Sprintf("the run has %d warnings (above); the draws and summaries are written", len(res.Warnings))}
 	}
 	return runErr
 }
 
-// strictFailure is a run that --strict fails for its warnings: exit 3.
-type strictFailure struct{ warnings int }
+// strictFailure is a command that --strict fails for what it found (a
+// run's warnings, a calibration's rejections): exit 3.
+type strictFailure struct{ reason string }
 
-func (s strictFailure) Error() string {
-	return fmt.Sprintf("--strict: the run has %d warnings (above); the draws and summaries are written", s.warnings)
-}
+func (s strictFailure) Error() string { return "--strict: " + s.reason }
 
 // openDraws opens the draws file of a run: a new one, or for a resumed
 // run the one it continues, with the draws already there.

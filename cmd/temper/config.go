@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"flag"
 	"fmt"
@@ -131,16 +132,20 @@ type assignment struct {
 	spelling   string // the flag as written, for errors: --replicas, --set replicas
 }
 
-func defineRunFlags(fs *flag.FlagSet) *runFlags {
+// defineRunFlags defines the flags on fs. docs, for a command other than
+// temper run, replace the docs of the run keys it names, and leave out
+// those it maps to "".
+func defineRunFlags(fs *flag.FlagSet, docs map[string]string) *runFlags {
 	r := &runFlags{}
 	for _, k := range temper.RunKeys {
-		if k.Allowed(temper.OnCommandLine) != nil {
+		doc, replaced := docs[k.Name]
+		if k.Allowed(temper.OnCommandLine) != nil || replaced && doc == "" {
 			continue
 		}
 		fs.Var(&textFlag{arg: k.Arg, isSwitch: k.Kind == temper.Switch, record: func(v string) error {
 			r.assignments = append(r.assignments, assignment{k.Name, v, "--" + k.Flag})
 			return nil
-		}}, k.Flag, k.Doc)
+		}}, k.Flag, cmp.Or(doc, k.Doc))
 	}
 	fs.Var(&textFlag{arg: "key=value", record: func(kv string) error {
 		key, val, ok := strings.Cut(kv, "=")
@@ -156,8 +161,55 @@ func defineRunFlags(fs *flag.FlagSet) *runFlags {
 	fs.Var(&textFlag{arg: "NAME", record: func(name string) error { r.sampler = name; return nil }},
 		"sampler", "the sampler (temper samplers lists them)")
 	fs.BoolVar(&r.quiet, "quiet", false, "no progress or table")
-	fs.Usage = func() { printRunUsage(fs) }
+	fs.Usage = func() {
+		printFlags(fs, "usage: temper run MODEL.ppl [flags]\n\nFlags override the model's infer block, which overrides the defaults:")
+	}
 	return r
+}
+
+// parse parses args into the flags of fs (defineRunFlags' and the
+// command's own) and checks the run keys' values, returning the
+// positional arguments; none, not even empty, after -h.
+func (r *runFlags) parse(fs *flag.FlagSet, cmd string, args []string) ([]string, error) {
+	parsed, pos := reorderFlags(args, append(switchFlags(), "quiet")...)
+	if err := fs.Parse(parsed); errors.Is(err, flag.ErrHelp) {
+		return nil, nil
+	} else if err != nil {
+		return nil, badf("temper %s: %v", cmd, err)
+	}
+	if err := r.check(); err != nil {
+		return nil, badf("temper %s: %v", cmd, err)
+	}
+	return append([]string{}, pos...), nil
+}
+
+// readRunConfig reads the model at path and lays its infer block, then
+// the flags, over base. fromBlock, if not nil, amends what the infer block
+// set before the flags apply.
+func readRunConfig(cmd, path string, base config, flags *runFlags, fromBlock func(*config)) (*lang.File, []byte, config, error) {
+	f, src, err := loadModel(path)
+	if err != nil {
+		return nil, nil, base, err
+	}
+	cfg := base
+	if err := cfg.fromInferBlock(f, path); err != nil {
+		return nil, nil, base, badInput{lang.Format(err, src)}
+	}
+	if fromBlock != nil {
+		fromBlock(&cfg)
+	}
+	if err := cfg.applyFlags(flags); err != nil {
+		return nil, nil, base, badf("temper %s: %v", cmd, err)
+	}
+	err = cfg.check()
+	var list lang.ErrorList
+	switch {
+	case errors.As(err, &list):
+		return nil, nil, base, badInput{lang.Format(err, src)}
+	case err != nil:
+		return nil, nil, base, badf("temper %s: %v", cmd, err)
+	}
+	return f, src, cfg, nil
 }
 
 // check reports an impossible value of a run key, before the model is read.
@@ -202,16 +254,21 @@ func (c *config) applyFlags(r *runFlags) error {
 	return nil
 }
 
-// printRunUsage is temper run -h: every flag with its value and doc.
-func printRunUsage(fs *flag.FlagSet) {
+// printFlags is temper run -h (and sbc's): the header, then every flag
+// with its value and doc.
+func printFlags(fs *flag.FlagSet, header string) {
 	w := fs.Output()
-	fmt.Fprintln(w, "usage: temper run MODEL.ppl [flags]\n\nFlags override the model's infer block, which overrides the defaults:")
+	fmt.Fprintln(w, header)
 	fs.VisitAll(func(f *flag.Flag) {
-		name := "--" + f.Name
+		name, usage := "--"+f.Name, f.Usage
 		if t, ok := f.Value.(*textFlag); ok && !t.isSwitch {
 			name += " " + t.arg
+		} else if !ok {
+			var arg string
+			arg, usage = flag.UnquoteUsage(f) // the flag package's: `N` in the doc names the value
+			name += " " + arg
 		}
-		fmt.Fprintf(w, "  %-28s %s\n", name, f.Usage)
+		fmt.Fprintf(w, "  %-28s %s\n", name, usage)
 	})
 }
 

@@ -5,12 +5,14 @@
 //	    (temper run -h; the flags are temper.RunKeys)
 //	temper summary DRAWS.csv|RUN_DIR|CHAIN.csv... [--replica N]
 //	temper predict MODEL.ppl --draws DRAWS.csv [--data FILE]... [--out FILE]
+//	temper sbc MODEL.ppl --generator GEN.ppl [--data FILE]... [flags]
 //	temper repl [MODEL.ppl] [--data FILE]...
 //	temper bench [--replicas 1,4,16] [--threads N] [--epochs E] [--data DIR] [--json]
 //
 // Exit codes: 0 ok, 1 the run failed (or was interrupted; the draws so far
 // are kept), 2 bad input (a diagnostic says where), 3 temper run --strict
-// and the run has warnings (its files are written).
+// and the run has warnings (its files are written), or temper sbc
+// --strict and a parameter's ranks reject uniformity.
 package main
 
 import (
@@ -29,7 +31,7 @@ const (
 	exitOK       = 0
 	exitFailure  = 1
 	exitBadInput = 2
-	exitWarnings = 3 // temper run --strict, and the run has warnings
+	exitWarnings = 3 // --strict, and the run has warnings (temper run) or the ranks reject uniformity (temper sbc)
 )
 
 func main() {
@@ -51,6 +53,9 @@ usage:
   temper export RUN_DIR [--out DIR.zarr]      the draws as ArviZ's InferenceData (Zarr)
   temper predict MODEL.ppl --draws DRAWS.csv [--data FILE]... [--out FILE]
                                               posterior predictive: NLL, accuracy, means
+  temper sbc MODEL.ppl --generator GEN.ppl [flags]
+                                              simulation-based calibration of a sampler: ranks of
+                                              simulated truths among posterior draws, χ² per parameter
   temper samplers                             list the samplers and their options
   temper repl [MODEL.ppl] [--data FILE]...    an interactive session (:help inside lists its commands)
   temper gallery [--check]                    make examples/index.md and each gallery page (go run -tags purego)
@@ -78,6 +83,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = plotCommand(rest, stdout, stderr)
 	case "export":
 		err = exportCommand(rest, stdout, stderr)
+	case "sbc":
+		err = sbcCommand(ctx, rest, stdout, stderr)
 	case "samplers":
 		err = samplersCommand(stdout)
 	case "repl":

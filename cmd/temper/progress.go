@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"io"
 	"os"
 
@@ -16,21 +17,34 @@ type progress struct {
 	bar   *progressbar.ProgressBar
 	out   io.Writer
 	label string
+	fixed string // a label of its own, for counts other than iterations
+	every int    // redraw every this many
 }
 
 func newProgress(stderr io.Writer, quiet bool) *progress {
 	if quiet || !isTerminal(stderr) {
 		return &progress{}
 	}
-	return &progress{out: stderr}
+	return &progress{out: stderr, every: 64}
 }
+
+// newCountProgress is a bar of things other than iterations, each slow
+// enough to redraw after: temper sbc's replications.
+func newCountProgress(stderr io.Writer, quiet bool, label string) *progress {
+	p := newProgress(stderr, quiet)
+	p.fixed, p.every = label, 1
+	return p
+}
+
+// count is update for a count of done of total.
+func (p *progress) count(done, total int) { p.update(temper.Progress{Done: done, Total: total}) }
 
 func (p *progress) update(pr temper.Progress) {
 	if p.out == nil {
 		return
 	}
 	if p.bar == nil {
-		p.label = progressLabel(pr)
+		p.label = cmp.Or(p.fixed, progressLabel(pr))
 		p.bar = progressbar.NewOptions(pr.Total,
 			progressbar.OptionSetWriter(p.out),
 			progressbar.OptionSetDescription(p.label),
@@ -41,8 +55,8 @@ func (p *progress) update(pr temper.Progress) {
 			progressbar.OptionClearOnFinish(),
 		)
 	}
-	if pr.Done%64 == 0 || pr.Done == pr.Total {
-		if label := progressLabel(pr); label != p.label {
+	if pr.Done%p.every == 0 || pr.Done == pr.Total {
+		if label := cmp.Or(p.fixed, progressLabel(pr)); label != p.label {
 			p.label = label
 			p.bar.Describe(label)
 		}

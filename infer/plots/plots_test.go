@@ -132,3 +132,39 @@ func TestWriteSchedule(t *testing.T) {
 		t.Error("a schedule without its iterations was drawn")
 	}
 }
+
+// The band of a rank histogram: Binomial(100, 0.05) has P(X ≤ 0) =
+// 0.0059 and P(X ≤ 10) = 0.9885 < 0.995 ≤ P(X ≤ 11) = 0.9957;
+// Binomial(1000, 0.05) has P(X ≤ 32) = 0.0037 < 0.005 ≤ P(X ≤ 33) and
+// P(X ≤ 68) = 0.9949 < 0.995 ≤ P(X ≤ 69) (exact sums of the binomial
+// terms).
+func TestBinomialInterval(t *testing.T) {
+	for _, c := range []struct {
+		n        int
+		lo, high float64
+	}{{100, 0, 11}, {1000, 33, 69}} {
+		if lo, hi := binomialInterval(c.n, 0.05, 0.99); lo != c.lo || hi != c.high {
+			t.Errorf("n = %d: [%v, %v], want [%v, %v]", c.n, lo, hi, c.lo, c.high)
+		}
+	}
+}
+
+// TestWriteRankHistograms draws a panel per parameter, titled, and refuses
+// counts that do not match their bins.
+func TestWriteRankHistograms(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "ranks.svg")
+	h := RankHistogram{Name: "mu", Edges: []int{0, 2, 5}, Counts: []int{4, 6}, Expected: []float64{4, 6}}
+	tau := h
+	tau.Name = "tau"
+	if err := WriteRankHistograms(path, []RankHistogram{h, tau}); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil || !strings.Contains(string(raw), "ranks of mu") || !strings.Contains(string(raw), "ranks of tau") {
+		t.Errorf("%v; the file lacks a panel's title", err)
+	}
+	h.Edges = []int{0, 5}
+	if err := WriteRankHistograms(path, []RankHistogram{h}); err == nil {
+		t.Error("2 counts in 1 bin: no error")
+	}
+}
