@@ -50,36 +50,36 @@ func TestCalibrationExact(t *testing.T) {
 	}
 }
 
-// Neal's funnel in 10 dimensions (Neal 2003, Section 8): v ~ N(0, 3²) and
-// nine x_i ~ N(0, e^v). Its marginals are known: v is N(0, 9), and in the
-// non-centred form x_i = e^{v/2}·z_i the z_i are N(0, 1).
-const (
-	funnelCentred = `param { v: real  x: real[9] }
-model { v ~ normal(0, 3)
-  x ~ normal(0, exp(v / 2)) }`
-	funnelNonCentred = `param { v: real  z: real[9] }
-transformed param { x = exp(v / 2) * z }
-model { v ~ normal(0, 3)
-  z ~ normal(0, 1) }`
-)
+// runExample runs an example's model file with its infer block.
+func runExample(t *testing.T, path string) *temper.Result {
+	t.Helper()
+	m, err := temper.CompileFile(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := m.InferOptions()
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := m.Sample(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
 
-// TestFunnel samples the funnel with NUTS's defaults: the non-centred form
-// gives v's and z's exact marginals (mean within 5 MCSE, sd within 10%:
-// bulk ESS is above 3,000, which puts the sd's error under 2%) and no
-// warning; the centred form, whose neck is narrower than any one step size
-// can follow, must say so with divergences, as Stan's does.
+// TestFunnel samples Neal's funnel in 10 dimensions (examples/funnel: v ~
+// N(0, 3²), nine x_i ~ N(0, e^v)) with NUTS's defaults: the non-centred
+// form gives v's and z's exact marginals, N(0, 9) and N(0, 1) (mean within
+// 5 MCSE, sd within 10%: bulk ESS is above 3,000, which puts the sd's
+// error under 2%) and no warning; the centred form, whose neck is narrower
+// than any one step size can follow, must say so with divergences, as
+// Stan's does.
 func TestFunnel(t *testing.T) {
 	if testing.Short() {
 		t.Skip("about 5 s of sampling; skipped with -short")
 	}
-	m, err := temper.Compile("funnel.ppl", funnelNonCentred, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := m.Sample(context.Background(), temper.Options{Sampler: "nuts", Seed: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := runExample(t, "examples/funnel/model.ppl")
 	if len(res.Warnings) > 0 {
 		t.Errorf("non-centred funnel: warnings %q", res.Warnings)
 	}
@@ -97,14 +97,7 @@ func TestFunnel(t *testing.T) {
 		}
 	}
 
-	m, err = temper.Compile("funnel.ppl", funnelCentred, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err = m.Sample(context.Background(), temper.Options{Sampler: "nuts", Seed: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res = runExample(t, "examples/funnel/centred.ppl")
 	divergent := 0
 	for _, x := range res.Exact {
 		divergent += x.Divergent

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -27,6 +28,9 @@ type galleryPage struct {
 type galleryFigure struct {
 	file, caption string
 	args          []string // temper plot's flags after RUN_DIR
+	// model, if set, is another model file of the page's folder whose run
+	// the figure shows (the centred form beside the non-centred one).
+	model string
 }
 
 // galleryPages are the pages, in the index's order. Each runs in seconds,
@@ -34,41 +38,47 @@ type galleryFigure struct {
 var galleryPages = []galleryPage{
 	{"eight-schools", "Eight schools", "a hierarchy with a funnel, non-centred; SGHMC with the default warm-up",
 		[]galleryFigure{
-			{"trace.svg", "The draws of mu and tau against the iteration, a colour per chain, beside their histograms.", []string{"--kind", "trace", "--params", "mu,tau"}},
-			{"rank.svg", "Rank plots: each chain's share of the ranks among all draws is flat when the chains agree.", []string{"--kind", "rank", "--params", "mu,tau"}},
-			{"pair.svg", "mu, tau and the first school's effect against each other: the funnel in tau.", []string{"--kind", "pair", "--params", "mu,tau,theta.1"}},
+			{"trace.svg", "The draws of mu and tau against the iteration, a colour per chain, beside their histograms.", []string{"--kind", "trace", "--params", "mu,tau"}, ""},
+			{"rank.svg", "Rank plots: each chain's share of the ranks among all draws is flat when the chains agree.", []string{"--kind", "rank", "--params", "mu,tau"}, ""},
+			{"pair.svg", "mu, tau and the first school's effect against each other: the funnel in tau.", []string{"--kind", "pair", "--params", "mu,tau,theta.1"}, ""},
 		}},
 	{"logistic", "German credit: Bayesian logistic regression", "the README's first command, checked against Stan's NUTS posterior",
 		[]galleryFigure{
-			{"trace.svg", "The intercept and the first two coefficients over the iterations, beside their histograms.", []string{"--kind", "trace", "--params", "alpha,beta.1,beta.2"}},
-			{"density.svg", "Each chain's density of the same three: the chains agree.", []string{"--kind", "density", "--params", "alpha,beta.1,beta.2"}},
-			{"acf.svg", "Autocorrelation of each chain: the draws decorrelate within a few iterations.", []string{"--kind", "acf", "--params", "alpha,beta.1"}},
+			{"trace.svg", "The intercept and the first two coefficients over the iterations, beside their histograms.", []string{"--kind", "trace", "--params", "alpha,beta.1,beta.2"}, ""},
+			{"density.svg", "Each chain's density of the same three: the chains agree.", []string{"--kind", "density", "--params", "alpha,beta.1,beta.2"}, ""},
+			{"acf.svg", "Autocorrelation of each chain: the draws decorrelate within a few iterations.", []string{"--kind", "acf", "--params", "alpha,beta.1"}, ""},
 		}},
 	{"radon", "Radon: varying intercepts by county", "a multilevel regression whose intercepts are indexed by data, a[county[n]]",
 		[]galleryFigure{
-			{"trace.svg", "The mean intercept, the floor effect and the first county's intercept over the iterations.", []string{"--kind", "trace", "--params", "mu,b,a.1"}},
-			{"pair.svg", "The same three against each other.", []string{"--kind", "pair", "--params", "mu,b,a.1"}},
+			{"trace.svg", "The mean intercept, the floor effect and the first county's intercept over the iterations.", []string{"--kind", "trace", "--params", "mu,b,a.1"}, ""},
+			{"pair.svg", "The same three against each other.", []string{"--kind", "pair", "--params", "mu,b,a.1"}, ""},
 		}},
 	{"dirichlet", "A poll's answer shares: simplex parameters", "simplex[K][J] with a Dirichlet prior, the first region's shares",
 		[]galleryFigure{
-			{"density.svg", "Each chain's density of the first region's four shares.", []string{"--kind", "density", "--params", "theta.1"}},
-			{"rank.svg", "Their rank plots: flat when the chains agree.", []string{"--kind", "rank", "--params", "theta.1.1,theta.1.2"}},
+			{"density.svg", "Each chain's density of the first region's four shares.", []string{"--kind", "density", "--params", "theta.1"}, ""},
+			{"rank.svg", "Their rank plots: flat when the chains agree.", []string{"--kind", "rank", "--params", "theta.1.1,theta.1.2"}, ""},
 		}},
 	{"varying-slopes", "Correlated varying slopes: an LKJ prior on a Cholesky factor", "cholesky_factor_corr with lkj_corr_cholesky, and multi_normal_cholesky",
 		[]galleryFigure{
-			{"trace.svg", "The population means and scales over the iterations.", []string{"--kind", "trace", "--params", "mu.1,mu.2,tau.1,tau.2"}},
-			{"pair.svg", "The scales and the correlation factor's free entry against each other.", []string{"--kind", "pair", "--params", "tau.1,tau.2,L.2.1"}},
+			{"trace.svg", "The population means and scales over the iterations.", []string{"--kind", "trace", "--params", "mu.1,mu.2,tau.1,tau.2"}, ""},
+			{"pair.svg", "The scales and the correlation factor's free entry against each other.", []string{"--kind", "pair", "--params", "tau.1,tau.2,L.2.1"}, ""},
+		}},
+	{"funnel", "Neal's funnel with NUTS: divergences, and the reparameterisation that removes them", "the exact sampler nuts with Stan's warm-up, on the centred and the non-centred funnel",
+		[]galleryFigure{
+			{"pair.svg", "The non-centred form: v against x_1 traces the whole funnel, neck and mouth, without a divergent transition.", []string{"--kind", "pair", "--params", "v,x.1,z.1"}, ""},
+			{"trace.svg", "The non-centred form: v's draws over the iterations and their histogram, N(0, 3²).", []string{"--kind", "trace", "--params", "v"}, ""},
+			{"centred-pair.svg", "The centred form (centred.ppl): the divergent transitions (red) gather at the neck, which the chains cannot enter; v's histogram is cut off below -3, and temper run warns of divergences, E-BFMI and R-hat.", []string{"--kind", "pair", "--params", "v,x.1"}, "centred.ppl"},
 		}},
 	{"cosine2d", "Replica exchange on a multi-modal target (DEO*-SGD)", "a 16-level ladder of step sizes with the deterministic even-odd scheme of seed 000",
 		[]galleryFigure{
-			{"index.svg", "The replica index process: each replica's level over the exchange rounds, the first to make a round trip in colour.", []string{"--kind", "index"}},
-			{"ladder.svg", "The step-size ladder over the run, as the adaptive ladder spaces it toward equal swap rates.", []string{"--kind", "ladder"}},
-			{"swaps.svg", "The swap rate of each adjacent pair of levels, with its attempts.", []string{"--kind", "swaps"}},
+			{"index.svg", "The replica index process: each replica's level over the exchange rounds, the first to make a round trip in colour.", []string{"--kind", "index"}, ""},
+			{"ladder.svg", "The step-size ladder over the run, as the adaptive ladder spaces it toward equal swap rates.", []string{"--kind", "ladder"}, ""},
+			{"swaps.svg", "The swap rate of each adjacent pair of levels, with its attempts.", []string{"--kind", "swaps"}, ""},
 		}},
 	{"mog25", "Cyclical SGLD on a mixture of 25 Gaussians", "seed 002's mode coverage: the draws over the target's density, modes counted",
 		[]galleryFigure{
-			{"modes.svg", "The draws over the target's density; a filled centre has more than 100 draws within 0.25 (seed 002, Table 4).", []string{"--kind", "modes", "--model", "{model}", "--modes", "{dir}/modes.csv"}},
-			{"schedule.svg", "The cyclical step size, the exploration stage of each cycle shaded.", []string{"--kind", "schedule"}},
+			{"modes.svg", "The draws over the target's density; a filled centre has more than 100 draws within 0.25 (seed 002, Table 4).", []string{"--kind", "modes", "--model", "{model}", "--modes", "{dir}/modes.csv"}, ""},
+			{"schedule.svg", "The cyclical step size, the exploration stage of each cycle shaded.", []string{"--kind", "schedule"}, ""},
 		}},
 }
 
@@ -149,14 +159,30 @@ func galleryCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 func makePage(ctx context.Context, p galleryPage, root, out string, stderr io.Writer) ([]string, error) {
 	dir := filepath.Join(root, p.name)
 	model := filepath.Join(dir, "model.ppl")
-	run1, err := os.MkdirTemp("", "temper-gallery-run-")
+	var so, se strings.Builder
+	runs := map[string]string{} // model file → its run's folder
+	runOf := func(file string) (string, error) {
+		if d, ok := runs[file]; ok {
+			return d, nil
+		}
+		d, err := os.MkdirTemp("", "temper-gallery-run-")
+		if err != nil {
+			return "", err
+		}
+		runs[file] = d
+		if code := run(ctx, []string{"run", filepath.Join(dir, file), "--out", d, "--quiet"}, &so, &se); code != 0 {
+			return "", fmt.Errorf("temper run %s exited %d: %s", file, code, se.String())
+		}
+		return d, nil
+	}
+	defer func() {
+		for _, d := range runs {
+			os.RemoveAll(d)
+		}
+	}()
+	run1, err := runOf("model.ppl")
 	if err != nil {
 		return nil, err
-	}
-	defer os.RemoveAll(run1)
-	var so, se strings.Builder
-	if code := run(ctx, []string{"run", model, "--out", run1, "--quiet"}, &so, &se); code != 0 {
-		return nil, fmt.Errorf("temper run exited %d: %s", code, se.String())
 	}
 	figures := filepath.Join(out, p.name, "figures")
 	if err := os.MkdirAll(figures, 0o755); err != nil {
@@ -165,8 +191,19 @@ func makePage(ctx context.Context, p galleryPage, root, out string, stderr io.Wr
 	files := []string{filepath.Join(p.name, "gallery.md")}
 	var commands []string
 	for _, f := range p.figures {
-		args := append([]string{"plot", run1}, f.args...)
-		shown := append([]string{"temper", "plot", filepath.Join("out", p.name)}, f.args...)
+		from, shownFrom := run1, filepath.Join("out", p.name)
+		if f.model != "" {
+			if from, err = runOf(f.model); err != nil {
+				return nil, err
+			}
+			name := strings.TrimSuffix(f.model, filepath.Ext(f.model))
+			shownFrom = filepath.Join("out", name)
+			if cmd := fmt.Sprintf("temper run examples/%s/%s --out %s", p.name, f.model, shownFrom); !slices.Contains(commands, cmd) {
+				commands = append(commands, cmd)
+			}
+		}
+		args := append([]string{"plot", from}, f.args...)
+		shown := append([]string{"temper", "plot", shownFrom}, f.args...)
 		for i := range args {
 			args[i] = strings.NewReplacer("{model}", model, "{dir}", dir).Replace(args[i])
 		}

@@ -10,7 +10,7 @@ import (
 )
 
 // sbcTestdata is the top-level package's SBC models and generators.
-func sbcTestdata(name string) string { return filepath.Join("..", "..", "testdata", "sbc", name) }
+func sbcTestdata(name string) string { return filepath.Join("..", "..", "examples", "sbc", name) }
 
 // temper sbc on the bounded probability with its generator program and
 // SGHMC's defaults: exit 0, a row for p, and in --out the ranks of the

@@ -33,7 +33,9 @@ import (
 //     chains' (uniform when the chains agree);
 //   - acf: per chain, the autocorrelation to lag 50;
 //   - pair: the draws of two to six parameters against each other, their
-//     histograms on the diagonal.
+//     histograms on the diagonal, and an exact sampler's divergent
+//     transitions marked in red (where they cluster, the posterior has a
+//     region the step size cannot follow).
 var Kinds = []string{"trace", "density", "rank", "acf", "pair"}
 
 // Source gives a column's draws split by chain (infer/draws.Table and
@@ -87,7 +89,8 @@ func Write(path, kind string, src Source, columns []string, iters []int) error {
 			return fmt.Errorf("plot: a pair plot takes 2 to 6 columns, got %d", len(columns))
 		}
 		width, height = rows*2.4*vg.Inch, rows*2.4*vg.Inch
-		drawOn = func(dc draw.Canvas) error { return pairs(dc, columns, draws) }
+		divergent := src.ByChain("divergent__") // an exact sampler's, when the source has them
+		drawOn = func(dc draw.Canvas) error { return pairs(dc, columns, draws, divergent) }
 	default:
 		return fmt.Errorf("plot: no kind %q; the kinds are %s", kind, strings.Join(Kinds, ", "))
 	}
@@ -235,13 +238,25 @@ func perChain(dc draw.Canvas, kind string, columns []string, draws [][][]float64
 }
 
 // pairs draws the lower triangle of scatter plots of every two columns and
-// each column's histogram on the diagonal, all chains pooled.
-func pairs(dc draw.Canvas, columns []string, draws [][][]float64) error {
+// each column's histogram on the diagonal, all chains pooled; the draws
+// whose divergent flag (by chain, nil for none) is set are drawn on top in
+// red, every one of them.
+func pairs(dc draw.Canvas, columns []string, draws [][][]float64, divergent [][]float64) error {
 	n := len(columns)
 	pooled := make([][]float64, n)
 	for i := range columns {
 		for _, d := range draws[i] {
 			pooled[i] = append(pooled[i], d...)
+		}
+	}
+	var flagged []int // indices into the pooled draws
+	k := 0
+	for _, d := range divergent {
+		for _, v := range d {
+			if v != 0 {
+				flagged = append(flagged, k)
+			}
+			k++
 		}
 	}
 	grid := make([][]*plot.Plot, n)
@@ -265,13 +280,21 @@ func pairs(dc draw.Canvas, columns []string, draws [][][]float64) error {
 			for k := 0; k < len(pooled[i]); k += step {
 				xy = append(xy, plotter.XY{X: pooled[j][k], Y: pooled[i][k]})
 			}
-			s, err := plotter.NewScatter(xy)
-			if err != nil {
+			if err := addScatter(p, xy, 0.8, color.NRGBA{R: 0, G: 114, B: 178, A: 90}); err != nil {
 				return fmt.Errorf("plot: %s against %s: %v", columns[i], columns[j], err)
 			}
-			s.GlyphStyle.Radius = vg.Points(0.8)
-			s.GlyphStyle.Color = color.NRGBA{R: 0, G: 114, B: 178, A: 90}
-			p.Add(s)
+			if len(flagged) > 0 && k == len(pooled[i]) {
+				xy := make(plotter.XYs, len(flagged))
+				for m, f := range flagged {
+					xy[m] = plotter.XY{X: pooled[j][f], Y: pooled[i][f]}
+				}
+				if err := addScatter(p, xy, 1.6, color.NRGBA{R: 213, G: 0, B: 0, A: 220}); err != nil {
+					return fmt.Errorf("plot: divergent draws of %s against %s: %v", columns[i], columns[j], err)
+				}
+				if i == 1 && j == 0 {
+					p.Title.Text = fmt.Sprintf("%d divergent transitions (red)", len(flagged))
+				}
+			}
 			grid[i][j] = p
 		}
 	}
@@ -282,6 +305,19 @@ func pairs(dc draw.Canvas, columns []string, draws [][][]float64) error {
 			grid[i][j].Draw(canvases[i][j])
 		}
 	}
+	return nil
+}
+
+// addScatter adds the points xy to p as dots of the radius (in points) and
+// colour given.
+func addScatter(p *plot.Plot, xy plotter.XYs, radius float64, c color.Color) error {
+	s, err := plotter.NewScatter(xy)
+	if err != nil {
+		return err
+	}
+	s.GlyphStyle.Radius = vg.Points(radius)
+	s.GlyphStyle.Color = c
+	p.Add(s)
 	return nil
 }
 

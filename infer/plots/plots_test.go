@@ -72,6 +72,33 @@ func TestWrite(t *testing.T) {
 	}
 }
 
+// TestPairDivergences: a pair plot of an exact sampler's draws marks its
+// divergent transitions (the divergent__ column) and says how many; one
+// without them says nothing of divergences.
+func TestPairDivergences(t *testing.T) {
+	src := table{"a": {{1, 2, 3, 2, 1}, {2, 3, 1, 1, 2}}, "b": {{0, 1, 0, 1, 0}, {1, 0, 1, 1, 0}}}
+	dir := t.TempDir()
+	for _, c := range []struct {
+		divergent [][]float64
+		want      string
+	}{{nil, ""}, {[][]float64{{0, 1, 0, 0, 0}, {0, 0, 0, 1, 1}}, "3 divergent transitions (red)"}} {
+		if c.divergent != nil {
+			src["divergent__"] = c.divergent
+		}
+		path := filepath.Join(dir, "pair.svg")
+		if err := Write(path, "pair", src, []string{"a", "b"}, nil); err != nil {
+			t.Fatal(err)
+		}
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(string(raw), "divergent"); got != (c.want != "") || c.want != "" && !strings.Contains(string(raw), c.want) {
+			t.Errorf("divergent %v: the plot says divergent: %t, want %q", c.divergent, got, c.want)
+		}
+	}
+}
+
 // TestWriteModes: draws around one of two centres cover that mode alone.
 func TestWriteModes(t *testing.T) {
 	var xs, ys []float64
