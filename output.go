@@ -236,21 +236,21 @@ func (r *Result) WriteTable(w io.Writer) error {
 
 // WriteExact writes, for an exact sampler's run, each chain's adapted
 // step size and what its transitions after warm-up did: mean leapfrog
-// steps and acceptance, divergences, trees cut at the maximum depth, and
-// E-BFMI; nothing for the other samplers.
+// steps, tree depth and acceptance, divergences, trees cut at the maximum
+// depth, and E-BFMI; nothing for the other samplers.
 func (r *Result) WriteExact(w io.Writer) error {
 	if r.Exact == nil {
 		return nil
 	}
-	if _, err := fmt.Fprintf(w, "\n%-6s %10s %9s %7s %9s %9s %7s\n", "chain", "step size", "leapfrogs", "accept", "divergent", "max depth", "E-BFMI"); err != nil {
+	if _, err := fmt.Fprintf(w, "\n%-6s %10s %9s %6s %7s %9s %9s %7s\n", "chain", "step size", "leapfrogs", "depth", "accept", "divergent", "max depth", "E-BFMI"); err != nil {
 		return err
 	}
 	for c, x := range r.Exact {
-		depth := "-"
-		if x.MaxDepth > 0 {
-			depth = fmt.Sprint(x.MaxDepthHits)
+		depth, hits := "-", "-"
+		if x.MaxDepth > 0 { // NUTS
+			depth, hits = fmt.Sprintf("%.2f", x.MeanTreeDepth), fmt.Sprint(x.MaxDepthHits)
 		}
-		if _, err := fmt.Fprintf(w, "%-6d %10.4g %9.1f %7.3f %9d %9s %7s\n", c+1, x.StepSize, x.MeanLeapfrogs, x.MeanAccept, x.Divergent, depth, formatFinite(x.EBFMI, "%.2f")); err != nil {
+		if _, err := fmt.Fprintf(w, "%-6d %10.4g %9.1f %6s %7.3f %9d %9s %7s\n", c+1, x.StepSize, x.MeanLeapfrogs, depth, x.MeanAccept, x.Divergent, hits, formatFinite(x.EBFMI, "%.2f")); err != nil {
 			return err
 		}
 	}
@@ -645,7 +645,7 @@ func exactJSON(reports []infer.ExactReport) []map[string]any {
 		}
 		out[c] = map[string]any{"chain": c + 1, "step_size": x.StepSize, "metric": metric, "inv_metric": x.InvMetric,
 			"transitions": x.Transitions, "divergent": x.Divergent, "max_depth_hits": x.MaxDepthHits,
-			"mean_leapfrogs": x.MeanLeapfrogs, "mean_accept_stat": x.MeanAccept, "e_bfmi": finiteOrNil(x.EBFMI)}
+			"mean_leapfrogs": x.MeanLeapfrogs, "mean_tree_depth": x.MeanTreeDepth, "mean_accept_stat": x.MeanAccept, "e_bfmi": finiteOrNil(x.EBFMI)}
 	}
 	return out
 }

@@ -120,7 +120,7 @@ type Transition struct {
 // the sums the energy's Bayesian fraction of missing information needs
 // (Betancourt 2016, arXiv:1604.00695, Eq. 10, estimated as Stan does).
 type TransitionTotals struct {
-	N, Divergent, MaxDepth, Leapfrogs int
+	N, Divergent, MaxDepth, Leapfrogs, Depth int
 	Accept                            float64
 	// PrevEnergy is the last transition's H; SumSqDiff is Σ(E_n − E_{n−1})²
 	// and EnergyMean, EnergyM2 Welford's running mean and sum of squares.
@@ -138,8 +138,9 @@ type ExactReport struct {
 	// Transitions after warm-up and burn-in, of which Divergent ended in a
 	// divergence and MaxDepthHits reached MaxDepth (NUTS).
 	Transitions, Divergent, MaxDepthHits, MaxDepth int
-	// MeanLeapfrogs and MeanAccept are per transition.
-	MeanLeapfrogs, MeanAccept float64
+	// MeanLeapfrogs, MeanTreeDepth (NUTS) and MeanAccept are per
+	// transition.
+	MeanLeapfrogs, MeanTreeDepth, MeanAccept float64
 	// EBFMI is the energy's Bayesian fraction of missing information:
 	// below 0.3 the momentum resampling explores the energy's marginal
 	// slowly (Betancourt 2016).
@@ -563,7 +564,7 @@ func (k *exactKernel) report(c int) ExactReport {
 	r := ExactReport{StepSize: k.es.StepSize[c], Dense: k.es.Dense, InvMetric: slices.Clone(k.es.InvMetric[c]),
 		Transitions: t.N, Divergent: t.Divergent, MaxDepthHits: t.MaxDepth, MaxDepth: k.x.MaxDepth, EBFMI: math.NaN()}
 	if t.N > 0 {
-		r.MeanLeapfrogs, r.MeanAccept = float64(t.Leapfrogs)/float64(t.N), t.Accept/float64(t.N)
+		r.MeanLeapfrogs, r.MeanTreeDepth, r.MeanAccept = float64(t.Leapfrogs)/float64(t.N), float64(t.Depth)/float64(t.N), t.Accept/float64(t.N)
 	}
 	if t.N > 1 && t.EnergyM2 > 0 {
 		// Stan's estimate: Σ(E_n − E_{n−1})² / Σ(E_n − Ē)².
@@ -576,6 +577,7 @@ func (k *exactKernel) report(c int) ExactReport {
 func (tt *TransitionTotals) add(t Transition, maxDepth int) {
 	tt.N++
 	tt.Leapfrogs += t.Leapfrogs
+	tt.Depth += t.Depth
 	tt.Accept += t.Accept
 	if t.Divergent {
 		tt.Divergent++
