@@ -121,7 +121,7 @@ type Transition struct {
 // (Betancourt 2016, arXiv:1604.00695, Eq. 10, estimated as Stan does).
 type TransitionTotals struct {
 	N, Divergent, MaxDepth, Leapfrogs, Depth int
-	Accept                            float64
+	Accept                                   float64
 	// PrevEnergy is the last transition's H; SumSqDiff is Σ(E_n − E_{n−1})²
 	// and EnergyMean, EnergyM2 Welford's running mean and sum of squares.
 	PrevEnergy, SumSqDiff, EnergyMean, EnergyM2 float64
