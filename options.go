@@ -72,6 +72,13 @@ type Options struct {
 	// stay on the device.
 	Device string
 
+	// Transport, if set with more than one process, splits the run's
+	// replicas across the processes it connects, each moving its share,
+	// with the one-process run's draws (infer.Transport; Open MPI's in a
+	// build with the tag mpi, package infer/mpi). Every process gets the
+	// whole Result.
+	Transport infer.Transport
+
 	// Checkpoint, if set, is a file the run's state is written to at the
 	// end, on Ctrl-C and every CheckpointEvery, atomically (written then
 	// renamed), so that a long run killed part-way can be resumed.
@@ -268,7 +275,7 @@ func (o Options) runOptions() infer.Options {
 	return infer.Options{
 		Chains: o.Chains, Iters: o.Iters, Burn: o.Burn, Thin: o.Thin, Batch: o.Batch, Seed: o.Seed,
 		EnergyNoise: o.EnergyNoise, GradNoise: o.GradNoise, Init: o.Init, InitRadius: o.InitRadius, Threads: o.Threads,
-		KeepAll: o.KeepAll, Progress: o.Progress,
+		KeepAll: o.KeepAll, Progress: o.Progress, Transport: o.Transport,
 	}
 }
 

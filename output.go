@@ -428,6 +428,9 @@ func (r *Result) diagnosticsJSON(stats []summary.Stats) map[string]any {
 	if r.Exact != nil {
 		diag["exact"] = exactJSON(r.Exact)
 	}
+	if tr := o.Transport; tr != nil {
+		diag["processes"] = tr.Size() // a run split across processes (mpirun)
+	}
 	if len(d.Failures) > 0 {
 		diag["failures"] = failuresJSON(d.Failures)
 	}

@@ -98,6 +98,9 @@ type sgKernel struct {
 	dev        DeviceStepper
 	stale      bool
 	lrs, temps []float64 // per replica, for dev
+	// dp is this process's share of a run split across processes; nil in
+	// a run of one.
+	dp *distributed
 }
 
 // newKernel checks the sampler and options and makes the kernel of a
@@ -131,12 +134,20 @@ func newKernel(target Target, s Sampler, o Options) (*sgKernel, error) {
 		return nil, err
 	}
 	rows := st.Chains * levels
-	eval, err := target.Evaluator(rows, batch)
+	var dp *distributed
+	localRows := rows
+	if o.Transport != nil && o.Transport.Size() > 1 {
+		if dp, err = newDistributed(o.Transport, s, o, rows, d); err != nil {
+			return nil, err
+		}
+		localRows = dp.hi - dp.lo
+	}
+	eval, err := target.Evaluator(localRows, batch)
 	if err != nil {
 		return nil, err
 	}
 	k := &sgKernel{target: target, baseTarget: target, s: s, o: o, st: st, total: st.Burn + o.Iters, eval: eval, stages: stages,
-		workers: min(rows, cmp.Or(o.Threads, runtime.GOMAXPROCS(0)))}
+		workers: min(localRows, cmp.Or(o.Threads, runtime.GOMAXPROCS(0))), dp: dp}
 	if o.Resume != nil {
 		k.total = st.Done + o.Iters
 	}
@@ -186,7 +197,9 @@ func newKernel(target Target, s Sampler, o Options) (*sgKernel, error) {
 			return nil, err
 		}
 	}
-	k.dev = k.deviceStepper()
+	if dp == nil {
+		k.dev = k.deviceStepper()
+	}
 	return k, nil
 }
 
@@ -430,7 +443,13 @@ func (k *sgKernel) step(info *Info) error {
 		return k.evaluate(0, info)
 	}
 	if k.ex != nil {
-		k.ex.applyPending(k.st)
+		swap := func(a, b int) error { k.st.swapRows(a, b); return nil }
+		if k.dp != nil {
+			swap = func(a, b int) error { return k.dp.swap(k.st, a, b) }
+		}
+		if err := k.ex.applyPending(k.st, swap); err != nil {
+			return err
+		}
 	}
 	if k.dev != nil {
 		return k.evaluate(k.st.Done, info) // estimate moves the replicas on the device
@@ -479,7 +498,9 @@ func (k *sgKernel) evaluate(it int, info *Info) error {
 	} else if err := k.estimate(it); err != nil {
 		return err
 	}
-	k.check(it, info)
+	if err := k.check(it, info); err != nil {
+		return err
+	}
 	st.Done = it + 1
 	if st.Running() == 0 || k.ex == nil || !k.ex.due(it) {
 		return nil
@@ -501,10 +522,33 @@ func (k *sgKernel) estimate(it int) error {
 	if k.dev != nil && it > 0 {
 		return k.deviceMove(it, rows)
 	}
+	if k.dp != nil {
+		return k.estimateShare(it, rows)
+	}
 	if err := k.eval.Evaluate(st.Theta, rows, st.Energy, st.Grad, st.Variance); err != nil {
 		return fmt.Errorf("iteration %d: %w", it+1, err)
 	}
 	addNoise(st.Energy, st.Grad, st.Variance, k.o.EnergyNoise, k.o.GradNoise, k.rngs, st.Dim)
+	return nil
+}
+
+// estimateShare is estimate in a run split across processes: this
+// process evaluates its rows, and every process then holds every row's
+// energy and variance (at iteration 0 a row whose gradient is not finite
+// shares a NaN energy, as start redraws it).
+func (k *sgKernel) estimateShare(it int, rows []int) error {
+	st, lo, hi, d := k.st, k.dp.lo, k.dp.hi, k.st.Dim
+	if rows != nil {
+		b := len(rows) / len(k.rngs)
+		rows = rows[lo*b : hi*b]
+	}
+	if err := k.eval.Evaluate(st.Theta[lo*d:hi*d], rows, st.Energy[lo:hi], st.Grad[lo*d:hi*d], st.Variance[lo:hi]); err != nil {
+		return fmt.Errorf("iteration %d: %w", it+1, err)
+	}
+	addNoise(st.Energy[lo:hi], st.Grad[lo*d:hi*d], st.Variance[lo:hi], k.o.EnergyNoise, k.o.GradNoise, k.rngs[lo:hi], d)
+	if err := k.dp.share(st, it == 0); err != nil {
+		return fmt.Errorf("iteration %d: %w", it+1, err)
+	}
 	return nil
 }
 
@@ -633,7 +677,7 @@ func (k *sgKernel) finish(*Result) {
 // check finds the rows of running chains whose energy or position is not
 // finite. The hottest level of a ladder restarts from its neighbour's
 // state; any other row stops its chain.
-func (k *sgKernel) check(it int, info *Info) {
+func (k *sgKernel) check(it int, info *Info) error {
 	st := k.st
 	d, levels := st.Dim, st.Levels
 	for r := range st.Energy {
@@ -644,7 +688,7 @@ func (k *sgKernel) check(it int, info *Info) {
 		what, value := "", 0.0
 		if e := st.Energy[r]; math.IsNaN(e) || math.IsInf(e, 0) {
 			what, value = "energy", e
-		} else if theta := row(st.Theta, r, d); !k.stale && !kernel.AllFinite(theta) { // on the device, a non-finite θ shows in its energy
+		} else if theta := row(st.Theta, r, d); !k.stale && k.dp.owns(r) && !kernel.AllFinite(theta) { // on the device, a non-finite θ shows in its energy
 			i := slices.IndexFunc(theta, func(x float64) bool { return x-x != 0 }) // NaN or ±Inf
 			what, value = "parameter "+strconv.Itoa(i+1), theta[i]
 		}
@@ -656,9 +700,15 @@ func (k *sgKernel) check(it int, info *Info) {
 			// The hottest level leaves no gap behind: it takes its
 			// neighbour's state (the evaluation there is valid) with its
 			// auxiliary variables reset.
-			copy(row(st.Theta, r, d), row(st.Theta, r-1, d))
-			copy(row(st.Grad, r, d), row(st.Grad, r-1, d))
-			st.Energy[r], st.Variance[r] = st.Energy[r-1], st.Variance[r-1]
+			if k.dp != nil {
+				if err := k.dp.move(st, r-1, r); err != nil {
+					return err
+				}
+			} else {
+				copy(row(st.Theta, r, d), row(st.Theta, r-1, d))
+				copy(row(st.Grad, r, d), row(st.Grad, r-1, d))
+				st.Energy[r], st.Variance[r] = st.Energy[r-1], st.Variance[r-1]
+			}
 			clear(row(st.Aux, r, st.AuxLen))
 			st.Restarts = append(st.Restarts, f)
 			info.Restarted = append(info.Restarted, f)
@@ -667,6 +717,7 @@ func (k *sgKernel) check(it int, info *Info) {
 		st.Failures = append(st.Failures, f)
 		info.Diverged = append(info.Diverged, f)
 	}
+	return nil
 }
 
 // sync writes into the State what lives outside it between steps: the
@@ -722,9 +773,11 @@ func (k *sgKernel) warnings() []string {
 	case len(st.Failures) > 0:
 		w = append(w, fmt.Sprintf("%d of %d chains diverged and stopped (%s); the summary is of the %d that finished", len(st.Failures), st.Chains, failureList(st.Failures), st.Running()))
 	}
-	if check, err := k.stepWarnings(); err != nil {
-		w = append(w, fmt.Sprintf("the step size could not be judged: %v", err))
-	} else {
+	if k.dp == nil { // a hand-given step is judged at every chain's point, which a process of a split run does not hold
+		check, err := k.stepWarnings()
+		if err != nil {
+			w = append(w, fmt.Sprintf("the step size could not be judged: %v", err))
+		}
 		w = append(w, check...)
 	}
 	if len(st.Restarts) > 0 {
@@ -747,7 +800,7 @@ func (m *mover) RunPart(w int) {
 	d, levels := st.Dim, st.Levels
 	for r := w; r < len(k.rngs); r += k.workers {
 		c, l := r/levels, r%levels
-		if st.failed(c) {
+		if st.failed(c) || !k.dp.owns(r) {
 			continue
 		}
 		lv := k.level(c, l, m.it)

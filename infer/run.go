@@ -56,6 +56,11 @@ type Options struct {
 	Checkpoint      func(st *State) error
 	CheckpointEvery time.Duration
 
+	// Transport, if set with more than one process, splits the run's
+	// replicas across the processes it connects (distributed.go); every
+	// process makes the same draws, those of the one-process run.
+	Transport Transport
+
 	// OnDraw, if set, receives every kept draw as it is made. Its Values
 	// are reused; copy what you keep. An error stops the run.
 	OnDraw func(Draw) error
@@ -314,9 +319,23 @@ type runKernel interface {
 	name() string
 }
 
+// gatherDraws gives the columns of every row of a kept draw when k's rows
+// are split across processes, each computing its own rows' with
+// constrain; nil otherwise (the recorder computes them).
+func gatherDraws(k runKernel, rows, cols int, constrain func(r int, dst []float64)) ([]float64, error) {
+	sk, ok := k.(*sgKernel)
+	if !ok || sk.dp == nil {
+		return nil, nil
+	}
+	return sk.dp.gather(rows, cols, constrain)
+}
+
 // newRunKernel makes the kernel of s's family.
 func newRunKernel(target Target, s Sampler, o Options) (runKernel, error) {
 	if s.Exact != nil {
+		if o.Transport != nil && o.Transport.Size() > 1 {
+			return nil, fmt.Errorf("%w: the exact samplers' chains are independent; run them as an array job (--chain-id) instead", errDistributed)
+		}
 		return newExactKernel(target, s, o)
 	}
 	return newKernel(target, s, o)
@@ -430,6 +449,20 @@ func (rc *recorder) record(info *Info) error {
 	target := rc.k.output()
 	d, levels := st.Dim, st.Levels
 	draw := &rc.draw
+	constrain := func(r int, dst []float64) {
+		c, l := r/levels, r%levels
+		dst[0] = -st.Energy[r]
+		if g, ok := target.(SeededTarget); ok {
+			g.ConstrainSeeded(dst[1:], row(st.Theta, r, d), DrawSeed(rc.o.Seed, c, l, k))
+		} else {
+			target.Constrain(dst[1:], row(st.Theta, r, d))
+		}
+	}
+	cols := len(draw.Values)
+	gathered, err := gatherDraws(rc.k, st.Chains*levels, cols, constrain)
+	if err != nil {
+		return err
+	}
 	for r := range st.Chains * levels {
 		c, l := r/levels, r%levels
 		if l > 0 && !rc.o.KeepAll || st.failed(c) {
@@ -438,11 +471,10 @@ func (rc *recorder) record(info *Info) error {
 		lv := rc.k.level(c, l, k)
 		draw.Chain, draw.Iter, draw.Level, draw.LR, draw.Temperature = c, k-st.Burn, l, lv.LR, lv.Temperature
 		draw.Cycle = rc.k.cycle(k)
-		draw.Values[0] = -st.Energy[r]
-		if g, ok := target.(SeededTarget); ok {
-			g.ConstrainSeeded(draw.Values[1:], row(st.Theta, r, d), DrawSeed(rc.o.Seed, c, l, k))
+		if gathered != nil {
+			copy(draw.Values, gathered[r*cols:(r+1)*cols])
 		} else {
-			target.Constrain(draw.Values[1:], row(st.Theta, r, d))
+			constrain(r, draw.Values)
 		}
 		draw.Stats = nil
 		if l == 0 {

@@ -213,14 +213,17 @@ func (ex *exchanger) due(k int) bool { return (k+1)%ex.every == 0 }
 
 // applyPending moves the states that the last round swapped, in the order
 // it swapped them, and clears the ladders' pending swaps.
-func (ex *exchanger) applyPending(st *State) {
+func (ex *exchanger) applyPending(st *State, swap func(a, b int) error) error {
 	for c, run := range ex.chains {
 		base := c * ex.levels
 		for _, p := range run.st.Pending {
-			st.swapRows(base+p, base+p+1)
+			if err := swap(base+p, base+p+1); err != nil {
+				return err
+			}
 		}
 		run.st.Pending = run.st.Pending[:0]
 	}
+	return nil
 }
 
 var errNoSecond = errors.New("the second energy estimator failed")

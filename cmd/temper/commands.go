@@ -142,6 +142,24 @@ func defaultOut(path string) string { return filepath.Join("out", temper.ModelNa
 // for the draws it made. The output is the embedding API's (package temper),
 // so that temper run, the REPL's :save and Go programs write the same files.
 func sample(ctx context.Context, path string, m *compile.Model, cfg config, stdout, stderr io.Writer, quiet bool) error {
+	if startWorld != nil { // a build with -tags mpi: the processes of mpirun share the run
+		world, finish, err := startWorld()
+		if err != nil {
+			return err
+		}
+		defer finish()
+		if world.Size() > 1 {
+			cfg.opts.Transport = world
+			if world.Rank() != 0 { // every process makes every draw; the first writes them
+				out, err := os.MkdirTemp("", "temper-rank-")
+				if err != nil {
+					return err
+				}
+				defer os.RemoveAll(out)
+				cfg.out, quiet, stdout, stderr = out, true, io.Discard, io.Discard
+			}
+		}
+	}
 	if err := os.MkdirAll(cfg.out, 0o755); err != nil {
 		return err
 	}
