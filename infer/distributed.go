@@ -56,8 +56,6 @@ func newDistributed(tr Transport, s Sampler, o Options, rows, d int) (*distribut
 	switch {
 	case rows%n != 0:
 		return nil, bad("%d processes cannot share %d chains × %d replicas = %d rows evenly; use a process count that divides %d", n, o.Chains, max(1, s.Replicas), rows, rows)
-	case s.AutoStep:
-		return nil, bad("the warm-up of lr = auto runs in one process; give lr (lr_min and lr_max for a step-size ladder)")
 	case o.Resume != nil || o.Checkpoint != nil:
 		return nil, bad("checkpoints are not split across processes yet; run without --checkpoint and --resume")
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/temper-ppl/temper/infer"
 )
@@ -28,6 +29,7 @@ type hub struct {
 	// and joined is the last one's result.
 	arrived, gen int
 	joined       []float64
+	timedOut     bool
 	pipes        [][]chan []float64 // pipes[from][to]
 }
 
@@ -66,8 +68,22 @@ func (l *loopback) Allgather(local, all []float64) error {
 		h.arrived, h.gen = 0, gen+1
 		h.cond.Broadcast()
 	}
-	for h.gen == gen {
+	if h.gen == gen {
+		// A rank that never comes (a refused run's partner, or a bug that
+		// makes the ranks disagree) fails the call rather than hanging.
+		timer := time.AfterFunc(10*time.Second, func() {
+			h.mu.Lock()
+			h.timedOut = true
+			h.cond.Broadcast()
+			h.mu.Unlock()
+		})
+		defer timer.Stop()
+	}
+	for h.gen == gen && !h.timedOut {
 		h.cond.Wait()
+	}
+	if h.gen == gen {
+		return errors.New("loopback: the other ranks did not come to the allgather")
 	}
 	copy(all, h.joined)
 	return nil
@@ -76,8 +92,13 @@ func (l *loopback) Allgather(local, all []float64) error {
 func (l *loopback) Exchange(peer int, send, recv []float64) error {
 	h := l.hub
 	h.pipes[l.rank][peer] <- slices.Clone(send)
-	copy(recv, <-h.pipes[peer][l.rank])
-	return nil
+	select {
+	case b := <-h.pipes[peer][l.rank]:
+		copy(recv, b)
+		return nil
+	case <-time.After(10 * time.Second):
+		return errors.New("loopback: the peer did not come to the exchange")
+	}
 }
 
 // runSplit runs target with s on n goroutine "processes" and returns rank
@@ -141,6 +162,9 @@ func TestSplitRunsMatch(t *testing.T) {
 		{"resgld", well, "resgld", map[string]string{"lr": "0.01", "t_max": "5"}, infer.Options{Chains: 2, Iters: 300, Seed: 3, EnergyNoise: 0.5}},
 		{"deo_sgd", well, "deo_sgd", map[string]string{"lr_min": "0.003", "lr_max": "0.1"}, infer.Options{Chains: 1, Iters: 300, Burn: 100, Seed: 5, KeepAll: true}},
 		{"sghmc", newRegression(), "sghmc", map[string]string{"lr": "0.002"}, infer.Options{Chains: 4, Iters: 200, Batch: 20, Seed: 7, GradNoise: 0.1}},
+		// The warm-up of lr = auto runs whole in every process.
+		{"resgld auto", well, "resgld", map[string]string{"t_max": "5"}, infer.Options{Chains: 2, Iters: 200, Seed: 11}},
+		{"deo_sgd auto", well, "deo_sgd", nil, infer.Options{Chains: 1, Iters: 200, Seed: 13}},
 	} {
 		s, err := infer.NewSampler(tc.sampler, tc.settings)
 		if err != nil {
@@ -175,7 +199,7 @@ func TestSplitRunsRefused(t *testing.T) {
 		n        int
 		want     string
 	}{
-		{"resgld", nil, infer.Options{Chains: 1}, 2, "lr = auto"},
+		{"sghmc", map[string]string{"gradient": "control_variate"}, infer.Options{Chains: 2, Batch: 20, Iters: 10}, 2, "control-variate"},
 		{"resgld", map[string]string{"lr": "0.01"}, infer.Options{Chains: 3}, 4, "cannot share"},
 		{"renhd", map[string]string{"lr": "0.01"}, infer.Options{Chains: 1}, 7, "Barker"},
 		{"nuts", nil, infer.Options{Chains: 2}, 2, "array job"},
@@ -186,7 +210,11 @@ func TestSplitRunsRefused(t *testing.T) {
 		}
 		o := tc.o
 		o.Transport = newHub(tc.n)[0]
-		if _, err := infer.Run(context.Background(), well, s, o); err == nil || !strings.Contains(err.Error(), tc.want) {
+		var target infer.Target = well
+		if tc.o.Batch > 0 {
+			target = newRegression()
+		}
+		if _, err := infer.Run(context.Background(), target, s, o); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s on %d processes: %v, want an error saying %q", tc.sampler, tc.n, err, tc.want)
 		}
 	}

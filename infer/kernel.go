@@ -187,7 +187,7 @@ func newKernel(target Target, s Sampler, o Options) (*sgKernel, error) {
 		k.batches = &minibatcher{st: st.Batches, batch: batch, rows: make([]int, rows*batch), rngs: k.rngs}
 	}
 	if s.AutoStep {
-		if err := k.useMetric(target); err != nil {
+		if err := k.warmUp(target, rows, batch); err != nil {
 			return nil, err
 		}
 	}
@@ -214,6 +214,33 @@ func (k *sgKernel) deviceStepper() DeviceStepper {
 		return nil
 	}
 	return ds
+}
+
+// warmUp runs the warm-up of an automatic step size (useMetric). A run
+// split across processes runs it whole in every process, each on an
+// evaluator of every row, so that every process starts sampling from the
+// one-process run's state, and then evaluates its own rows in the
+// metric's coordinates.
+func (k *sgKernel) warmUp(target Target, rows, batch int) error {
+	dp := k.dp
+	if dp == nil {
+		return k.useMetric(target)
+	}
+	local := k.eval
+	full, err := target.Evaluator(rows, batch)
+	if err != nil {
+		return err
+	}
+	k.eval, k.dp = full, nil
+	if err := k.useMetric(target); err != nil {
+		return err
+	}
+	if k.st.ControlVariate != nil {
+		return fmt.Errorf("%w: the warm-up chose the control-variate gradient, which is not split across processes; set gradient = plain, or run the chains as an array job (--chain-id)", errDistributed)
+	}
+	k.dp = dp
+	k.eval = &metricEvaluator{Evaluator: local, m: k.st.Metric, theta: make([]float64, (dp.hi-dp.lo)*k.st.Dim), g: make([]float64, k.st.Dim)}
+	return nil
 }
 
 // useMetric runs the warm-up of an automatic step size on a fresh run (a
