@@ -194,7 +194,7 @@ func newExactKernel(target Target, s Sampler, o Options) (*exactKernel, error) {
 	if st == nil {
 		st = &State{Fingerprint: o.Fingerprint, Seed: o.Seed, Burn: x.Warmup + o.Burn, ScheduleIterations: x.Warmup + o.Burn + o.Iters,
 			Chains: o.Chains, Levels: 1, Dim: d}
-	} else if err := checkExactResume(st, target, o); err != nil {
+	} else if err := checkExactResume(st, target, o, x.Warmup); err != nil {
 		return nil, err
 	}
 	k := &exactKernel{target: target, s: s, x: x, o: o, st: st, total: st.Burn + o.Iters, notes: notes,
@@ -294,7 +294,7 @@ func identityMetric(d int, dense bool) []float64 {
 }
 
 // checkExactResume refuses a State that this run cannot continue.
-func checkExactResume(st *State, target Target, o Options) error {
+func checkExactResume(st *State, target Target, o Options, warmup int) error {
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("%w: "+format, append([]any{ErrBadCheckpoint}, args...)...)
 	}
@@ -307,8 +307,8 @@ func checkExactResume(st *State, target Target, o Options) error {
 		return bad("it has %d chains, this run asks for %d", st.Chains, o.Chains)
 	case st.Seed != o.Seed:
 		return bad("it was started with seed %d, this run has seed %d", st.Seed, o.Seed)
-	case o.Burn != 0:
-		return fmt.Errorf("burn is fixed by the run being resumed; leave it out")
+	case o.Burn != 0 && o.Burn+warmup != st.Burn:
+		return fmt.Errorf("burn is fixed by the run being resumed (%d after the warm-up); leave it out", st.Burn-warmup)
 	case o.Init != nil:
 		return fmt.Errorf("a resumed run continues from its checkpoint; it takes no starting points")
 	}
