@@ -284,17 +284,24 @@ func Conv2D(x, w, b *autodiff.Node, stride, padding int) *autodiff.Node {
 		return stop
 	}
 	xs, ws, bs := x.Shape(), w.Shape(), b.Shape()
+	// The messages name an image's shape, not x's: in a plate that is
+	// the row the model wrote, without the minibatch's axis.
 	batch, h, wd, c, ok := imageOf(xs)
-	if !ok || len(ws) != 4 || len(bs) != 1 {
-		return g.Fail(nil, "conv2d of %v, filters %v and bias %v: needs images [..., H, W, C], filters [KH, KW, C, F] and a bias [F]", xs, ws, bs)
+	if !ok {
+		return g.Fail(nil, "conv2d of %v: needs images [..., H, W, C] (channels last)", xs)
 	}
-	if ws[2] != c || bs[0] != ws[3] {
-		return g.Fail(nil, "conv2d of %v, filters %v and bias %v: the images have %d channels and the filters take %d; the filters make %d and the bias has %d",
-			xs, ws, bs, c, ws[2], ws[3], bs[0])
+	if len(ws) != 4 || len(bs) != 1 {
+		return g.Fail(nil, "conv2d with filters %v and bias %v: needs filters [KH, KW, C, F] and a bias [F]", ws, bs)
+	}
+	if ws[2] != c {
+		return g.Fail(nil, "conv2d of images [%d, %d, %d] with filters %v: the images have %d channels and the filters take %d", h, wd, c, ws, c, ws[2])
+	}
+	if bs[0] != ws[3] {
+		return g.Fail(nil, "conv2d with filters %v and bias %v: the filters make %d channels and the bias has %d", ws, bs, ws[3], bs[0])
 	}
 	win, err := newWindow(h, wd, c, ws[0], ws[1], stride, padding)
 	if err != nil {
-		return g.Fail(nil, "conv2d of %v with filters %v: %v", xs, ws, err)
+		return g.Fail(nil, "conv2d of images [%d, %d, %d] with filters %v: %v", h, wd, c, ws, err)
 	}
 	op := &conv2dOp{win: win, f: ws[3], batch: batch,
 		pointwise: win.kh == 1 && win.kw == 1 && stride == 1 && padding == 0, transposed: c <= transposeChannels}
@@ -458,11 +465,11 @@ func pool(x *autodiff.Node, size, stride int, isMax bool) *autodiff.Node {
 	xs := x.Shape()
 	batch, h, w, c, ok := imageOf(xs)
 	if !ok {
-		return g.Fail(nil, "%s of %v: needs images [..., H, W, C]", op.Name(), xs)
+		return g.Fail(nil, "%s of %v: needs images [..., H, W, C] (channels last)", op.Name(), xs)
 	}
 	win, err := newWindow(h, w, c, size, size, stride, 0)
 	if err != nil {
-		return g.Fail(nil, "%s of %v: %v", op.Name(), xs, err)
+		return g.Fail(nil, "%s of images [%d, %d, %d]: %v", op.Name(), h, w, c, err)
 	}
 	op.win, op.batch = win, batch
 	return g.Apply(op, append(xs[:len(xs)-3:len(xs)-3], win.oh, win.ow, c), x)

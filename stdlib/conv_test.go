@@ -192,7 +192,7 @@ func TestLayerShapeErrors(t *testing.T) {
 		}, "the images have 3 channels and the filters take 1"},
 		{"conv2d bias", func(g *ad.Graph) *ad.Node {
 			return Conv2D(g.Input("x", ad.Data, 5, 5, 1), g.Input("w", ad.Param, 3, 3, 1, 2), g.Input("b", ad.Param, 3), 1, 0)
-		}, "the filters make 2 and the bias has 3"},
+		}, "the filters make 2 channels and the bias has 3"},
 		{"conv2d too large", func(g *ad.Graph) *ad.Node {
 			return Conv2D(g.Input("x", ad.Data, 2, 2, 1), g.Input("w", ad.Param, 3, 3, 1, 2), g.Input("b", ad.Param, 2), 1, 0)
 		}, "a 3 × 3 window does not fit in a 2 × 2 image with padding 0"},
@@ -249,5 +249,13 @@ func TestLayerNorm(t *testing.T) {
 	LayerNorm(g.Input("x", ad.Param, 3, 4), g.Input("g", ad.Param, 3), g.Input("b", ad.Param, 3))
 	if err := g.Err(); err == nil || !strings.Contains(err.Error(), "vectors as long as the last axis") {
 		t.Errorf("gain [3] for rows of 4: %v", err)
+	}
+}
+
+func TestLayerNormOfScalar(t *testing.T) {
+	g := ad.NewGraph(1)
+	LayerNorm(g.Input("x", ad.Param), g.Input("g", ad.Param, 1), g.Input("b", ad.Param, 1))
+	if err := g.Err(); err == nil || !strings.Contains(err.Error(), "layer_norm of a scalar") {
+		t.Errorf("layer_norm of a scalar: %v", err)
 	}
 }

@@ -30,8 +30,11 @@ func LayerNorm(x, gamma, beta *autodiff.Node) *autodiff.Node {
 		return stop
 	}
 	xs, gs, bs := x.Shape(), gamma.Shape(), beta.Shape()
-	if len(xs) == 0 || !gs.Equal(xs[len(xs)-1:]) || !bs.Equal(gs) {
-		return g.Fail(nil, "layer_norm of %v with gain %v and bias %v: the gain and bias must be vectors as long as the last axis", xs, gs, bs)
+	if len(xs) == 0 {
+		return g.Fail(nil, "layer_norm of a scalar: needs an array whose last axis it normalises")
+	}
+	if !gs.Equal(xs[len(xs)-1:]) || !bs.Equal(gs) {
+		return g.Fail(nil, "layer_norm with gain %v and bias %v: the gain and bias must be vectors as long as the last axis of x (%v)", gs, bs, xs[len(xs)-1:])
 	}
 	return g.Apply(&layerNormOp{d: xs[len(xs)-1]}, xs, x, gamma, beta)
 }

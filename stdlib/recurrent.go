@@ -34,15 +34,20 @@ func newSeqShape(name string, x, w, u, b *autodiff.Node, gates int, seq bool) (s
 		return seqShape{}, stop
 	}
 	xs, ws, us, bs := x.Shape(), w.Shape(), u.Shape(), b.Shape()
-	if len(xs) < 2 || len(ws) != 2 || len(us) != 2 || len(bs) != 1 {
-		return seqShape{}, g.Fail(nil, "%s of %v, W %v, U %v, b %v: needs sequences [..., T, D], W [D, %d·H], U [H, %d·H] and b [%d·H]",
-			name, xs, ws, us, bs, gates, gates, gates)
+	if len(xs) < 2 {
+		return seqShape{}, g.Fail(nil, "%s of %v: needs sequences [..., T, D]", name, xs)
+	}
+	// The messages name a sequence's shape, not x's: in a plate that is
+	// the row the model wrote, without the minibatch's axis.
+	d := xs[len(xs)-1]
+	if len(ws) != 2 || len(us) != 2 || len(bs) != 1 {
+		return seqShape{}, g.Fail(nil, "%s with W %v, U %v and b %v: needs W [D, %d·H], U [H, %d·H] and b [%d·H]",
+			name, ws, us, bs, gates, gates, gates)
 	}
 	h := us[0]
-	d := xs[len(xs)-1]
 	if ws[0] != d || ws[1] != gates*h || us[1] != gates*h || bs[0] != gates*h {
-		return seqShape{}, g.Fail(nil, "%s of %v, W %v, U %v, b %v: with %d inputs and U's %d units, W must be [%d, %d], U [%d, %d] and b [%d]",
-			name, xs, ws, us, bs, d, h, d, gates*h, h, gates*h, gates*h)
+		return seqShape{}, g.Fail(nil, "%s of sequences [%d, %d] with W %v, U %v and b %v: with %d inputs and U's %d units, W must be [%d, %d], U [%d, %d] and b [%d]",
+			name, xs[len(xs)-2], d, ws, us, bs, d, h, d, gates*h, h, gates*h, gates*h)
 	}
 	return seqShape{batch: xs[:len(xs)-2].Size(), steps: xs[len(xs)-2], d: d, h: h, gates: gates, seq: seq}, nil
 }
