@@ -190,11 +190,12 @@ func recurrent(name string, gates int, x, w, u, b *autodiff.Node, seq bool, mk f
 }
 
 // SavedLen implements autodiff.Workspace: every step's activated gates
-// [T, B, 4H], and the cell and hidden states [T+1, B, H] from the initial
-// zeros on.
+// [T, B, 4H] and tanh(c_t) [T, B, H] (kept, not recomputed: the
+// nonlinearities cost more than the products), and the cell and hidden
+// states [T+1, B, H] from the initial zeros on.
 func (op *lstmOp) SavedLen() int {
 	bh := op.batch * op.h
-	return op.steps*4*bh + 2*(op.steps+1)*bh
+	return op.steps*5*bh + 2*(op.steps+1)*bh
 }
 
 // ScratchLen implements autodiff.Workspace: x time-major [T, B, D], the
@@ -207,22 +208,23 @@ func (op *lstmOp) ScratchLen() int {
 }
 
 // lstmBuffers slices the op's memory.
-func lstmBuffers[T autodiff.Float](op *lstmOp, a *autodiff.ArgsOf[T]) (gates, cells, hidden, xt, dz, dh, dc, part []T) {
+func lstmBuffers[T autodiff.Float](op *lstmOp, a *autodiff.ArgsOf[T]) (gates, tanhC, cells, hidden, xt, dz, dh, dc, part []T) {
 	bh := op.batch * op.h
 	sv := a.Saved
 	gates, sv = sv[:op.steps*4*bh], sv[op.steps*4*bh:]
+	tanhC, sv = sv[:op.steps*bh], sv[op.steps*bh:]
 	cells, hidden = sv[:(op.steps+1)*bh], sv[(op.steps+1)*bh:]
 	sc := a.Scratch
 	xt, sc = sc[:op.rows()*op.d], sc[op.rows()*op.d:]
 	dz, sc = sc[:op.steps*4*bh], sc[op.steps*4*bh:]
-	return gates, cells, hidden, xt, dz, sc[:bh], sc[bh : 2*bh], sc[2*bh:]
+	return gates, tanhC, cells, hidden, xt, dz, sc[:bh], sc[bh : 2*bh], sc[2*bh:]
 }
 
 func (op *lstmOp) Forward(a *autodiff.Args)     { lstmForward(op, a) }
 func (op *lstmOp) Forward32(a *autodiff.Args32) { lstmForward(op, a) }
 
 func lstmForward[T autodiff.Float](op *lstmOp, a *autodiff.ArgsOf[T]) {
-	gates, cells, hidden, xt, _, _, _, _ := lstmBuffers(op, a)
+	gates, tanhC, cells, hidden, xt, _, _, _, _ := lstmBuffers(op, a)
 	h, bh, gh := op.h, op.batch*op.h, 4*op.h
 	toTimeMajor(&op.seqShape, xt, a.In[0])
 	project(&op.seqShape, a, gates, xt, a.In[1], a.In[3])
@@ -238,11 +240,13 @@ func lstmForward[T autodiff.Float](op *lstmOp, a *autodiff.ArgsOf[T]) {
 			zi, zf, zg, zo := zb[:h], zb[h:2*h], zb[2*h:3*h], zb[3*h:]
 			cPrev := cells[t*bh+b*h:][:h]
 			c, hid := cells[(t+1)*bh+b*h:][:h], hidden[(t+1)*bh+b*h:][:h]
+			tc := tanhC[t*bh+b*h:][:h]
 			for j := range h {
 				i, f, g, o := sigmoid(zi[j]), sigmoid(zf[j]), tanh(zg[j]), sigmoid(zo[j])
 				zi[j], zf[j], zg[j], zo[j] = i, f, g, o
 				c[j] = f*cPrev[j] + i*g
-				hid[j] = o * tanh(c[j])
+				tc[j] = tanh(c[j])
+				hid[j] = o * tc[j]
 			}
 		}
 	}
@@ -261,7 +265,7 @@ func (op *lstmOp) Backward32(a *autodiff.Args32) { lstmBackward(op, a) }
 // each gate's pre-activation gradient its δ times the derivative of its
 // σ or tanh, and δh_{t−1} = δz_t·Uᵀ.
 func lstmBackward[T autodiff.Float](op *lstmOp, a *autodiff.ArgsOf[T]) {
-	gates, cells, hidden, xt, dz, dh, dc, part := lstmBuffers(op, a)
+	gates, tanhC, cells, hidden, xt, dz, dh, dc, part := lstmBuffers(op, a)
 	h, bh, gh := op.h, op.batch*op.h, 4*op.h
 	clear(dh)
 	clear(dc)
@@ -276,10 +280,10 @@ func lstmBackward[T autodiff.Float](op *lstmOp, a *autodiff.ArgsOf[T]) {
 					dhb[j] += v
 				}
 			}
-			cPrev, c := cells[t*bh+b*h:][:h], cells[(t+1)*bh+b*h:][:h]
+			cPrev, tcs := cells[t*bh+b*h:][:h], tanhC[t*bh+b*h:][:h]
 			for j := range h {
 				i, f, g, o := zb[j], zb[h+j], zb[2*h+j], zb[3*h+j]
-				tc := tanh(c[j])
+				tc := tcs[j]
 				dcv := dcb[j] + dhb[j]*o*(1-tc*tc)
 				db[j] = dcv * g * i * (1 - i)
 				db[h+j] = dcv * cPrev[j] * f * (1 - f)
