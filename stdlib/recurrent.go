@@ -1,9 +1,8 @@
 package stdlib
 
 import (
-	"math"
-
 	"github.com/temper-ppl/temper/autodiff"
+	"github.com/temper-ppl/temper/autodiff/kernel"
 )
 
 // Recurrent layers over a whole sequence in one op: the forward pass runs
@@ -241,12 +240,15 @@ func lstmForward[T autodiff.Float](op *lstmOp, a *autodiff.ArgsOf[T]) {
 			cPrev := cells[t*bh+b*h:][:h]
 			c, hid := cells[(t+1)*bh+b*h:][:h], hidden[(t+1)*bh+b*h:][:h]
 			tc := tanhC[t*bh+b*h:][:h]
+			kernel.Sigmoid(zb[:2*h], zb[:2*h]) // i and f
+			kernel.Tanh(zg, zg)
+			kernel.Sigmoid(zo, zo)
 			for j := range h {
-				i, f, g, o := sigmoid(zi[j]), sigmoid(zf[j]), tanh(zg[j]), sigmoid(zo[j])
-				zi[j], zf[j], zg[j], zo[j] = i, f, g, o
-				c[j] = f*cPrev[j] + i*g
-				tc[j] = tanh(c[j])
-				hid[j] = o * tc[j]
+				c[j] = zf[j]*cPrev[j] + zi[j]*zg[j]
+			}
+			kernel.Tanh(tc, c)
+			for j := range h {
+				hid[j] = zo[j] * tc[j]
 			}
 		}
 	}
@@ -371,11 +373,13 @@ func gruForward[T autodiff.Float](op *gruOp, a *autodiff.ArgsOf[T]) {
 			zb := z[b*gh : (b+1)*gh]
 			zr, zz, zn, nrec := zb[:h], zb[h:2*h], zb[2*h:], rt[b*h:(b+1)*h]
 			hPrev, hid := hidden[t*bh+b*h:][:h], hidden[(t+1)*bh+b*h:][:h]
+			kernel.Sigmoid(zb[:2*h], zb[:2*h]) // r and z
 			for j := range h {
-				r, u := sigmoid(zr[j]), sigmoid(zz[j])
-				n := tanh(zn[j] + r*nrec[j])
-				zr[j], zz[j], zn[j] = r, u, n
-				hid[j] = (1-u)*n + u*hPrev[j]
+				zn[j] += zr[j] * nrec[j]
+			}
+			kernel.Tanh(zn, zn)
+			for j := range h {
+				hid[j] = (1-zz[j])*zn[j] + zz[j]*hPrev[j]
 			}
 		}
 	}
@@ -425,7 +429,3 @@ func gruBackward[T autodiff.Float](op *gruOp, a *autodiff.ArgsOf[T]) {
 	}
 	weightGrads(&op.seqShape, a, xt, dzx, dzh, hidden[:op.steps*bh], part)
 }
-
-// sigmoid and tanh of the recurrent cells, in the element type.
-func sigmoid[T autodiff.Float](x T) T { return T(1 / (1 + math.Exp(-float64(x)))) }
-func tanh[T autodiff.Float](x T) T    { return T(math.Tanh(float64(x))) }
