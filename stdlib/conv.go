@@ -249,10 +249,12 @@ func col2im[T autodiff.Float](g *window, dx, cols []T, n, ld int) {
 // time so that the im2col matrix stays in cache (chunkElems) instead of
 // taking B·OH·OW·KH·KW·C values of memory.
 type conv2dOp struct {
-	win       window
-	f         int // filters: the result's channels
-	batch     int // images
-	chunk     int // images per block
+	win   window
+	f     int // filters: the result's channels
+	batch int // images
+	chunk int // images per block
+	// pointwise: 1 × 1 filters at stride 1 without padding, whose im2col
+	// matrix is the images themselves.
 	pointwise bool
 	// transposed blocks (im2colT) for images of few channels.
 	transposed bool
