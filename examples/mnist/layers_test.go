@@ -125,9 +125,9 @@ func trainLayers(t *testing.T, file string, image []int, extra map[string]any, n
 }
 
 // TestCNN runs a few SGLD steps of cnn.ppl (convolutions, pooling, a
-// residual block, a layer norm) on 128 training images, minibatches of 32.
+// residual block, a layer norm) on 64 training images, minibatches of 16.
 func TestCNN(t *testing.T) {
-	trainLayers(t, "cnn.ppl", []int{28, 28, 1}, nil, 128, 32, 10)
+	trainLayers(t, "cnn.ppl", []int{28, 28, 1}, nil, 64, 16, 10)
 }
 
 // TestLSTM runs a few SGLD steps of lstm.ppl at H = 32 on 128 training
