@@ -113,11 +113,16 @@ func grid1(total int64) (grid, block [3]uint32) {
 }
 
 func compileCUDA(g *Graph, f32 bool, outputs []*Node) (DeviceProgram, error) {
-	dev, err := openGPU()
+	pl, err := planProgram(g, outputs, f32)
 	if err != nil {
 		return nil, err
 	}
-	pl, err := planProgram(g, outputs, f32)
+	for _, n := range pl.order {
+		if n.op != nil && aliasOf(n) == nil && lowering(n) == nil {
+			return nil, noKernel(n)
+		}
+	}
+	dev, err := openGPU()
 	if err != nil {
 		return nil, err
 	}
@@ -306,45 +311,75 @@ func noKernel(n *Node) error {
 
 // lowerOp returns the steps of node n's op, forward or backward.
 func (p *cudaProgram) lowerOp(n *Node, fwd bool) ([]step, error) {
+	lower := lowering(n)
+	if lower == nil {
+		return nil, noKernel(n)
+	}
+	return lower(p, fwd)
+}
+
+// lowering is how the backend lowers node n's op, or nil where it has no
+// kernel for it. It is decided from the op alone, so that compileCUDA
+// names an op it cannot run (stdlib's layers, say) before it opens the
+// GPU or allocates anything.
+func lowering(n *Node) func(p *cudaProgram, fwd bool) ([]step, error) {
+	scalar := func(f *ScalarFunc) bool {
+		if f == nil {
+			return false
+		}
+		_, ok := cuda.ScalarFuncs[f.Name]
+		return ok
+	}
 	switch op := n.op.(type) {
 	case *elementwiseOp:
-		return p.lowerElementwise(n, op.f, op.plan, fwd)
-	case unaryOp:
-		plan, err := newBcastPlan(n.shape, []Shape{n.shape})
-		if err != nil {
-			return nil, err
+		if scalar(op.f) {
+			return func(p *cudaProgram, fwd bool) ([]step, error) { return p.lowerElementwise(n, op.f, op.plan, fwd) }
 		}
-		return p.lowerElementwise(n, &ScalarFunc{Name: op.f.Name, Arity: 1}, plan, fwd)
+	case unaryOp:
+		f := &ScalarFunc{Name: op.f.Name, Arity: 1}
+		if scalar(f) {
+			return func(p *cudaProgram, fwd bool) ([]step, error) {
+				plan, err := newBcastPlan(n.shape, []Shape{n.shape})
+				if err != nil {
+					return nil, err
+				}
+				return p.lowerElementwise(n, f, plan, fwd)
+			}
+		}
 	case *dotOp:
-		return p.lowerDot(n, op, fwd)
+		return func(p *cudaProgram, fwd bool) ([]step, error) { return p.lowerDot(n, op, fwd) }
 	case *matmulOp:
-		return p.lowerMatmul(n, op, fwd)
+		return func(p *cudaProgram, fwd bool) ([]step, error) { return p.lowerMatmul(n, op, fwd) }
 	case *reduceOp:
-		return p.lowerReduce(n, op, fwd)
+		return func(p *cudaProgram, fwd bool) ([]step, error) { return p.lowerReduce(n, op, fwd) }
 	case *gatherOp:
-		return p.lowerRows(n, op.row, op.ix, fwd)
+		return func(p *cudaProgram, fwd bool) ([]step, error) { return p.lowerRows(n, op.row, op.ix, fwd) }
 	case *takeRowsOp:
-		return p.lowerRows(n, op.row, nil, fwd)
+		return func(p *cudaProgram, fwd bool) ([]step, error) { return p.lowerRows(n, op.row, nil, fwd) }
 	case DeviceOp:
 		k := op.DeviceKernel()
 		switch k.Name {
 		case "elementwise":
-			shapes := make([]Shape, len(n.ins))
-			for i, in := range n.ins {
-				shapes[i] = in.shape
+			if scalar(k.Func) {
+				return func(p *cudaProgram, fwd bool) ([]step, error) {
+					shapes := make([]Shape, len(n.ins))
+					for i, in := range n.ins {
+						shapes[i] = in.shape
+					}
+					plan, err := newBcastPlan(n.shape, shapes)
+					if err != nil {
+						return nil, err
+					}
+					return p.lowerElementwise(n, k.Func, plan, fwd)
+				}
 			}
-			plan, err := newBcastPlan(n.shape, shapes)
-			if err != nil {
-				return nil, err
-			}
-			return p.lowerElementwise(n, k.Func, plan, fwd)
 		case "normal_sum":
-			return p.lowerNormalSum(n, fwd)
+			return func(p *cudaProgram, fwd bool) ([]step, error) { return p.lowerNormalSum(n, fwd) }
 		case "categorical", "categorical_logit":
-			return p.lowerCategorical(n, k, fwd)
+			return func(p *cudaProgram, fwd bool) ([]step, error) { return p.lowerCategorical(n, k, fwd) }
 		}
 	}
-	return nil, noKernel(n)
+	return nil
 }
 
 // operandGrad is the gradient buffer of operand i of n, 0 where none flows.

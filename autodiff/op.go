@@ -7,7 +7,8 @@ package autodiff
 // P single-replica passes.
 //
 // New ops (convolutions, recurrent cells) implement Op and join a graph with
-// Graph.Apply; those that also implement Op32 run in float32 programs.
+// Graph.Apply; those that also implement Op32 run in float32 programs, and
+// those that need memory of their own implement Workspace.
 type Op interface {
 	// Name is used in errors and when printing a graph.
 	Name() string
@@ -28,6 +29,22 @@ type Op32 interface {
 	Backward32(a *Args32)
 }
 
+// Workspace is an Op whose kernels need memory besides its operands and
+// result: what a recurrent layer's backward pass through time reads of its
+// forward pass (the gates and cell states of every step), and the buffers
+// of a convolution's im2col. The program allocates both once, at Compile,
+// so a step allocates nothing; saved memory is per replica and scratch per
+// goroutine, so replicas on separate goroutines never share either, and
+// programs compiled from one graph share neither.
+type Workspace interface {
+	// SavedLen is the number of elements each replica keeps from Forward
+	// to Backward (ArgsOf.Saved).
+	SavedLen() int
+	// ScratchLen is the number of elements one call may use and forget
+	// (ArgsOf.Scratch).
+	ScratchLen() int
+}
+
 // Float is the element type of a program: float64, or float32 for models
 // (neural networks) whose products gain from twice the vector width.
 type Float interface{ float32 | float64 }
@@ -41,10 +58,17 @@ type ArgsOf[T Float] struct {
 	Out     []T
 	GradOut []T
 	GradIn  [][]T
+	// Saved is this replica's memory of a Workspace op, SavedLen long,
+	// kept from Forward to Backward (nil for other ops).
+	Saved []T
+	// Scratch is the running goroutine's memory for one call of a
+	// Workspace op, ScratchLen long; nothing in it survives the call.
+	Scratch []T
 
 	idx     [][]int   // the program's indices, per Indices id
 	xs, dxs []float64 // scratch argument vectors (maxOperands long)
 	threads int       // goroutines the op may use for one large product
+	work    []T       // this goroutine's scratch (Scratch is a prefix)
 }
 
 // Args are the buffers of a float64 program; Args32 of a float32 one.

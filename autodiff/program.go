@@ -27,11 +27,14 @@ type ProgramOf[T Float] struct {
 	vals    [][]T   // per node id: P*size values if replicated, else size
 	grads   [][]T   // per node id: P*size, or nil when no gradient flows
 	idx     [][]int // per Indices id
+	saved   [][]T   // per node id: a Workspace op's saved memory, P*SavedLen or SavedLen
+	scratch []int   // per node id: a Workspace op's ScratchLen
 	outputs []*Node
 	reverse [][]*Node // per output: its ancestors that carry gradients, reverse topological order
 	params  []*Node
 
 	arity   int         // the most operands of an op
+	work    int         // the longest ScratchLen, each goroutine's
 	threads int         // goroutines (SetThreads)
 	args    []ArgsOf[T] // one per goroutine
 	pass    pass        // what RunPart does
@@ -96,6 +99,7 @@ func compileProgram[T Float](g *Graph, outputs []*Node) (*ProgramOf[T], error) {
 		}
 	}
 
+	p.allocateWorkspaces()
 	p.idx = make([][]int, len(g.indices))
 	for _, ix := range g.indices {
 		size := ix.n
@@ -106,6 +110,28 @@ func compileProgram[T Float](g *Graph, outputs []*Node) (*ProgramOf[T], error) {
 	}
 	p.SetThreads(1)
 	return p, nil
+}
+
+// allocateWorkspaces gives each Workspace op its saved memory, from one
+// arena, and sizes the goroutines' scratch.
+func (p *ProgramOf[T]) allocateWorkspaces() {
+	size := 0
+	p.saved = make([][]T, len(p.g.nodes))
+	p.scratch = make([]int, len(p.g.nodes))
+	for _, n := range p.order {
+		if w, ok := n.op.(Workspace); ok {
+			size += p.reps(n) * w.SavedLen()
+			p.scratch[n.id] = w.ScratchLen()
+			p.work = max(p.work, w.ScratchLen())
+		}
+	}
+	arena := make([]T, size)
+	for _, n := range p.order {
+		if w, ok := n.op.(Workspace); ok {
+			size := p.reps(n) * w.SavedLen()
+			p.saved[n.id], arena = arena[:size:size], arena[size:]
+		}
+	}
 }
 
 // programPlan is what compiling a graph decides before any buffer exists,
@@ -249,7 +275,7 @@ func (p *ProgramOf[T]) SetThreads(n int) {
 	p.args = make([]ArgsOf[T], min(n, p.g.replicas))
 	for i := range p.args {
 		p.args[i] = ArgsOf[T]{idx: p.idx, xs: make([]float64, maxOperands), dxs: make([]float64, maxOperands),
-			In: make([][]T, p.arity), GradIn: make([][]T, p.arity)}
+			In: make([][]T, p.arity), GradIn: make([][]T, p.arity), work: make([]T, p.work)}
 	}
 }
 
@@ -469,6 +495,14 @@ func (p *ProgramOf[T]) replica(a *ArgsOf[T], r int) {
 func (p *ProgramOf[T]) runNode(a *ArgsOf[T], n *Node, r int, fwd bool) {
 	a.In = a.In[:len(n.ins)]
 	a.Out = p.slice(p.vals[n.id], n, r)
+	a.Saved, a.Scratch = nil, nil
+	if saved := p.saved[n.id]; saved != nil {
+		size := len(saved) / p.reps(n)
+		a.Saved = saved[r*size : (r+1)*size : (r+1)*size]
+	}
+	if size := p.scratch[n.id]; size > 0 {
+		a.Scratch = a.work[:size:size]
+	}
 	for i, in := range n.ins {
 		a.In[i] = p.slice(p.vals[in.id], in, r)
 	}
@@ -499,4 +533,5 @@ func (a *ArgsOf[T]) clear() {
 	clear(a.In[:cap(a.In)])
 	clear(a.GradIn[:cap(a.GradIn)])
 	a.Out, a.GradOut = nil, nil
+	a.Saved, a.Scratch = nil, nil
 }

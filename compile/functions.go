@@ -16,6 +16,15 @@ type function struct {
 	params []string
 	build  func(b *builder, args []value) value
 	intIf  []int // the result is an int when these arguments are (lang.Signature.IntIf)
+
+	// A layer (layers.go) ends its parameters with settings, integer
+	// constants that shape its result (a stride, a window's size), the
+	// last optional of them left out for their defaults; ranks are its
+	// weights' (lang.Signature.Ranks). Its lowering receives the array
+	// arguments and the settings given.
+	settings, optional int
+	ranks              []int
+	layer              func(b *builder, args []value, settings []int) value
 }
 
 // elementwise functions of one argument, under their language names (Stan's
@@ -176,17 +185,30 @@ func (b *builder) call(e *lang.Call) value {
 	if !ok {
 		return b.fail(e.Pos, "unknown function %q", e.Func)
 	}
-	if len(e.Args) != len(f.params) {
+	if len(e.Args) > len(f.params) || len(e.Args) < len(f.params)-f.optional {
 		return b.fail(e.Pos, "%s takes %d arguments, got %d", e.Func, len(f.params), len(e.Args))
 	}
-	args := make([]value, len(e.Args))
-	for i, a := range e.Args {
+	arrays := len(f.params) - f.settings
+	args := make([]value, min(len(e.Args), arrays))
+	for i, a := range e.Args[:len(args)] {
 		args[i] = b.expr(a)
 	}
 	if b.err != nil {
 		return value{}
 	}
-	return f.build(b, args)
+	if f.layer == nil {
+		return f.build(b, args)
+	}
+	settings := make([]int, len(e.Args)-arrays)
+	for i := range settings {
+		arg := e.Args[arrays+i]
+		v, err := b.m.constInt(arg)
+		if err != nil {
+			return b.fail(lang.StartPos(arg), "the %s of %s must be a constant, an int literal or an int data scalar: %v", f.params[arrays+i], e.Func, err)
+		}
+		settings[i] = v
+	}
+	return f.layer(b, args, settings)
 }
 
 // Env is what the checker may call: stdlib's distributions and the model
@@ -198,7 +220,12 @@ func Env() *lang.Env {
 		env.Distributions[name] = lang.Signature{Params: d.Args, Int: d.Int, Outside: d.Outside}
 	}
 	for name, f := range functions {
-		env.Functions[name] = lang.Signature{Params: slices.Clone(f.params), Int: make([]bool, len(f.params)), IntIf: slices.Clone(f.intIf)}
+		sig := lang.Signature{Params: slices.Clone(f.params), Int: make([]bool, len(f.params)), IntIf: slices.Clone(f.intIf),
+			Optional: f.optional, Ranks: slices.Clone(f.ranks)}
+		for i := len(f.params) - f.settings; i < len(f.params); i++ {
+			sig.Int[i] = true
+		}
+		env.Functions[name] = sig
 	}
 	for _, name := range stdlib.RNGNames() {
 		g, _ := stdlib.LookupRNG(name)

@@ -19,6 +19,15 @@ type Signature struct {
 	Int []bool
 	// Variadic says that Params lists the minimum: more arguments may follow.
 	Variadic bool
+	// Optional is how many of the last Params a call may leave out, for a
+	// function: a layer's stride and padding, which have defaults.
+	Optional int
+	// Ranks, for a function, is the number of axes each argument must have
+	// (counted as in Params; one row's value inside a plate), -1 or a
+	// missing entry for any: the checker reports a mismatch where it knows
+	// the argument's rank (a declared name, indexed or not) before any data
+	// is bound.
+	Ranks []int
 	// IntIf, for a function, lists the arguments (counted as in Params)
 	// whose being integer-valued makes the result integer-valued: if_else
 	// of two ints is an int. Empty: the result is real.
@@ -674,13 +683,16 @@ func paramName(sig Signature, i int) string {
 // (without a distribution's variate) are params.
 func (c *checker) arity(name string, pos Pos, sig Signature, params []string, got int) bool {
 	want := len(params)
-	if got == want || sig.Variadic && got > want {
+	least := want - max(0, min(sig.Optional, want))
+	if got == want || sig.Variadic && got > want || got >= least && got <= want {
 		return true
 	}
 	var takes string
 	switch {
 	case sig.Variadic:
 		takes = "at least " + plural(want, "argument")
+	case least < want:
+		takes = fmt.Sprintf("%d to %d arguments", least, want)
 	case want == 0:
 		takes = "no arguments"
 	default:
@@ -880,6 +892,16 @@ func (c *checker) call(e *Call, s *scope) bool {
 	for i, a := range e.Args {
 		if sig.intAt(i) && args[i].needsInt() {
 			c.errorf(StartPos(a), "argument %s of %s must be integer-valued, but %s is real-valued", paramName(sig, i), e.Func, shortExpr(a))
+		}
+		if i < len(sig.Ranks) && sig.Ranks[i] >= 0 {
+			if r := c.rank(a); r >= 0 && r != sig.Ranks[i] {
+				has := fmt.Sprintf("has %d", r)
+				if r == 0 {
+					has = "is a scalar"
+				}
+				c.errorf(StartPos(a), "argument %s of %s must have %s, but %s %s",
+					paramName(sig, i), e.Func, plural(sig.Ranks[i], "dimension"), shortExpr(a), has)
+			}
 		}
 	}
 	if sig.IntResult {

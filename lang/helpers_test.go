@@ -69,6 +69,11 @@ func testEnv() *Env {
 			"transpose":   real("x"),
 			"normal_rng":  {Params: []string{"mu", "sigma"}, Int: make([]bool, 2), Random: true},
 			"poisson_rng": {Params: []string{"lambda"}, Int: make([]bool, 1), Random: true, IntResult: true},
+			// The layers as the compiler registers them, for layers.ppl.
+			"conv2d": {Params: []string{"x", "W", "b", "stride", "padding"}, Int: []bool{false, false, false, true, true},
+				Optional: 2, Ranks: []int{-1, 4, 1}},
+			"max_pool2d": {Params: []string{"x", "size", "stride"}, Int: []bool{false, true, true}, Optional: 1},
+			"lstm":       {Params: []string{"x", "W", "U", "b"}, Int: make([]bool, 4), Ranks: []int{-1, 2, 2, 1}},
 		},
 	}
 }

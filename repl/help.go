@@ -125,7 +125,7 @@ func (s *Session) help(args []string) {
 		if sig.Random {
 			what = "a random number generator: the generated block only"
 		}
-		s.printf("%s(%s)   (%s)\n", topic, strings.Join(sig.Params, ", "), what)
+		s.printf("%s(%s)   (%s)\n", topic, paramList(sig), what)
 		return
 	}
 	all := append(append(append([]string{}, helpTopics...), infer.SamplerNames()...), infer.SettingNames()...)
@@ -138,6 +138,17 @@ func (s *Session) help(args []string) {
 		msg += fmt.Sprintf("; did you mean %s?", near)
 	}
 	s.printf("%s\n", msg)
+}
+
+// paramList is a function's parameters, the optional ones in brackets:
+// "x, W, b[, stride[, padding]]".
+func paramList(sig lang.Signature) string {
+	n := len(sig.Params) - min(sig.Optional, len(sig.Params))
+	list := strings.Join(sig.Params[:n], ", ")
+	for _, p := range sig.Params[n:] {
+		list += "[, " + p
+	}
+	return list + strings.Repeat("]", len(sig.Params)-n)
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -252,6 +252,7 @@ func TestCommandsAndHelp(t *testing.T) {
 	s.expect(":help sghmc", "friction", "0.1")
 	s.expect(":help normal", "y ~ normal(mu, sigma)")
 	s.expect(":help log_sum_exp", "log_sum_exp(x)")
+	s.expect(":help conv2d", "conv2d(x, W, b[, stride[, padding]])")
 	s.expect(":help samplers", "deo_sgd", "resgld")
 	s.expect(":help blocks", "transformed data", "generated", "_rng")
 	s.expect(":help generated", "for each kept draw")

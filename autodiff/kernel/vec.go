@@ -146,3 +146,32 @@ func langevinUpdate(vs *vecSet, theta, grad, xi []float64, lr, scale float64) {
 	}
 	vs.langevin(theta, grad, xi, lr, scale)
 }
+
+// Sigmoid sets dst[i] = 1/(1 + e^−x[i]) for every i < len(x), and Tanh
+// dst[i] = tanh(x[i]): the gates of the recurrent layers, five per unit
+// and step of an LSTM, which computed one at a time through math.Exp cost
+// more than the layer's matrix products. float64 computes through package
+// math (to its last bits); float32 with the assembly's vectors, Cephes'
+// expf and one division (asm/vec.go: within 4e-7 relative of σ, 3e-7
+// absolute of tanh), or through math without them. NaN stays NaN and
+// ±Inf give the limits. dst may be x; it panics if dst is shorter.
+func Sigmoid[T float32 | float64](dst, x []T) { gateWith(vecBest, dst, x, false) }
+
+// Tanh is Sigmoid's companion: dst[i] = tanh(x[i]).
+func Tanh[T float32 | float64](dst, x []T) { gateWith(vecBest, dst, x, true) }
+
+func gateWith[T float](vs *vecSet, dst, x []T, tanh bool) {
+	if len(dst) < len(x) {
+		panic("kernel: Sigmoid or Tanh: dst shorter than x")
+	}
+	switch {
+	case !isF32[T]() && tanh:
+		tanhGo(dst, x)
+	case !isF32[T]():
+		sigmoidGo(dst, x)
+	case tanh:
+		vs.tanhF32(as[float32](dst), as[float32](x))
+	default:
+		vs.sigmoidF32(as[float32](dst), as[float32](x))
+	}
+}

@@ -128,3 +128,25 @@ func (vs *vecSet) descent(theta, grad []float64, lr float64) {
 		descentGo(theta, grad, lr)
 	}
 }
+
+func (vs *vecSet) sigmoidF32(dst, x []float32) {
+	switch vs.isa {
+	case isaAVX512:
+		sigmoidF32AVX512(dst, x)
+	case isaAVX2:
+		sigmoidF32AVX2(dst, x)
+	default:
+		sigmoidGo(dst, x)
+	}
+}
+
+func (vs *vecSet) tanhF32(dst, x []float32) {
+	switch vs.isa {
+	case isaAVX512:
+		tanhF32AVX512(dst, x)
+	case isaAVX2:
+		tanhF32AVX2(dst, x)
+	default:
+		tanhGo(dst, x)
+	}
+}

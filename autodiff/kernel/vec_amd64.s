@@ -733,6 +733,648 @@ descentAVX512_done:
 	VZEROUPPER
 	RET
 
+DATA gateConsts<>+0(SB)/4, $(-86.0)
+DATA gateConsts<>+4(SB)/4, $(-86.0)
+DATA gateConsts<>+8(SB)/4, $(-86.0)
+DATA gateConsts<>+12(SB)/4, $(-86.0)
+DATA gateConsts<>+16(SB)/4, $(-86.0)
+DATA gateConsts<>+20(SB)/4, $(-86.0)
+DATA gateConsts<>+24(SB)/4, $(-86.0)
+DATA gateConsts<>+28(SB)/4, $(-86.0)
+DATA gateConsts<>+32(SB)/4, $(-86.0)
+DATA gateConsts<>+36(SB)/4, $(-86.0)
+DATA gateConsts<>+40(SB)/4, $(-86.0)
+DATA gateConsts<>+44(SB)/4, $(-86.0)
+DATA gateConsts<>+48(SB)/4, $(-86.0)
+DATA gateConsts<>+52(SB)/4, $(-86.0)
+DATA gateConsts<>+56(SB)/4, $(-86.0)
+DATA gateConsts<>+60(SB)/4, $(-86.0)
+DATA gateConsts<>+64(SB)/4, $(88.0)
+DATA gateConsts<>+68(SB)/4, $(88.0)
+DATA gateConsts<>+72(SB)/4, $(88.0)
+DATA gateConsts<>+76(SB)/4, $(88.0)
+DATA gateConsts<>+80(SB)/4, $(88.0)
+DATA gateConsts<>+84(SB)/4, $(88.0)
+DATA gateConsts<>+88(SB)/4, $(88.0)
+DATA gateConsts<>+92(SB)/4, $(88.0)
+DATA gateConsts<>+96(SB)/4, $(88.0)
+DATA gateConsts<>+100(SB)/4, $(88.0)
+DATA gateConsts<>+104(SB)/4, $(88.0)
+DATA gateConsts<>+108(SB)/4, $(88.0)
+DATA gateConsts<>+112(SB)/4, $(88.0)
+DATA gateConsts<>+116(SB)/4, $(88.0)
+DATA gateConsts<>+120(SB)/4, $(88.0)
+DATA gateConsts<>+124(SB)/4, $(88.0)
+DATA gateConsts<>+128(SB)/4, $(1.442695)
+DATA gateConsts<>+132(SB)/4, $(1.442695)
+DATA gateConsts<>+136(SB)/4, $(1.442695)
+DATA gateConsts<>+140(SB)/4, $(1.442695)
+DATA gateConsts<>+144(SB)/4, $(1.442695)
+DATA gateConsts<>+148(SB)/4, $(1.442695)
+DATA gateConsts<>+152(SB)/4, $(1.442695)
+DATA gateConsts<>+156(SB)/4, $(1.442695)
+DATA gateConsts<>+160(SB)/4, $(1.442695)
+DATA gateConsts<>+164(SB)/4, $(1.442695)
+DATA gateConsts<>+168(SB)/4, $(1.442695)
+DATA gateConsts<>+172(SB)/4, $(1.442695)
+DATA gateConsts<>+176(SB)/4, $(1.442695)
+DATA gateConsts<>+180(SB)/4, $(1.442695)
+DATA gateConsts<>+184(SB)/4, $(1.442695)
+DATA gateConsts<>+188(SB)/4, $(1.442695)
+DATA gateConsts<>+192(SB)/4, $(12582912.0)
+DATA gateConsts<>+196(SB)/4, $(12582912.0)
+DATA gateConsts<>+200(SB)/4, $(12582912.0)
+DATA gateConsts<>+204(SB)/4, $(12582912.0)
+DATA gateConsts<>+208(SB)/4, $(12582912.0)
+DATA gateConsts<>+212(SB)/4, $(12582912.0)
+DATA gateConsts<>+216(SB)/4, $(12582912.0)
+DATA gateConsts<>+220(SB)/4, $(12582912.0)
+DATA gateConsts<>+224(SB)/4, $(12582912.0)
+DATA gateConsts<>+228(SB)/4, $(12582912.0)
+DATA gateConsts<>+232(SB)/4, $(12582912.0)
+DATA gateConsts<>+236(SB)/4, $(12582912.0)
+DATA gateConsts<>+240(SB)/4, $(12582912.0)
+DATA gateConsts<>+244(SB)/4, $(12582912.0)
+DATA gateConsts<>+248(SB)/4, $(12582912.0)
+DATA gateConsts<>+252(SB)/4, $(12582912.0)
+DATA gateConsts<>+256(SB)/4, $(0.6933594)
+DATA gateConsts<>+260(SB)/4, $(0.6933594)
+DATA gateConsts<>+264(SB)/4, $(0.6933594)
+DATA gateConsts<>+268(SB)/4, $(0.6933594)
+DATA gateConsts<>+272(SB)/4, $(0.6933594)
+DATA gateConsts<>+276(SB)/4, $(0.6933594)
+DATA gateConsts<>+280(SB)/4, $(0.6933594)
+DATA gateConsts<>+284(SB)/4, $(0.6933594)
+DATA gateConsts<>+288(SB)/4, $(0.6933594)
+DATA gateConsts<>+292(SB)/4, $(0.6933594)
+DATA gateConsts<>+296(SB)/4, $(0.6933594)
+DATA gateConsts<>+300(SB)/4, $(0.6933594)
+DATA gateConsts<>+304(SB)/4, $(0.6933594)
+DATA gateConsts<>+308(SB)/4, $(0.6933594)
+DATA gateConsts<>+312(SB)/4, $(0.6933594)
+DATA gateConsts<>+316(SB)/4, $(0.6933594)
+DATA gateConsts<>+320(SB)/4, $(-0.00021219444)
+DATA gateConsts<>+324(SB)/4, $(-0.00021219444)
+DATA gateConsts<>+328(SB)/4, $(-0.00021219444)
+DATA gateConsts<>+332(SB)/4, $(-0.00021219444)
+DATA gateConsts<>+336(SB)/4, $(-0.00021219444)
+DATA gateConsts<>+340(SB)/4, $(-0.00021219444)
+DATA gateConsts<>+344(SB)/4, $(-0.00021219444)
+DATA gateConsts<>+348(SB)/4, $(-0.00021219444)
+DATA gateConsts<>+352(SB)/4, $(-0.00021219444)
+DATA gateConsts<>+356(SB)/4, $(-0.00021219444)
+DATA gateConsts<>+360(SB)/4, $(-0.00021219444)
+DATA gateConsts<>+364(SB)/4, $(-0.00021219444)
+DATA gateConsts<>+368(SB)/4, $(-0.00021219444)
+DATA gateConsts<>+372(SB)/4, $(-0.00021219444)
+DATA gateConsts<>+376(SB)/4, $(-0.00021219444)
+DATA gateConsts<>+380(SB)/4, $(-0.00021219444)
+DATA gateConsts<>+384(SB)/4, $(0.00019875691)
+DATA gateConsts<>+388(SB)/4, $(0.00019875691)
+DATA gateConsts<>+392(SB)/4, $(0.00019875691)
+DATA gateConsts<>+396(SB)/4, $(0.00019875691)
+DATA gateConsts<>+400(SB)/4, $(0.00019875691)
+DATA gateConsts<>+404(SB)/4, $(0.00019875691)
+DATA gateConsts<>+408(SB)/4, $(0.00019875691)
+DATA gateConsts<>+412(SB)/4, $(0.00019875691)
+DATA gateConsts<>+416(SB)/4, $(0.00019875691)
+DATA gateConsts<>+420(SB)/4, $(0.00019875691)
+DATA gateConsts<>+424(SB)/4, $(0.00019875691)
+DATA gateConsts<>+428(SB)/4, $(0.00019875691)
+DATA gateConsts<>+432(SB)/4, $(0.00019875691)
+DATA gateConsts<>+436(SB)/4, $(0.00019875691)
+DATA gateConsts<>+440(SB)/4, $(0.00019875691)
+DATA gateConsts<>+444(SB)/4, $(0.00019875691)
+DATA gateConsts<>+448(SB)/4, $(0.0013981999)
+DATA gateConsts<>+452(SB)/4, $(0.0013981999)
+DATA gateConsts<>+456(SB)/4, $(0.0013981999)
+DATA gateConsts<>+460(SB)/4, $(0.0013981999)
+DATA gateConsts<>+464(SB)/4, $(0.0013981999)
+DATA gateConsts<>+468(SB)/4, $(0.0013981999)
+DATA gateConsts<>+472(SB)/4, $(0.0013981999)
+DATA gateConsts<>+476(SB)/4, $(0.0013981999)
+DATA gateConsts<>+480(SB)/4, $(0.0013981999)
+DATA gateConsts<>+484(SB)/4, $(0.0013981999)
+DATA gateConsts<>+488(SB)/4, $(0.0013981999)
+DATA gateConsts<>+492(SB)/4, $(0.0013981999)
+DATA gateConsts<>+496(SB)/4, $(0.0013981999)
+DATA gateConsts<>+500(SB)/4, $(0.0013981999)
+DATA gateConsts<>+504(SB)/4, $(0.0013981999)
+DATA gateConsts<>+508(SB)/4, $(0.0013981999)
+DATA gateConsts<>+512(SB)/4, $(0.008333452)
+DATA gateConsts<>+516(SB)/4, $(0.008333452)
+DATA gateConsts<>+520(SB)/4, $(0.008333452)
+DATA gateConsts<>+524(SB)/4, $(0.008333452)
+DATA gateConsts<>+528(SB)/4, $(0.008333452)
+DATA gateConsts<>+532(SB)/4, $(0.008333452)
+DATA gateConsts<>+536(SB)/4, $(0.008333452)
+DATA gateConsts<>+540(SB)/4, $(0.008333452)
+DATA gateConsts<>+544(SB)/4, $(0.008333452)
+DATA gateConsts<>+548(SB)/4, $(0.008333452)
+DATA gateConsts<>+552(SB)/4, $(0.008333452)
+DATA gateConsts<>+556(SB)/4, $(0.008333452)
+DATA gateConsts<>+560(SB)/4, $(0.008333452)
+DATA gateConsts<>+564(SB)/4, $(0.008333452)
+DATA gateConsts<>+568(SB)/4, $(0.008333452)
+DATA gateConsts<>+572(SB)/4, $(0.008333452)
+DATA gateConsts<>+576(SB)/4, $(0.041665796)
+DATA gateConsts<>+580(SB)/4, $(0.041665796)
+DATA gateConsts<>+584(SB)/4, $(0.041665796)
+DATA gateConsts<>+588(SB)/4, $(0.041665796)
+DATA gateConsts<>+592(SB)/4, $(0.041665796)
+DATA gateConsts<>+596(SB)/4, $(0.041665796)
+DATA gateConsts<>+600(SB)/4, $(0.041665796)
+DATA gateConsts<>+604(SB)/4, $(0.041665796)
+DATA gateConsts<>+608(SB)/4, $(0.041665796)
+DATA gateConsts<>+612(SB)/4, $(0.041665796)
+DATA gateConsts<>+616(SB)/4, $(0.041665796)
+DATA gateConsts<>+620(SB)/4, $(0.041665796)
+DATA gateConsts<>+624(SB)/4, $(0.041665796)
+DATA gateConsts<>+628(SB)/4, $(0.041665796)
+DATA gateConsts<>+632(SB)/4, $(0.041665796)
+DATA gateConsts<>+636(SB)/4, $(0.041665796)
+DATA gateConsts<>+640(SB)/4, $(0.16666666)
+DATA gateConsts<>+644(SB)/4, $(0.16666666)
+DATA gateConsts<>+648(SB)/4, $(0.16666666)
+DATA gateConsts<>+652(SB)/4, $(0.16666666)
+DATA gateConsts<>+656(SB)/4, $(0.16666666)
+DATA gateConsts<>+660(SB)/4, $(0.16666666)
+DATA gateConsts<>+664(SB)/4, $(0.16666666)
+DATA gateConsts<>+668(SB)/4, $(0.16666666)
+DATA gateConsts<>+672(SB)/4, $(0.16666666)
+DATA gateConsts<>+676(SB)/4, $(0.16666666)
+DATA gateConsts<>+680(SB)/4, $(0.16666666)
+DATA gateConsts<>+684(SB)/4, $(0.16666666)
+DATA gateConsts<>+688(SB)/4, $(0.16666666)
+DATA gateConsts<>+692(SB)/4, $(0.16666666)
+DATA gateConsts<>+696(SB)/4, $(0.16666666)
+DATA gateConsts<>+700(SB)/4, $(0.16666666)
+DATA gateConsts<>+704(SB)/4, $(0.5)
+DATA gateConsts<>+708(SB)/4, $(0.5)
+DATA gateConsts<>+712(SB)/4, $(0.5)
+DATA gateConsts<>+716(SB)/4, $(0.5)
+DATA gateConsts<>+720(SB)/4, $(0.5)
+DATA gateConsts<>+724(SB)/4, $(0.5)
+DATA gateConsts<>+728(SB)/4, $(0.5)
+DATA gateConsts<>+732(SB)/4, $(0.5)
+DATA gateConsts<>+736(SB)/4, $(0.5)
+DATA gateConsts<>+740(SB)/4, $(0.5)
+DATA gateConsts<>+744(SB)/4, $(0.5)
+DATA gateConsts<>+748(SB)/4, $(0.5)
+DATA gateConsts<>+752(SB)/4, $(0.5)
+DATA gateConsts<>+756(SB)/4, $(0.5)
+DATA gateConsts<>+760(SB)/4, $(0.5)
+DATA gateConsts<>+764(SB)/4, $(0.5)
+DATA gateConsts<>+768(SB)/4, $(1.0)
+DATA gateConsts<>+772(SB)/4, $(1.0)
+DATA gateConsts<>+776(SB)/4, $(1.0)
+DATA gateConsts<>+780(SB)/4, $(1.0)
+DATA gateConsts<>+784(SB)/4, $(1.0)
+DATA gateConsts<>+788(SB)/4, $(1.0)
+DATA gateConsts<>+792(SB)/4, $(1.0)
+DATA gateConsts<>+796(SB)/4, $(1.0)
+DATA gateConsts<>+800(SB)/4, $(1.0)
+DATA gateConsts<>+804(SB)/4, $(1.0)
+DATA gateConsts<>+808(SB)/4, $(1.0)
+DATA gateConsts<>+812(SB)/4, $(1.0)
+DATA gateConsts<>+816(SB)/4, $(1.0)
+DATA gateConsts<>+820(SB)/4, $(1.0)
+DATA gateConsts<>+824(SB)/4, $(1.0)
+DATA gateConsts<>+828(SB)/4, $(1.0)
+DATA gateConsts<>+832(SB)/4, $(-1.0)
+DATA gateConsts<>+836(SB)/4, $(-1.0)
+DATA gateConsts<>+840(SB)/4, $(-1.0)
+DATA gateConsts<>+844(SB)/4, $(-1.0)
+DATA gateConsts<>+848(SB)/4, $(-1.0)
+DATA gateConsts<>+852(SB)/4, $(-1.0)
+DATA gateConsts<>+856(SB)/4, $(-1.0)
+DATA gateConsts<>+860(SB)/4, $(-1.0)
+DATA gateConsts<>+864(SB)/4, $(-1.0)
+DATA gateConsts<>+868(SB)/4, $(-1.0)
+DATA gateConsts<>+872(SB)/4, $(-1.0)
+DATA gateConsts<>+876(SB)/4, $(-1.0)
+DATA gateConsts<>+880(SB)/4, $(-1.0)
+DATA gateConsts<>+884(SB)/4, $(-1.0)
+DATA gateConsts<>+888(SB)/4, $(-1.0)
+DATA gateConsts<>+892(SB)/4, $(-1.0)
+DATA gateConsts<>+896(SB)/4, $(2.0)
+DATA gateConsts<>+900(SB)/4, $(2.0)
+DATA gateConsts<>+904(SB)/4, $(2.0)
+DATA gateConsts<>+908(SB)/4, $(2.0)
+DATA gateConsts<>+912(SB)/4, $(2.0)
+DATA gateConsts<>+916(SB)/4, $(2.0)
+DATA gateConsts<>+920(SB)/4, $(2.0)
+DATA gateConsts<>+924(SB)/4, $(2.0)
+DATA gateConsts<>+928(SB)/4, $(2.0)
+DATA gateConsts<>+932(SB)/4, $(2.0)
+DATA gateConsts<>+936(SB)/4, $(2.0)
+DATA gateConsts<>+940(SB)/4, $(2.0)
+DATA gateConsts<>+944(SB)/4, $(2.0)
+DATA gateConsts<>+948(SB)/4, $(2.0)
+DATA gateConsts<>+952(SB)/4, $(2.0)
+DATA gateConsts<>+956(SB)/4, $(2.0)
+DATA gateConsts<>+960(SB)/4, $(-2.0)
+DATA gateConsts<>+964(SB)/4, $(-2.0)
+DATA gateConsts<>+968(SB)/4, $(-2.0)
+DATA gateConsts<>+972(SB)/4, $(-2.0)
+DATA gateConsts<>+976(SB)/4, $(-2.0)
+DATA gateConsts<>+980(SB)/4, $(-2.0)
+DATA gateConsts<>+984(SB)/4, $(-2.0)
+DATA gateConsts<>+988(SB)/4, $(-2.0)
+DATA gateConsts<>+992(SB)/4, $(-2.0)
+DATA gateConsts<>+996(SB)/4, $(-2.0)
+DATA gateConsts<>+1000(SB)/4, $(-2.0)
+DATA gateConsts<>+1004(SB)/4, $(-2.0)
+DATA gateConsts<>+1008(SB)/4, $(-2.0)
+DATA gateConsts<>+1012(SB)/4, $(-2.0)
+DATA gateConsts<>+1016(SB)/4, $(-2.0)
+DATA gateConsts<>+1020(SB)/4, $(-2.0)
+GLOBL gateConsts<>(SB), RODATA|NOPTR, $1024
+
+// func sigmoidF32AVX512(dst []float32, x []float32)
+// Requires: AVX, AVX512F
+TEXT ·sigmoidF32AVX512(SB), NOSPLIT, $0-48
+	MOVQ dst_base+0(FP), DI
+	MOVQ x_base+24(FP), SI
+	MOVQ x_len+32(FP), CX
+	CMPQ CX, $0x00000040
+	JB   sigmoidF32AVX512_one
+
+sigmoidF32AVX512_four:
+	VMOVUPS      (SI), Z0
+	VMULPS       gateConsts<>+832(SB), Z0, Z0
+	VMOVUPS      gateConsts<>+0(SB), Z4
+	VMAXPS       Z0, Z4, Z0
+	VMOVUPS      gateConsts<>+64(SB), Z4
+	VMINPS       Z0, Z4, Z0
+	VMOVUPS      gateConsts<>+192(SB), Z4
+	VFMADD231PS  gateConsts<>+128(SB), Z0, Z4
+	VSUBPS       gateConsts<>+192(SB), Z4, Z8
+	VFNMADD231PS gateConsts<>+256(SB), Z8, Z0
+	VFNMADD231PS gateConsts<>+320(SB), Z8, Z0
+	VMOVUPS      gateConsts<>+384(SB), Z16
+	VFMADD213PS  gateConsts<>+448(SB), Z0, Z16
+	VFMADD213PS  gateConsts<>+512(SB), Z0, Z16
+	VFMADD213PS  gateConsts<>+576(SB), Z0, Z16
+	VFMADD213PS  gateConsts<>+640(SB), Z0, Z16
+	VFMADD213PS  gateConsts<>+704(SB), Z0, Z16
+	VMULPS       Z0, Z16, Z16
+	VFMADD213PS  Z0, Z0, Z16
+	VADDPS       gateConsts<>+768(SB), Z16, Z16
+	VSCALEFPS    Z8, Z16, Z16
+	VADDPS       gateConsts<>+768(SB), Z16, Z16
+	VMOVUPS      gateConsts<>+768(SB), Z4
+	VDIVPS       Z16, Z4, Z16
+	VMOVUPS      Z16, (DI)
+	VMOVUPS      64(SI), Z1
+	VMULPS       gateConsts<>+832(SB), Z1, Z1
+	VMOVUPS      gateConsts<>+0(SB), Z5
+	VMAXPS       Z1, Z5, Z1
+	VMOVUPS      gateConsts<>+64(SB), Z5
+	VMINPS       Z1, Z5, Z1
+	VMOVUPS      gateConsts<>+192(SB), Z5
+	VFMADD231PS  gateConsts<>+128(SB), Z1, Z5
+	VSUBPS       gateConsts<>+192(SB), Z5, Z9
+	VFNMADD231PS gateConsts<>+256(SB), Z9, Z1
+	VFNMADD231PS gateConsts<>+320(SB), Z9, Z1
+	VMOVUPS      gateConsts<>+384(SB), Z17
+	VFMADD213PS  gateConsts<>+448(SB), Z1, Z17
+	VFMADD213PS  gateConsts<>+512(SB), Z1, Z17
+	VFMADD213PS  gateConsts<>+576(SB), Z1, Z17
+	VFMADD213PS  gateConsts<>+640(SB), Z1, Z17
+	VFMADD213PS  gateConsts<>+704(SB), Z1, Z17
+	VMULPS       Z1, Z17, Z17
+	VFMADD213PS  Z1, Z1, Z17
+	VADDPS       gateConsts<>+768(SB), Z17, Z17
+	VSCALEFPS    Z9, Z17, Z17
+	VADDPS       gateConsts<>+768(SB), Z17, Z17
+	VMOVUPS      gateConsts<>+768(SB), Z5
+	VDIVPS       Z17, Z5, Z17
+	VMOVUPS      Z17, 64(DI)
+	VMOVUPS      128(SI), Z2
+	VMULPS       gateConsts<>+832(SB), Z2, Z2
+	VMOVUPS      gateConsts<>+0(SB), Z6
+	VMAXPS       Z2, Z6, Z2
+	VMOVUPS      gateConsts<>+64(SB), Z6
+	VMINPS       Z2, Z6, Z2
+	VMOVUPS      gateConsts<>+192(SB), Z6
+	VFMADD231PS  gateConsts<>+128(SB), Z2, Z6
+	VSUBPS       gateConsts<>+192(SB), Z6, Z10
+	VFNMADD231PS gateConsts<>+256(SB), Z10, Z2
+	VFNMADD231PS gateConsts<>+320(SB), Z10, Z2
+	VMOVUPS      gateConsts<>+384(SB), Z18
+	VFMADD213PS  gateConsts<>+448(SB), Z2, Z18
+	VFMADD213PS  gateConsts<>+512(SB), Z2, Z18
+	VFMADD213PS  gateConsts<>+576(SB), Z2, Z18
+	VFMADD213PS  gateConsts<>+640(SB), Z2, Z18
+	VFMADD213PS  gateConsts<>+704(SB), Z2, Z18
+	VMULPS       Z2, Z18, Z18
+	VFMADD213PS  Z2, Z2, Z18
+	VADDPS       gateConsts<>+768(SB), Z18, Z18
+	VSCALEFPS    Z10, Z18, Z18
+	VADDPS       gateConsts<>+768(SB), Z18, Z18
+	VMOVUPS      gateConsts<>+768(SB), Z6
+	VDIVPS       Z18, Z6, Z18
+	VMOVUPS      Z18, 128(DI)
+	VMOVUPS      192(SI), Z3
+	VMULPS       gateConsts<>+832(SB), Z3, Z3
+	VMOVUPS      gateConsts<>+0(SB), Z7
+	VMAXPS       Z3, Z7, Z3
+	VMOVUPS      gateConsts<>+64(SB), Z7
+	VMINPS       Z3, Z7, Z3
+	VMOVUPS      gateConsts<>+192(SB), Z7
+	VFMADD231PS  gateConsts<>+128(SB), Z3, Z7
+	VSUBPS       gateConsts<>+192(SB), Z7, Z11
+	VFNMADD231PS gateConsts<>+256(SB), Z11, Z3
+	VFNMADD231PS gateConsts<>+320(SB), Z11, Z3
+	VMOVUPS      gateConsts<>+384(SB), Z19
+	VFMADD213PS  gateConsts<>+448(SB), Z3, Z19
+	VFMADD213PS  gateConsts<>+512(SB), Z3, Z19
+	VFMADD213PS  gateConsts<>+576(SB), Z3, Z19
+	VFMADD213PS  gateConsts<>+640(SB), Z3, Z19
+	VFMADD213PS  gateConsts<>+704(SB), Z3, Z19
+	VMULPS       Z3, Z19, Z19
+	VFMADD213PS  Z3, Z3, Z19
+	VADDPS       gateConsts<>+768(SB), Z19, Z19
+	VSCALEFPS    Z11, Z19, Z19
+	VADDPS       gateConsts<>+768(SB), Z19, Z19
+	VMOVUPS      gateConsts<>+768(SB), Z7
+	VDIVPS       Z19, Z7, Z19
+	VMOVUPS      Z19, 192(DI)
+	ADDQ         $0x00000100, DI
+	ADDQ         $0x00000100, SI
+	SUBQ         $0x00000040, CX
+	CMPQ         CX, $0x00000040
+	JAE          sigmoidF32AVX512_four
+
+sigmoidF32AVX512_one:
+	CMPQ         CX, $0x00000010
+	JB           sigmoidF32AVX512_tail
+	VMOVUPS      (SI), Z0
+	VMULPS       gateConsts<>+832(SB), Z0, Z0
+	VMOVUPS      gateConsts<>+0(SB), Z4
+	VMAXPS       Z0, Z4, Z0
+	VMOVUPS      gateConsts<>+64(SB), Z4
+	VMINPS       Z0, Z4, Z0
+	VMOVUPS      gateConsts<>+192(SB), Z4
+	VFMADD231PS  gateConsts<>+128(SB), Z0, Z4
+	VSUBPS       gateConsts<>+192(SB), Z4, Z8
+	VFNMADD231PS gateConsts<>+256(SB), Z8, Z0
+	VFNMADD231PS gateConsts<>+320(SB), Z8, Z0
+	VMOVUPS      gateConsts<>+384(SB), Z16
+	VFMADD213PS  gateConsts<>+448(SB), Z0, Z16
+	VFMADD213PS  gateConsts<>+512(SB), Z0, Z16
+	VFMADD213PS  gateConsts<>+576(SB), Z0, Z16
+	VFMADD213PS  gateConsts<>+640(SB), Z0, Z16
+	VFMADD213PS  gateConsts<>+704(SB), Z0, Z16
+	VMULPS       Z0, Z16, Z16
+	VFMADD213PS  Z0, Z0, Z16
+	VADDPS       gateConsts<>+768(SB), Z16, Z16
+	VSCALEFPS    Z8, Z16, Z16
+	VADDPS       gateConsts<>+768(SB), Z16, Z16
+	VMOVUPS      gateConsts<>+768(SB), Z4
+	VDIVPS       Z16, Z4, Z16
+	VMOVUPS      Z16, (DI)
+	ADDQ         $0x00000040, DI
+	ADDQ         $0x00000040, SI
+	SUBQ         $0x00000010, CX
+	JMP          sigmoidF32AVX512_one
+
+sigmoidF32AVX512_tail:
+	TESTQ        CX, CX
+	JZ           sigmoidF32AVX512_done
+	MOVQ         $0x00000001, R11
+	SHLQ         CL, R11
+	DECQ         R11
+	KMOVW        R11, K1
+	VMOVUPS.Z    (SI), K1, Z0
+	VMULPS       gateConsts<>+832(SB), Z0, Z0
+	VMOVUPS      gateConsts<>+0(SB), Z4
+	VMAXPS       Z0, Z4, Z0
+	VMOVUPS      gateConsts<>+64(SB), Z4
+	VMINPS       Z0, Z4, Z0
+	VMOVUPS      gateConsts<>+192(SB), Z4
+	VFMADD231PS  gateConsts<>+128(SB), Z0, Z4
+	VSUBPS       gateConsts<>+192(SB), Z4, Z8
+	VFNMADD231PS gateConsts<>+256(SB), Z8, Z0
+	VFNMADD231PS gateConsts<>+320(SB), Z8, Z0
+	VMOVUPS      gateConsts<>+384(SB), Z16
+	VFMADD213PS  gateConsts<>+448(SB), Z0, Z16
+	VFMADD213PS  gateConsts<>+512(SB), Z0, Z16
+	VFMADD213PS  gateConsts<>+576(SB), Z0, Z16
+	VFMADD213PS  gateConsts<>+640(SB), Z0, Z16
+	VFMADD213PS  gateConsts<>+704(SB), Z0, Z16
+	VMULPS       Z0, Z16, Z16
+	VFMADD213PS  Z0, Z0, Z16
+	VADDPS       gateConsts<>+768(SB), Z16, Z16
+	VSCALEFPS    Z8, Z16, Z16
+	VADDPS       gateConsts<>+768(SB), Z16, Z16
+	VMOVUPS      gateConsts<>+768(SB), Z4
+	VDIVPS       Z16, Z4, Z16
+	VMOVUPS      Z16, K1, (DI)
+
+sigmoidF32AVX512_done:
+	VZEROUPPER
+	RET
+
+// func tanhF32AVX512(dst []float32, x []float32)
+// Requires: AVX, AVX512F
+TEXT ·tanhF32AVX512(SB), NOSPLIT, $0-48
+	MOVQ dst_base+0(FP), DI
+	MOVQ x_base+24(FP), SI
+	MOVQ x_len+32(FP), CX
+	CMPQ CX, $0x00000040
+	JB   tanhF32AVX512_one
+
+tanhF32AVX512_four:
+	VMOVUPS      (SI), Z0
+	VMULPS       gateConsts<>+896(SB), Z0, Z0
+	VMOVUPS      gateConsts<>+0(SB), Z4
+	VMAXPS       Z0, Z4, Z0
+	VMOVUPS      gateConsts<>+64(SB), Z4
+	VMINPS       Z0, Z4, Z0
+	VMOVUPS      gateConsts<>+192(SB), Z4
+	VFMADD231PS  gateConsts<>+128(SB), Z0, Z4
+	VSUBPS       gateConsts<>+192(SB), Z4, Z8
+	VFNMADD231PS gateConsts<>+256(SB), Z8, Z0
+	VFNMADD231PS gateConsts<>+320(SB), Z8, Z0
+	VMOVUPS      gateConsts<>+384(SB), Z16
+	VFMADD213PS  gateConsts<>+448(SB), Z0, Z16
+	VFMADD213PS  gateConsts<>+512(SB), Z0, Z16
+	VFMADD213PS  gateConsts<>+576(SB), Z0, Z16
+	VFMADD213PS  gateConsts<>+640(SB), Z0, Z16
+	VFMADD213PS  gateConsts<>+704(SB), Z0, Z16
+	VMULPS       Z0, Z16, Z16
+	VFMADD213PS  Z0, Z0, Z16
+	VADDPS       gateConsts<>+768(SB), Z16, Z16
+	VSCALEFPS    Z8, Z16, Z16
+	VADDPS       gateConsts<>+768(SB), Z16, Z16
+	VMOVUPS      gateConsts<>+768(SB), Z4
+	VDIVPS       Z16, Z4, Z16
+	VMOVUPS      gateConsts<>+960(SB), Z4
+	VFMADD213PS  gateConsts<>+768(SB), Z4, Z16
+	VMOVUPS      Z16, (DI)
+	VMOVUPS      64(SI), Z1
+	VMULPS       gateConsts<>+896(SB), Z1, Z1
+	VMOVUPS      gateConsts<>+0(SB), Z5
+	VMAXPS       Z1, Z5, Z1
+	VMOVUPS      gateConsts<>+64(SB), Z5
+	VMINPS       Z1, Z5, Z1
+	VMOVUPS      gateConsts<>+192(SB), Z5
+	VFMADD231PS  gateConsts<>+128(SB), Z1, Z5
+	VSUBPS       gateConsts<>+192(SB), Z5, Z9
+	VFNMADD231PS gateConsts<>+256(SB), Z9, Z1
+	VFNMADD231PS gateConsts<>+320(SB), Z9, Z1
+	VMOVUPS      gateConsts<>+384(SB), Z17
+	VFMADD213PS  gateConsts<>+448(SB), Z1, Z17
+	VFMADD213PS  gateConsts<>+512(SB), Z1, Z17
+	VFMADD213PS  gateConsts<>+576(SB), Z1, Z17
+	VFMADD213PS  gateConsts<>+640(SB), Z1, Z17
+	VFMADD213PS  gateConsts<>+704(SB), Z1, Z17
+	VMULPS       Z1, Z17, Z17
+	VFMADD213PS  Z1, Z1, Z17
+	VADDPS       gateConsts<>+768(SB), Z17, Z17
+	VSCALEFPS    Z9, Z17, Z17
+	VADDPS       gateConsts<>+768(SB), Z17, Z17
+	VMOVUPS      gateConsts<>+768(SB), Z5
+	VDIVPS       Z17, Z5, Z17
+	VMOVUPS      gateConsts<>+960(SB), Z5
+	VFMADD213PS  gateConsts<>+768(SB), Z5, Z17
+	VMOVUPS      Z17, 64(DI)
+	VMOVUPS      128(SI), Z2
+	VMULPS       gateConsts<>+896(SB), Z2, Z2
+	VMOVUPS      gateConsts<>+0(SB), Z6
+	VMAXPS       Z2, Z6, Z2
+	VMOVUPS      gateConsts<>+64(SB), Z6
+	VMINPS       Z2, Z6, Z2
+	VMOVUPS      gateConsts<>+192(SB), Z6
+	VFMADD231PS  gateConsts<>+128(SB), Z2, Z6
+	VSUBPS       gateConsts<>+192(SB), Z6, Z10
+	VFNMADD231PS gateConsts<>+256(SB), Z10, Z2
+	VFNMADD231PS gateConsts<>+320(SB), Z10, Z2
+	VMOVUPS      gateConsts<>+384(SB), Z18
+	VFMADD213PS  gateConsts<>+448(SB), Z2, Z18
+	VFMADD213PS  gateConsts<>+512(SB), Z2, Z18
+	VFMADD213PS  gateConsts<>+576(SB), Z2, Z18
+	VFMADD213PS  gateConsts<>+640(SB), Z2, Z18
+	VFMADD213PS  gateConsts<>+704(SB), Z2, Z18
+	VMULPS       Z2, Z18, Z18
+	VFMADD213PS  Z2, Z2, Z18
+	VADDPS       gateConsts<>+768(SB), Z18, Z18
+	VSCALEFPS    Z10, Z18, Z18
+	VADDPS       gateConsts<>+768(SB), Z18, Z18
+	VMOVUPS      gateConsts<>+768(SB), Z6
+	VDIVPS       Z18, Z6, Z18
+	VMOVUPS      gateConsts<>+960(SB), Z6
+	VFMADD213PS  gateConsts<>+768(SB), Z6, Z18
+	VMOVUPS      Z18, 128(DI)
+	VMOVUPS      192(SI), Z3
+	VMULPS       gateConsts<>+896(SB), Z3, Z3
+	VMOVUPS      gateConsts<>+0(SB), Z7
+	VMAXPS       Z3, Z7, Z3
+	VMOVUPS      gateConsts<>+64(SB), Z7
+	VMINPS       Z3, Z7, Z3
+	VMOVUPS      gateConsts<>+192(SB), Z7
+	VFMADD231PS  gateConsts<>+128(SB), Z3, Z7
+	VSUBPS       gateConsts<>+192(SB), Z7, Z11
+	VFNMADD231PS gateConsts<>+256(SB), Z11, Z3
+	VFNMADD231PS gateConsts<>+320(SB), Z11, Z3
+	VMOVUPS      gateConsts<>+384(SB), Z19
+	VFMADD213PS  gateConsts<>+448(SB), Z3, Z19
+	VFMADD213PS  gateConsts<>+512(SB), Z3, Z19
+	VFMADD213PS  gateConsts<>+576(SB), Z3, Z19
+	VFMADD213PS  gateConsts<>+640(SB), Z3, Z19
+	VFMADD213PS  gateConsts<>+704(SB), Z3, Z19
+	VMULPS       Z3, Z19, Z19
+	VFMADD213PS  Z3, Z3, Z19
+	VADDPS       gateConsts<>+768(SB), Z19, Z19
+	VSCALEFPS    Z11, Z19, Z19
+	VADDPS       gateConsts<>+768(SB), Z19, Z19
+	VMOVUPS      gateConsts<>+768(SB), Z7
+	VDIVPS       Z19, Z7, Z19
+	VMOVUPS      gateConsts<>+960(SB), Z7
+	VFMADD213PS  gateConsts<>+768(SB), Z7, Z19
+	VMOVUPS      Z19, 192(DI)
+	ADDQ         $0x00000100, DI
+	ADDQ         $0x00000100, SI
+	SUBQ         $0x00000040, CX
+	CMPQ         CX, $0x00000040
+	JAE          tanhF32AVX512_four
+
+tanhF32AVX512_one:
+	CMPQ         CX, $0x00000010
+	JB           tanhF32AVX512_tail
+	VMOVUPS      (SI), Z0
+	VMULPS       gateConsts<>+896(SB), Z0, Z0
+	VMOVUPS      gateConsts<>+0(SB), Z4
+	VMAXPS       Z0, Z4, Z0
+	VMOVUPS      gateConsts<>+64(SB), Z4
+	VMINPS       Z0, Z4, Z0
+	VMOVUPS      gateConsts<>+192(SB), Z4
+	VFMADD231PS  gateConsts<>+128(SB), Z0, Z4
+	VSUBPS       gateConsts<>+192(SB), Z4, Z8
+	VFNMADD231PS gateConsts<>+256(SB), Z8, Z0
+	VFNMADD231PS gateConsts<>+320(SB), Z8, Z0
+	VMOVUPS      gateConsts<>+384(SB), Z16
+	VFMADD213PS  gateConsts<>+448(SB), Z0, Z16
+	VFMADD213PS  gateConsts<>+512(SB), Z0, Z16
+	VFMADD213PS  gateConsts<>+576(SB), Z0, Z16
+	VFMADD213PS  gateConsts<>+640(SB), Z0, Z16
+	VFMADD213PS  gateConsts<>+704(SB), Z0, Z16
+	VMULPS       Z0, Z16, Z16
+	VFMADD213PS  Z0, Z0, Z16
+	VADDPS       gateConsts<>+768(SB), Z16, Z16
+	VSCALEFPS    Z8, Z16, Z16
+	VADDPS       gateConsts<>+768(SB), Z16, Z16
+	VMOVUPS      gateConsts<>+768(SB), Z4
+	VDIVPS       Z16, Z4, Z16
+	VMOVUPS      gateConsts<>+960(SB), Z4
+	VFMADD213PS  gateConsts<>+768(SB), Z4, Z16
+	VMOVUPS      Z16, (DI)
+	ADDQ         $0x00000040, DI
+	ADDQ         $0x00000040, SI
+	SUBQ         $0x00000010, CX
+	JMP          tanhF32AVX512_one
+
+tanhF32AVX512_tail:
+	TESTQ        CX, CX
+	JZ           tanhF32AVX512_done
+	MOVQ         $0x00000001, R11
+	SHLQ         CL, R11
+	DECQ         R11
+	KMOVW        R11, K1
+	VMOVUPS.Z    (SI), K1, Z0
+	VMULPS       gateConsts<>+896(SB), Z0, Z0
+	VMOVUPS      gateConsts<>+0(SB), Z4
+	VMAXPS       Z0, Z4, Z0
+	VMOVUPS      gateConsts<>+64(SB), Z4
+	VMINPS       Z0, Z4, Z0
+	VMOVUPS      gateConsts<>+192(SB), Z4
+	VFMADD231PS  gateConsts<>+128(SB), Z0, Z4
+	VSUBPS       gateConsts<>+192(SB), Z4, Z8
+	VFNMADD231PS gateConsts<>+256(SB), Z8, Z0
+	VFNMADD231PS gateConsts<>+320(SB), Z8, Z0
+	VMOVUPS      gateConsts<>+384(SB), Z16
+	VFMADD213PS  gateConsts<>+448(SB), Z0, Z16
+	VFMADD213PS  gateConsts<>+512(SB), Z0, Z16
+	VFMADD213PS  gateConsts<>+576(SB), Z0, Z16
+	VFMADD213PS  gateConsts<>+640(SB), Z0, Z16
+	VFMADD213PS  gateConsts<>+704(SB), Z0, Z16
+	VMULPS       Z0, Z16, Z16
+	VFMADD213PS  Z0, Z0, Z16
+	VADDPS       gateConsts<>+768(SB), Z16, Z16
+	VSCALEFPS    Z8, Z16, Z16
+	VADDPS       gateConsts<>+768(SB), Z16, Z16
+	VMOVUPS      gateConsts<>+768(SB), Z4
+	VDIVPS       Z16, Z4, Z16
+	VMOVUPS      gateConsts<>+960(SB), Z4
+	VFMADD213PS  gateConsts<>+768(SB), Z4, Z16
+	VMOVUPS      Z16, K1, (DI)
+
+tanhF32AVX512_done:
+	VZEROUPPER
+	RET
+
 // func sumSqDiffF32AVX2(y []float32, mu float64, scale float64) (sum float64, sumSq float64)
 // Requires: AVX, FMA3, SSE2
 TEXT ·sumSqDiffF32AVX2(SB), NOSPLIT, $0-56
@@ -1470,5 +2112,413 @@ descentAVX2_tail:
 	VMASKMOVPD Y0, Y14, (DI)
 
 descentAVX2_done:
+	VZEROUPPER
+	RET
+
+// func sigmoidF32AVX2(dst []float32, x []float32)
+// Requires: AVX, AVX2, FMA3
+TEXT ·sigmoidF32AVX2(SB), NOSPLIT, $0-48
+	MOVQ dst_base+0(FP), DI
+	MOVQ x_base+24(FP), SI
+	MOVQ x_len+32(FP), CX
+	CMPQ CX, $0x00000020
+	JB   sigmoidF32AVX2_one
+
+sigmoidF32AVX2_four:
+	VMOVUPS      (SI), Y0
+	VMULPS       gateConsts<>+832(SB), Y0, Y0
+	VMOVUPS      gateConsts<>+0(SB), Y4
+	VMAXPS       Y0, Y4, Y0
+	VMOVUPS      gateConsts<>+64(SB), Y4
+	VMINPS       Y0, Y4, Y0
+	VMOVUPS      gateConsts<>+192(SB), Y4
+	VFMADD231PS  gateConsts<>+128(SB), Y0, Y4
+	VSUBPS       gateConsts<>+192(SB), Y4, Y8
+	VFNMADD231PS gateConsts<>+256(SB), Y8, Y0
+	VFNMADD231PS gateConsts<>+320(SB), Y8, Y0
+	VMOVUPS      gateConsts<>+384(SB), Y8
+	VFMADD213PS  gateConsts<>+448(SB), Y0, Y8
+	VFMADD213PS  gateConsts<>+512(SB), Y0, Y8
+	VFMADD213PS  gateConsts<>+576(SB), Y0, Y8
+	VFMADD213PS  gateConsts<>+640(SB), Y0, Y8
+	VFMADD213PS  gateConsts<>+704(SB), Y0, Y8
+	VMULPS       Y0, Y8, Y8
+	VFMADD213PS  Y0, Y0, Y8
+	VADDPS       gateConsts<>+768(SB), Y8, Y8
+	VPSUBD       gateConsts<>+192(SB), Y4, Y4
+	VPSLLD       $0x17, Y4, Y4
+	VPADDD       Y4, Y8, Y8
+	VADDPS       gateConsts<>+768(SB), Y8, Y8
+	VMOVUPS      gateConsts<>+768(SB), Y4
+	VDIVPS       Y8, Y4, Y8
+	VMOVUPS      Y8, (DI)
+	VMOVUPS      32(SI), Y1
+	VMULPS       gateConsts<>+832(SB), Y1, Y1
+	VMOVUPS      gateConsts<>+0(SB), Y5
+	VMAXPS       Y1, Y5, Y1
+	VMOVUPS      gateConsts<>+64(SB), Y5
+	VMINPS       Y1, Y5, Y1
+	VMOVUPS      gateConsts<>+192(SB), Y5
+	VFMADD231PS  gateConsts<>+128(SB), Y1, Y5
+	VSUBPS       gateConsts<>+192(SB), Y5, Y9
+	VFNMADD231PS gateConsts<>+256(SB), Y9, Y1
+	VFNMADD231PS gateConsts<>+320(SB), Y9, Y1
+	VMOVUPS      gateConsts<>+384(SB), Y9
+	VFMADD213PS  gateConsts<>+448(SB), Y1, Y9
+	VFMADD213PS  gateConsts<>+512(SB), Y1, Y9
+	VFMADD213PS  gateConsts<>+576(SB), Y1, Y9
+	VFMADD213PS  gateConsts<>+640(SB), Y1, Y9
+	VFMADD213PS  gateConsts<>+704(SB), Y1, Y9
+	VMULPS       Y1, Y9, Y9
+	VFMADD213PS  Y1, Y1, Y9
+	VADDPS       gateConsts<>+768(SB), Y9, Y9
+	VPSUBD       gateConsts<>+192(SB), Y5, Y5
+	VPSLLD       $0x17, Y5, Y5
+	VPADDD       Y5, Y9, Y9
+	VADDPS       gateConsts<>+768(SB), Y9, Y9
+	VMOVUPS      gateConsts<>+768(SB), Y5
+	VDIVPS       Y9, Y5, Y9
+	VMOVUPS      Y9, 32(DI)
+	VMOVUPS      64(SI), Y2
+	VMULPS       gateConsts<>+832(SB), Y2, Y2
+	VMOVUPS      gateConsts<>+0(SB), Y6
+	VMAXPS       Y2, Y6, Y2
+	VMOVUPS      gateConsts<>+64(SB), Y6
+	VMINPS       Y2, Y6, Y2
+	VMOVUPS      gateConsts<>+192(SB), Y6
+	VFMADD231PS  gateConsts<>+128(SB), Y2, Y6
+	VSUBPS       gateConsts<>+192(SB), Y6, Y10
+	VFNMADD231PS gateConsts<>+256(SB), Y10, Y2
+	VFNMADD231PS gateConsts<>+320(SB), Y10, Y2
+	VMOVUPS      gateConsts<>+384(SB), Y10
+	VFMADD213PS  gateConsts<>+448(SB), Y2, Y10
+	VFMADD213PS  gateConsts<>+512(SB), Y2, Y10
+	VFMADD213PS  gateConsts<>+576(SB), Y2, Y10
+	VFMADD213PS  gateConsts<>+640(SB), Y2, Y10
+	VFMADD213PS  gateConsts<>+704(SB), Y2, Y10
+	VMULPS       Y2, Y10, Y10
+	VFMADD213PS  Y2, Y2, Y10
+	VADDPS       gateConsts<>+768(SB), Y10, Y10
+	VPSUBD       gateConsts<>+192(SB), Y6, Y6
+	VPSLLD       $0x17, Y6, Y6
+	VPADDD       Y6, Y10, Y10
+	VADDPS       gateConsts<>+768(SB), Y10, Y10
+	VMOVUPS      gateConsts<>+768(SB), Y6
+	VDIVPS       Y10, Y6, Y10
+	VMOVUPS      Y10, 64(DI)
+	VMOVUPS      96(SI), Y3
+	VMULPS       gateConsts<>+832(SB), Y3, Y3
+	VMOVUPS      gateConsts<>+0(SB), Y7
+	VMAXPS       Y3, Y7, Y3
+	VMOVUPS      gateConsts<>+64(SB), Y7
+	VMINPS       Y3, Y7, Y3
+	VMOVUPS      gateConsts<>+192(SB), Y7
+	VFMADD231PS  gateConsts<>+128(SB), Y3, Y7
+	VSUBPS       gateConsts<>+192(SB), Y7, Y11
+	VFNMADD231PS gateConsts<>+256(SB), Y11, Y3
+	VFNMADD231PS gateConsts<>+320(SB), Y11, Y3
+	VMOVUPS      gateConsts<>+384(SB), Y11
+	VFMADD213PS  gateConsts<>+448(SB), Y3, Y11
+	VFMADD213PS  gateConsts<>+512(SB), Y3, Y11
+	VFMADD213PS  gateConsts<>+576(SB), Y3, Y11
+	VFMADD213PS  gateConsts<>+640(SB), Y3, Y11
+	VFMADD213PS  gateConsts<>+704(SB), Y3, Y11
+	VMULPS       Y3, Y11, Y11
+	VFMADD213PS  Y3, Y3, Y11
+	VADDPS       gateConsts<>+768(SB), Y11, Y11
+	VPSUBD       gateConsts<>+192(SB), Y7, Y7
+	VPSLLD       $0x17, Y7, Y7
+	VPADDD       Y7, Y11, Y11
+	VADDPS       gateConsts<>+768(SB), Y11, Y11
+	VMOVUPS      gateConsts<>+768(SB), Y7
+	VDIVPS       Y11, Y7, Y11
+	VMOVUPS      Y11, 96(DI)
+	ADDQ         $0x00000080, DI
+	ADDQ         $0x00000080, SI
+	SUBQ         $0x00000020, CX
+	CMPQ         CX, $0x00000020
+	JAE          sigmoidF32AVX2_four
+
+sigmoidF32AVX2_one:
+	CMPQ         CX, $0x00000008
+	JB           sigmoidF32AVX2_tail
+	VMOVUPS      (SI), Y0
+	VMULPS       gateConsts<>+832(SB), Y0, Y0
+	VMOVUPS      gateConsts<>+0(SB), Y4
+	VMAXPS       Y0, Y4, Y0
+	VMOVUPS      gateConsts<>+64(SB), Y4
+	VMINPS       Y0, Y4, Y0
+	VMOVUPS      gateConsts<>+192(SB), Y4
+	VFMADD231PS  gateConsts<>+128(SB), Y0, Y4
+	VSUBPS       gateConsts<>+192(SB), Y4, Y8
+	VFNMADD231PS gateConsts<>+256(SB), Y8, Y0
+	VFNMADD231PS gateConsts<>+320(SB), Y8, Y0
+	VMOVUPS      gateConsts<>+384(SB), Y8
+	VFMADD213PS  gateConsts<>+448(SB), Y0, Y8
+	VFMADD213PS  gateConsts<>+512(SB), Y0, Y8
+	VFMADD213PS  gateConsts<>+576(SB), Y0, Y8
+	VFMADD213PS  gateConsts<>+640(SB), Y0, Y8
+	VFMADD213PS  gateConsts<>+704(SB), Y0, Y8
+	VMULPS       Y0, Y8, Y8
+	VFMADD213PS  Y0, Y0, Y8
+	VADDPS       gateConsts<>+768(SB), Y8, Y8
+	VPSUBD       gateConsts<>+192(SB), Y4, Y4
+	VPSLLD       $0x17, Y4, Y4
+	VPADDD       Y4, Y8, Y8
+	VADDPS       gateConsts<>+768(SB), Y8, Y8
+	VMOVUPS      gateConsts<>+768(SB), Y4
+	VDIVPS       Y8, Y4, Y8
+	VMOVUPS      Y8, (DI)
+	ADDQ         $0x00000020, DI
+	ADDQ         $0x00000020, SI
+	SUBQ         $0x00000008, CX
+	JMP          sigmoidF32AVX2_one
+
+sigmoidF32AVX2_tail:
+	TESTQ        CX, CX
+	JZ           sigmoidF32AVX2_done
+	LEAQ         vecMask<>+0(SB), R11
+	MOVQ         $0x00000008, R12
+	SUBQ         CX, R12
+	VMOVDQU      (R11)(R12*4), Y14
+	VMASKMOVPS   (SI), Y14, Y0
+	VMULPS       gateConsts<>+832(SB), Y0, Y0
+	VMOVUPS      gateConsts<>+0(SB), Y4
+	VMAXPS       Y0, Y4, Y0
+	VMOVUPS      gateConsts<>+64(SB), Y4
+	VMINPS       Y0, Y4, Y0
+	VMOVUPS      gateConsts<>+192(SB), Y4
+	VFMADD231PS  gateConsts<>+128(SB), Y0, Y4
+	VSUBPS       gateConsts<>+192(SB), Y4, Y8
+	VFNMADD231PS gateConsts<>+256(SB), Y8, Y0
+	VFNMADD231PS gateConsts<>+320(SB), Y8, Y0
+	VMOVUPS      gateConsts<>+384(SB), Y8
+	VFMADD213PS  gateConsts<>+448(SB), Y0, Y8
+	VFMADD213PS  gateConsts<>+512(SB), Y0, Y8
+	VFMADD213PS  gateConsts<>+576(SB), Y0, Y8
+	VFMADD213PS  gateConsts<>+640(SB), Y0, Y8
+	VFMADD213PS  gateConsts<>+704(SB), Y0, Y8
+	VMULPS       Y0, Y8, Y8
+	VFMADD213PS  Y0, Y0, Y8
+	VADDPS       gateConsts<>+768(SB), Y8, Y8
+	VPSUBD       gateConsts<>+192(SB), Y4, Y4
+	VPSLLD       $0x17, Y4, Y4
+	VPADDD       Y4, Y8, Y8
+	VADDPS       gateConsts<>+768(SB), Y8, Y8
+	VMOVUPS      gateConsts<>+768(SB), Y4
+	VDIVPS       Y8, Y4, Y8
+	VMASKMOVPS   Y8, Y14, (DI)
+
+sigmoidF32AVX2_done:
+	VZEROUPPER
+	RET
+
+// func tanhF32AVX2(dst []float32, x []float32)
+// Requires: AVX, AVX2, FMA3
+TEXT ·tanhF32AVX2(SB), NOSPLIT, $0-48
+	MOVQ dst_base+0(FP), DI
+	MOVQ x_base+24(FP), SI
+	MOVQ x_len+32(FP), CX
+	CMPQ CX, $0x00000020
+	JB   tanhF32AVX2_one
+
+tanhF32AVX2_four:
+	VMOVUPS      (SI), Y0
+	VMULPS       gateConsts<>+896(SB), Y0, Y0
+	VMOVUPS      gateConsts<>+0(SB), Y4
+	VMAXPS       Y0, Y4, Y0
+	VMOVUPS      gateConsts<>+64(SB), Y4
+	VMINPS       Y0, Y4, Y0
+	VMOVUPS      gateConsts<>+192(SB), Y4
+	VFMADD231PS  gateConsts<>+128(SB), Y0, Y4
+	VSUBPS       gateConsts<>+192(SB), Y4, Y8
+	VFNMADD231PS gateConsts<>+256(SB), Y8, Y0
+	VFNMADD231PS gateConsts<>+320(SB), Y8, Y0
+	VMOVUPS      gateConsts<>+384(SB), Y8
+	VFMADD213PS  gateConsts<>+448(SB), Y0, Y8
+	VFMADD213PS  gateConsts<>+512(SB), Y0, Y8
+	VFMADD213PS  gateConsts<>+576(SB), Y0, Y8
+	VFMADD213PS  gateConsts<>+640(SB), Y0, Y8
+	VFMADD213PS  gateConsts<>+704(SB), Y0, Y8
+	VMULPS       Y0, Y8, Y8
+	VFMADD213PS  Y0, Y0, Y8
+	VADDPS       gateConsts<>+768(SB), Y8, Y8
+	VPSUBD       gateConsts<>+192(SB), Y4, Y4
+	VPSLLD       $0x17, Y4, Y4
+	VPADDD       Y4, Y8, Y8
+	VADDPS       gateConsts<>+768(SB), Y8, Y8
+	VMOVUPS      gateConsts<>+768(SB), Y4
+	VDIVPS       Y8, Y4, Y8
+	VMOVUPS      gateConsts<>+960(SB), Y4
+	VFMADD213PS  gateConsts<>+768(SB), Y4, Y8
+	VMOVUPS      Y8, (DI)
+	VMOVUPS      32(SI), Y1
+	VMULPS       gateConsts<>+896(SB), Y1, Y1
+	VMOVUPS      gateConsts<>+0(SB), Y5
+	VMAXPS       Y1, Y5, Y1
+	VMOVUPS      gateConsts<>+64(SB), Y5
+	VMINPS       Y1, Y5, Y1
+	VMOVUPS      gateConsts<>+192(SB), Y5
+	VFMADD231PS  gateConsts<>+128(SB), Y1, Y5
+	VSUBPS       gateConsts<>+192(SB), Y5, Y9
+	VFNMADD231PS gateConsts<>+256(SB), Y9, Y1
+	VFNMADD231PS gateConsts<>+320(SB), Y9, Y1
+	VMOVUPS      gateConsts<>+384(SB), Y9
+	VFMADD213PS  gateConsts<>+448(SB), Y1, Y9
+	VFMADD213PS  gateConsts<>+512(SB), Y1, Y9
+	VFMADD213PS  gateConsts<>+576(SB), Y1, Y9
+	VFMADD213PS  gateConsts<>+640(SB), Y1, Y9
+	VFMADD213PS  gateConsts<>+704(SB), Y1, Y9
+	VMULPS       Y1, Y9, Y9
+	VFMADD213PS  Y1, Y1, Y9
+	VADDPS       gateConsts<>+768(SB), Y9, Y9
+	VPSUBD       gateConsts<>+192(SB), Y5, Y5
+	VPSLLD       $0x17, Y5, Y5
+	VPADDD       Y5, Y9, Y9
+	VADDPS       gateConsts<>+768(SB), Y9, Y9
+	VMOVUPS      gateConsts<>+768(SB), Y5
+	VDIVPS       Y9, Y5, Y9
+	VMOVUPS      gateConsts<>+960(SB), Y5
+	VFMADD213PS  gateConsts<>+768(SB), Y5, Y9
+	VMOVUPS      Y9, 32(DI)
+	VMOVUPS      64(SI), Y2
+	VMULPS       gateConsts<>+896(SB), Y2, Y2
+	VMOVUPS      gateConsts<>+0(SB), Y6
+	VMAXPS       Y2, Y6, Y2
+	VMOVUPS      gateConsts<>+64(SB), Y6
+	VMINPS       Y2, Y6, Y2
+	VMOVUPS      gateConsts<>+192(SB), Y6
+	VFMADD231PS  gateConsts<>+128(SB), Y2, Y6
+	VSUBPS       gateConsts<>+192(SB), Y6, Y10
+	VFNMADD231PS gateConsts<>+256(SB), Y10, Y2
+	VFNMADD231PS gateConsts<>+320(SB), Y10, Y2
+	VMOVUPS      gateConsts<>+384(SB), Y10
+	VFMADD213PS  gateConsts<>+448(SB), Y2, Y10
+	VFMADD213PS  gateConsts<>+512(SB), Y2, Y10
+	VFMADD213PS  gateConsts<>+576(SB), Y2, Y10
+	VFMADD213PS  gateConsts<>+640(SB), Y2, Y10
+	VFMADD213PS  gateConsts<>+704(SB), Y2, Y10
+	VMULPS       Y2, Y10, Y10
+	VFMADD213PS  Y2, Y2, Y10
+	VADDPS       gateConsts<>+768(SB), Y10, Y10
+	VPSUBD       gateConsts<>+192(SB), Y6, Y6
+	VPSLLD       $0x17, Y6, Y6
+	VPADDD       Y6, Y10, Y10
+	VADDPS       gateConsts<>+768(SB), Y10, Y10
+	VMOVUPS      gateConsts<>+768(SB), Y6
+	VDIVPS       Y10, Y6, Y10
+	VMOVUPS      gateConsts<>+960(SB), Y6
+	VFMADD213PS  gateConsts<>+768(SB), Y6, Y10
+	VMOVUPS      Y10, 64(DI)
+	VMOVUPS      96(SI), Y3
+	VMULPS       gateConsts<>+896(SB), Y3, Y3
+	VMOVUPS      gateConsts<>+0(SB), Y7
+	VMAXPS       Y3, Y7, Y3
+	VMOVUPS      gateConsts<>+64(SB), Y7
+	VMINPS       Y3, Y7, Y3
+	VMOVUPS      gateConsts<>+192(SB), Y7
+	VFMADD231PS  gateConsts<>+128(SB), Y3, Y7
+	VSUBPS       gateConsts<>+192(SB), Y7, Y11
+	VFNMADD231PS gateConsts<>+256(SB), Y11, Y3
+	VFNMADD231PS gateConsts<>+320(SB), Y11, Y3
+	VMOVUPS      gateConsts<>+384(SB), Y11
+	VFMADD213PS  gateConsts<>+448(SB), Y3, Y11
+	VFMADD213PS  gateConsts<>+512(SB), Y3, Y11
+	VFMADD213PS  gateConsts<>+576(SB), Y3, Y11
+	VFMADD213PS  gateConsts<>+640(SB), Y3, Y11
+	VFMADD213PS  gateConsts<>+704(SB), Y3, Y11
+	VMULPS       Y3, Y11, Y11
+	VFMADD213PS  Y3, Y3, Y11
+	VADDPS       gateConsts<>+768(SB), Y11, Y11
+	VPSUBD       gateConsts<>+192(SB), Y7, Y7
+	VPSLLD       $0x17, Y7, Y7
+	VPADDD       Y7, Y11, Y11
+	VADDPS       gateConsts<>+768(SB), Y11, Y11
+	VMOVUPS      gateConsts<>+768(SB), Y7
+	VDIVPS       Y11, Y7, Y11
+	VMOVUPS      gateConsts<>+960(SB), Y7
+	VFMADD213PS  gateConsts<>+768(SB), Y7, Y11
+	VMOVUPS      Y11, 96(DI)
+	ADDQ         $0x00000080, DI
+	ADDQ         $0x00000080, SI
+	SUBQ         $0x00000020, CX
+	CMPQ         CX, $0x00000020
+	JAE          tanhF32AVX2_four
+
+tanhF32AVX2_one:
+	CMPQ         CX, $0x00000008
+	JB           tanhF32AVX2_tail
+	VMOVUPS      (SI), Y0
+	VMULPS       gateConsts<>+896(SB), Y0, Y0
+	VMOVUPS      gateConsts<>+0(SB), Y4
+	VMAXPS       Y0, Y4, Y0
+	VMOVUPS      gateConsts<>+64(SB), Y4
+	VMINPS       Y0, Y4, Y0
+	VMOVUPS      gateConsts<>+192(SB), Y4
+	VFMADD231PS  gateConsts<>+128(SB), Y0, Y4
+	VSUBPS       gateConsts<>+192(SB), Y4, Y8
+	VFNMADD231PS gateConsts<>+256(SB), Y8, Y0
+	VFNMADD231PS gateConsts<>+320(SB), Y8, Y0
+	VMOVUPS      gateConsts<>+384(SB), Y8
+	VFMADD213PS  gateConsts<>+448(SB), Y0, Y8
+	VFMADD213PS  gateConsts<>+512(SB), Y0, Y8
+	VFMADD213PS  gateConsts<>+576(SB), Y0, Y8
+	VFMADD213PS  gateConsts<>+640(SB), Y0, Y8
+	VFMADD213PS  gateConsts<>+704(SB), Y0, Y8
+	VMULPS       Y0, Y8, Y8
+	VFMADD213PS  Y0, Y0, Y8
+	VADDPS       gateConsts<>+768(SB), Y8, Y8
+	VPSUBD       gateConsts<>+192(SB), Y4, Y4
+	VPSLLD       $0x17, Y4, Y4
+	VPADDD       Y4, Y8, Y8
+	VADDPS       gateConsts<>+768(SB), Y8, Y8
+	VMOVUPS      gateConsts<>+768(SB), Y4
+	VDIVPS       Y8, Y4, Y8
+	VMOVUPS      gateConsts<>+960(SB), Y4
+	VFMADD213PS  gateConsts<>+768(SB), Y4, Y8
+	VMOVUPS      Y8, (DI)
+	ADDQ         $0x00000020, DI
+	ADDQ         $0x00000020, SI
+	SUBQ         $0x00000008, CX
+	JMP          tanhF32AVX2_one
+
+tanhF32AVX2_tail:
+	TESTQ        CX, CX
+	JZ           tanhF32AVX2_done
+	LEAQ         vecMask<>+0(SB), R11
+	MOVQ         $0x00000008, R12
+	SUBQ         CX, R12
+	VMOVDQU      (R11)(R12*4), Y14
+	VMASKMOVPS   (SI), Y14, Y0
+	VMULPS       gateConsts<>+896(SB), Y0, Y0
+	VMOVUPS      gateConsts<>+0(SB), Y4
+	VMAXPS       Y0, Y4, Y0
+	VMOVUPS      gateConsts<>+64(SB), Y4
+	VMINPS       Y0, Y4, Y0
+	VMOVUPS      gateConsts<>+192(SB), Y4
+	VFMADD231PS  gateConsts<>+128(SB), Y0, Y4
+	VSUBPS       gateConsts<>+192(SB), Y4, Y8
+	VFNMADD231PS gateConsts<>+256(SB), Y8, Y0
+	VFNMADD231PS gateConsts<>+320(SB), Y8, Y0
+	VMOVUPS      gateConsts<>+384(SB), Y8
+	VFMADD213PS  gateConsts<>+448(SB), Y0, Y8
+	VFMADD213PS  gateConsts<>+512(SB), Y0, Y8
+	VFMADD213PS  gateConsts<>+576(SB), Y0, Y8
+	VFMADD213PS  gateConsts<>+640(SB), Y0, Y8
+	VFMADD213PS  gateConsts<>+704(SB), Y0, Y8
+	VMULPS       Y0, Y8, Y8
+	VFMADD213PS  Y0, Y0, Y8
+	VADDPS       gateConsts<>+768(SB), Y8, Y8
+	VPSUBD       gateConsts<>+192(SB), Y4, Y4
+	VPSLLD       $0x17, Y4, Y4
+	VPADDD       Y4, Y8, Y8
+	VADDPS       gateConsts<>+768(SB), Y8, Y8
+	VMOVUPS      gateConsts<>+768(SB), Y4
+	VDIVPS       Y8, Y4, Y8
+	VMOVUPS      gateConsts<>+960(SB), Y4
+	VFMADD213PS  gateConsts<>+768(SB), Y4, Y8
+	VMASKMOVPS   Y8, Y14, (DI)
+
+tanhF32AVX2_done:
 	VZEROUPPER
 	RET

@@ -31,6 +31,8 @@ func TestVecGuardPages(t *testing.T) {
 				if !allFinite(vs, g64) || !allFinite(vs, g32) {
 					t.Fatal("allFinite: finite values reported non-finite")
 				}
+				gateWith(vs, h32, g32, false)
+				gateWith(vs, h32, g32, true)
 				convertWith(vs, h32, g64)
 				convertWith(vs, h64, g32)
 				langevinUpdate(vs, h64, g64, g64, 0.1, 0.2)

@@ -30,3 +30,7 @@ func (vs *vecSet) langevin(theta, grad, xi []float64, lr, scale float64) {
 }
 
 func (vs *vecSet) descent(theta, grad []float64, lr float64) { descentGo(theta, grad, lr) }
+
+func (vs *vecSet) sigmoidF32(dst, x []float32) { sigmoidGo(dst, x) }
+
+func (vs *vecSet) tanhF32(dst, x []float32) { tanhGo(dst, x) }

@@ -1,5 +1,7 @@
 package kernel
 
+import "math"
+
 // portableVec is the elementwise kernel set in Go, for other architectures,
 // the purego build tag and CPUs without AVX2 and FMA. Its loops round as
 // the assembly kernels do: the explicit conversions of products keep the
@@ -71,5 +73,21 @@ func descentGo(theta, grad []float64, lr float64) {
 	theta = theta[:len(grad)]
 	for i, g := range grad {
 		theta[i] -= float64(lr * g)
+	}
+}
+
+// sigmoidGo and tanhGo compute in float64 through package math: the
+// float64 kernels, and the float32 ones without assembly.
+func sigmoidGo[T float](dst, x []T) {
+	dst = dst[:len(x)]
+	for i, v := range x {
+		dst[i] = T(1 / (1 + math.Exp(-float64(v))))
+	}
+}
+
+func tanhGo[T float](dst, x []T) {
+	dst = dst[:len(x)]
+	for i, v := range x {
+		dst[i] = T(math.Tanh(float64(v)))
 	}
 }

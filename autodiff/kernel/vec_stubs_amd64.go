@@ -54,6 +54,16 @@ func langevinAVX512(theta []float64, grad []float64, xi []float64, lr float64, s
 //go:noescape
 func descentAVX512(theta []float64, grad []float64, lr float64)
 
+// sigmoidF32AVX512 sets dst[i] = 1/(1 + e^-x[i]) for i < len(x), with AVX512 (see asm/vec.go).
+//
+//go:noescape
+func sigmoidF32AVX512(dst []float32, x []float32)
+
+// tanhF32AVX512 sets dst[i] = tanh(x[i]) for i < len(x), with AVX512 (see asm/vec.go).
+//
+//go:noescape
+func tanhF32AVX512(dst []float32, x []float32)
+
 // sumSqDiffF32AVX2 returns Σ z and Σ z² over z = (y[i] - mu)·scale, in float64, with AVX2 (see asm/vec.go).
 //
 //go:noescape
@@ -103,3 +113,13 @@ func langevinAVX2(theta []float64, grad []float64, xi []float64, lr float64, sca
 //
 //go:noescape
 func descentAVX2(theta []float64, grad []float64, lr float64)
+
+// sigmoidF32AVX2 sets dst[i] = 1/(1 + e^-x[i]) for i < len(x), with AVX2 (see asm/vec.go).
+//
+//go:noescape
+func sigmoidF32AVX2(dst []float32, x []float32)
+
+// tanhF32AVX2 sets dst[i] = tanh(x[i]) for i < len(x), with AVX2 (see asm/vec.go).
+//
+//go:noescape
+func tanhF32AVX2(dst []float32, x []float32)

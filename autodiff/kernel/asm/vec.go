@@ -84,6 +84,8 @@ func vecMain() {
 		convert(s, f32, f64)
 		langevin(s, true)
 		langevin(s, false)
+		gate(s, false)
+		gate(s, true)
 	}
 }
 
@@ -523,6 +525,119 @@ func langevin(s vecISA, noise bool) {
 			storeMasked(s, f64, t, mask, mt)
 		} else {
 			VMOVUPD(t, mt)
+		}
+	})
+	VZEROUPPER()
+	RET()
+}
+
+// gateConsts are the constants of the gate kernels, each in 16 float32
+// lanes (an AVX2 load reads the first 8): gateConst names their order.
+var gateConsts Mem
+
+const (
+	gLo, gHi, gLog2e, gRound, gLn2hi, gLn2lo = 0, 1, 2, 3, 4, 5
+	gP0, gOne, gMinusOne, gTwo, gMinusTwo    = 6, 12, 13, 14, 15
+)
+
+var gateValues = []float32{
+	-86, 88, 1.44269504088896341, 0x1.8p23, 0.693359375, -2.12194440e-4,
+	1.9875691500e-4, 1.3981999507e-3, 8.3334519073e-3, 4.1665795894e-2, 1.6666665459e-1, 5.0000001201e-1,
+	1, -1, 2, -2,
+}
+
+func gateConst(i int) Mem { return gateConsts.Offset(64 * i) }
+
+// gate: dst[i] = σ(x[i]) = 1/(1 + e^−x), or with tanh set tanh(x[i]) = 1 −
+// 2/(1 + e^{2x}), in float32 for the recurrent layers' gates. e^t is
+// Cephes' expf (Moshier, 1989): t clamped to [−86, 88] (NaN kept), n =
+// round(t·log2 e) by adding 1.5·2^23, r = t − n·ln 2 in two parts, e^r =
+// 1 + r + r²·P(r) with P of degree 5 (relative error 1e-7), and 2^n by
+// VSCALEFPS or added to the exponent's bits; then one division. The result
+// is within a few ulp of σ (tanh: 2e-7 absolute near 0).
+func gate(s vecISA, tanh bool) {
+	name := "sigmoidF32" + s.name
+	if tanh {
+		name = "tanhF32" + s.name
+	}
+	if s.avx512 && !tanh {
+		gateConsts = GLOBL("gateConsts", RODATA|NOPTR)
+		for i, v := range gateValues {
+			for l := 0; l < 16; l++ {
+				DATA(64*i+4*l, F32(v))
+			}
+		}
+	}
+	TEXT(name, NOSPLIT, "func(dst, x []float32)")
+	Pragma("noescape")
+	if tanh {
+		Doc(fmt.Sprintf("%s sets dst[i] = tanh(x[i]) for i < len(x), with %s (see asm/vec.go).", name, s.name))
+	} else {
+		Doc(fmt.Sprintf("%s sets dst[i] = 1/(1 + e^-x[i]) for i < len(x), with %s (see asm/vec.go).", name, s.name))
+	}
+	lanes := s.bytes / 4
+	dst, x := stream{RDI, 4}, stream{RSI, 4}
+	Load(Param("dst").Base(), dst.reg)
+	Load(Param("x").Base(), x.reg)
+	Load(Param("x").Len(), RCX)
+	mask := s.v(14)
+	setMask := kmask
+	if !s.avx512 {
+		setMask = func() { ymask(mask, 4) }
+	}
+	loop(name, lanes, []stream{dst, x}, setMask, func(i int, tail bool) {
+		t, k, n := s.v(i), s.v(4+i), s.v(8+i)
+		p := n // AVX2 has 16 registers: the polynomial reuses n's once r is made
+		if s.avx512 {
+			p = s.v(16 + i)
+		}
+		mx, md := at(x, i, lanes), at(dst, i, lanes)
+		if tail {
+			loadMasked(s, f32, mx, mask, t)
+		} else {
+			VMOVUPS(mx, t)
+		}
+		scale := gMinusOne
+		if tanh {
+			scale = gTwo
+		}
+		VMULPS(gateConst(scale), t, t)
+		// Clamp with t as the second source, which MAXPS and MINPS return
+		// when an operand is NaN.
+		VMOVUPS(gateConst(gLo), k)
+		VMAXPS(t, k, t)
+		VMOVUPS(gateConst(gHi), k)
+		VMINPS(t, k, t)
+		VMOVUPS(gateConst(gRound), k)
+		VFMADD231PS(gateConst(gLog2e), t, k) // k = t·log2 e + 1.5·2^23
+		VSUBPS(gateConst(gRound), k, n)      // n = round(t·log2 e)
+		VFNMADD231PS(gateConst(gLn2hi), n, t)
+		VFNMADD231PS(gateConst(gLn2lo), n, t) // t = r
+		VMOVUPS(gateConst(gP0), p)            // with AVX2, n's last use was above
+		for c := 1; c <= 5; c++ {
+			VFMADD213PS(gateConst(gP0+c), t, p) // p = p·r + P_c
+		}
+		VMULPS(t, p, p)
+		VFMADD213PS(t, t, p) // p = r²·P(r) + r
+		VADDPS(gateConst(gOne), p, p)
+		if s.avx512 {
+			VSCALEFPS(n, p, p) // p·2^n
+		} else {
+			VPSUBD(gateConst(gRound), k, k)
+			VPSLLD(Imm(23), k, k)
+			VPADDD(k, p, p)
+		}
+		VADDPS(gateConst(gOne), p, p)
+		VMOVUPS(gateConst(gOne), k)
+		VDIVPS(p, k, p) // 1/(1 + e^t)
+		if tanh {
+			VMOVUPS(gateConst(gMinusTwo), k)
+			VFMADD213PS(gateConst(gOne), k, p) // 1 − 2/(1 + e^{2x})
+		}
+		if tail {
+			storeMasked(s, f32, p, mask, md)
+		} else {
+			VMOVUPS(p, md)
 		}
 	})
 	VZEROUPPER()

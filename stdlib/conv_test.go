@@ -1,0 +1,261 @@
+package stdlib
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	ad "github.com/temper-ppl/temper/autodiff"
+	"github.com/temper-ppl/temper/autodiff/adtest"
+)
+
+// convReference is the convolution by its definition, a loop over every
+// output element and every filter tap: the independent reference of
+// Conv2D's im2col and GEMM.
+func convReference(x, w, b []float64, n, h, wd, c, kh, kw, f, stride, pad int) []float64 {
+	oh, ow := (h+2*pad-kh)/stride+1, (wd+2*pad-kw)/stride+1
+	out := make([]float64, n*oh*ow*f)
+	for i := range n {
+		for y := range oh {
+			for x0 := range ow {
+				for o := range f {
+					s := b[o]
+					for u := range kh {
+						for v := range kw {
+							iy, ix := y*stride+u-pad, x0*stride+v-pad
+							if iy < 0 || iy >= h || ix < 0 || ix >= wd {
+								continue
+							}
+							for ch := range c {
+								s += x[((i*h+iy)*wd+ix)*c+ch] * w[((u*kw+v)*c+ch)*f+o]
+							}
+						}
+					}
+					out[((i*oh+y)*ow+x0)*f+o] = s
+				}
+			}
+		}
+	}
+	return out
+}
+
+// poolReference is max or average pooling by its definition.
+func poolReference(x []float64, n, h, w, c, size, stride int, isMax bool) []float64 {
+	oh, ow := (h-size)/stride+1, (w-size)/stride+1
+	out := make([]float64, n*oh*ow*c)
+	for i := range n {
+		for y := range oh {
+			for x0 := range ow {
+				for ch := range c {
+					s := math.Inf(-1)
+					if !isMax {
+						s = 0
+					}
+					for u := range size {
+						for v := range size {
+							e := x[((i*h+y*stride+u)*w+x0*stride+v)*c+ch]
+							if isMax {
+								s = math.Max(s, e)
+							} else {
+								s += e / float64(size*size)
+							}
+						}
+					}
+					out[((i*oh+y)*ow+x0)*c+ch] = s
+				}
+			}
+		}
+	}
+	return out
+}
+
+// TestConv2D runs convolutions through the harness: values against the
+// definition, gradients of images, filters and bias against finite
+// differences, replicas, float32. The cases cover padding, strides that
+// leave columns unread, a rectangular filter, images without a batch axis
+// and with two batch axes, a 1 × 1 convolution (the GEMM on the images
+// themselves), data images (no gradient), and im2col in blocks of one image.
+func TestConv2D(t *testing.T) {
+	cases := []struct {
+		name               string
+		batch              []int
+		h, w, c, kh, kw, f int
+		stride, pad, chunk int
+		dataImages         bool
+	}{
+		{name: "3x3", batch: []int{2}, h: 5, w: 5, c: 2, kh: 3, kw: 3, f: 3, stride: 1},
+		{name: "padded", batch: []int{2}, h: 4, w: 5, c: 2, kh: 3, kw: 3, f: 2, stride: 1, pad: 1},
+		{name: "strided", batch: []int{1}, h: 7, w: 6, c: 1, kh: 3, kw: 2, f: 2, stride: 2, pad: 1},
+		{name: "one image", h: 4, w: 4, c: 3, kh: 2, kw: 2, f: 2, stride: 1},
+		{name: "two batch axes", batch: []int{2, 2}, h: 3, w: 3, c: 1, kh: 2, kw: 2, f: 2, stride: 1, pad: 1},
+		{name: "pointwise", batch: []int{3}, h: 3, w: 2, c: 3, kh: 1, kw: 1, f: 2, stride: 1},
+		{name: "data images", batch: []int{3}, h: 5, w: 4, c: 2, kh: 3, kw: 3, f: 2, stride: 1, pad: 1, dataImages: true},
+		{name: "blocks of one image", batch: []int{3}, h: 4, w: 4, c: 2, kh: 3, kw: 3, f: 2, stride: 1, pad: 1, chunk: 1},
+	}
+	for _, k := range cases {
+		t.Run(k.name, func(t *testing.T) {
+			n := ad.Shape(k.batch).Size()
+			xs := append(append(ad.Shape{}, k.batch...), k.h, k.w, k.c)
+			adtest.Run(t, adtest.Case{
+				Name: "conv2d " + k.name,
+				Inputs: []adtest.Input{
+					{Shape: xs, Draw: adtest.Real, Data: k.dataImages},
+					{Shape: ad.Shape{k.kh, k.kw, k.c, k.f}, Draw: adtest.Real},
+					{Shape: ad.Shape{k.f}, Draw: adtest.Real},
+				},
+				Build: func(x []*ad.Node) *ad.Node {
+					out := Conv2D(x[0], x[1], x[2], k.stride, k.pad)
+					if op, ok := out.Op().(*conv2dOp); ok && k.chunk > 0 {
+						op.chunk = k.chunk
+					}
+					return out
+				},
+				Reference: func(x [][]float64) []float64 {
+					return convReference(x[0], x[1], x[2], n, k.h, k.w, k.c, k.kh, k.kw, k.f, k.stride, k.pad)
+				},
+			})
+		})
+	}
+}
+
+// TestPool2D: max and average pooling, overlapping windows and windows
+// that leave the last row and column unread, against the definition.
+func TestPool2D(t *testing.T) {
+	for _, isMax := range []bool{true, false} {
+		for _, k := range []struct{ n, h, w, c, size, stride int }{
+			{2, 4, 4, 2, 2, 2},
+			{1, 5, 5, 3, 3, 1},
+			{2, 5, 4, 1, 2, 2},
+		} {
+			f, name := AvgPool2D, "avg_pool2d"
+			if isMax {
+				f, name = MaxPool2D, "max_pool2d"
+			}
+			adtest.Run(t, adtest.Case{
+				Name:   name,
+				Inputs: []adtest.Input{{Shape: ad.Shape{k.n, k.h, k.w, k.c}, Draw: adtest.Real}},
+				Build:  func(x []*ad.Node) *ad.Node { return f(x[0], k.size, k.stride) },
+				Reference: func(x [][]float64) []float64 {
+					return poolReference(x[0], k.n, k.h, k.w, k.c, k.size, k.stride, isMax)
+				},
+			})
+		}
+	}
+}
+
+// TestMaxPoolTies: of equal elements in a window the first gets the
+// gradient, once.
+func TestMaxPoolTies(t *testing.T) {
+	g := ad.NewGraph(1)
+	x := g.Input("x", ad.Param, 2, 2, 1)
+	loss := ad.SumAll(MaxPool2D(x, 2, 2))
+	p, err := g.Compile(loss)
+	if err != nil {
+		t.Fatal(err)
+	}
+	copy(p.Value(x), []float64{1, 3, 3, 2})
+	p.Forward()
+	if err := p.Backward(loss); err != nil {
+		t.Fatal(err)
+	}
+	if got := p.Grad(x); got[0] != 0 || got[1] != 1 || got[2] != 0 || got[3] != 0 {
+		t.Fatalf("gradient %v, want [0 1 0 0]", got)
+	}
+}
+
+func TestFlatten(t *testing.T) {
+	g := ad.NewGraph(1)
+	x := g.Input("x", ad.Param, 2, 3, 4, 5)
+	for keep, want := range []ad.Shape{{120}, {2, 60}, {2, 3, 20}, {2, 3, 4, 5}, {2, 3, 4, 5, 1}} {
+		if got := Flatten(x, keep).Shape(); !got.Equal(want) {
+			t.Errorf("keep %d: shape %v, want %v", keep, got, want)
+		}
+	}
+	if Flatten(x, 5); g.Err() == nil {
+		t.Error("keeping 5 axes of 4 accepted")
+	}
+}
+
+// TestLayerShapeErrors: every malformed call is an error that says what
+// was expected, never a panic.
+func TestLayerShapeErrors(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		build func(g *ad.Graph) *ad.Node
+		want  string
+	}{
+		{"conv2d of a matrix", func(g *ad.Graph) *ad.Node {
+			return Conv2D(g.Input("x", ad.Data, 5, 5), g.Input("w", ad.Param, 3, 3, 1, 2), g.Input("b", ad.Param, 2), 1, 0)
+		}, "needs images [..., H, W, C]"},
+		{"conv2d channels", func(g *ad.Graph) *ad.Node {
+			return Conv2D(g.Input("x", ad.Data, 5, 5, 3), g.Input("w", ad.Param, 3, 3, 1, 2), g.Input("b", ad.Param, 2), 1, 0)
+		}, "the images have 3 channels and the filters take 1"},
+		{"conv2d bias", func(g *ad.Graph) *ad.Node {
+			return Conv2D(g.Input("x", ad.Data, 5, 5, 1), g.Input("w", ad.Param, 3, 3, 1, 2), g.Input("b", ad.Param, 3), 1, 0)
+		}, "the filters make 2 channels and the bias has 3"},
+		{"conv2d too large", func(g *ad.Graph) *ad.Node {
+			return Conv2D(g.Input("x", ad.Data, 2, 2, 1), g.Input("w", ad.Param, 3, 3, 1, 2), g.Input("b", ad.Param, 2), 1, 0)
+		}, "a 3 × 3 window does not fit in a 2 × 2 image with padding 0"},
+		{"conv2d stride", func(g *ad.Graph) *ad.Node {
+			return Conv2D(g.Input("x", ad.Data, 5, 5, 1), g.Input("w", ad.Param, 3, 3, 1, 2), g.Input("b", ad.Param, 2), 0, 0)
+		}, "the stride must be at least 1, got 0"},
+		{"conv2d padding", func(g *ad.Graph) *ad.Node {
+			return Conv2D(g.Input("x", ad.Data, 5, 5, 1), g.Input("w", ad.Param, 3, 3, 1, 2), g.Input("b", ad.Param, 2), 1, 3)
+		}, "padding 3 leaves windows of 3 × 3 that see only zeros"},
+		{"pool of a vector", func(g *ad.Graph) *ad.Node { return MaxPool2D(g.Input("x", ad.Param, 5), 2, 2) }, "max_pool2d of [5]: needs images"},
+		{"pool window", func(g *ad.Graph) *ad.Node { return AvgPool2D(g.Input("x", ad.Param, 3, 3, 1), 4, 4) }, "a 4 × 4 window does not fit"},
+	} {
+		g := ad.NewGraph(1)
+		c.build(g)
+		if err := g.Err(); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want one containing %q", c.name, err, c.want)
+		}
+	}
+}
+
+// TestLayerNorm: rows of a matrix and the pixels of images, against the
+// definition; a row's gradient sums to zero along the normalised axis, so
+// the finite differences check the mean's and the variance's terms.
+func TestLayerNorm(t *testing.T) {
+	for _, shape := range []ad.Shape{{3, 5}, {2, 2, 3, 4}, {4}} {
+		d := shape[len(shape)-1]
+		adtest.Run(t, adtest.Case{
+			Name: "layer_norm",
+			Inputs: []adtest.Input{
+				{Shape: shape, Draw: adtest.Real},
+				{Shape: ad.Shape{d}, Draw: adtest.Real},
+				{Shape: ad.Shape{d}, Draw: adtest.Real},
+			},
+			Build: func(x []*ad.Node) *ad.Node { return LayerNorm(x[0], x[1], x[2]) },
+			Reference: func(x [][]float64) []float64 {
+				out := make([]float64, len(x[0]))
+				for r := 0; r < len(out); r += d {
+					mean, v := 0.0, 0.0
+					for _, e := range x[0][r : r+d] {
+						mean += e / float64(d)
+					}
+					for _, e := range x[0][r : r+d] {
+						v += (e - mean) * (e - mean) / float64(d)
+					}
+					for j := range d {
+						out[r+j] = (x[0][r+j]-mean)/math.Sqrt(v+1e-5)*x[1][j] + x[2][j]
+					}
+				}
+				return out
+			},
+		})
+	}
+	g := ad.NewGraph(1)
+	LayerNorm(g.Input("x", ad.Param, 3, 4), g.Input("g", ad.Param, 3), g.Input("b", ad.Param, 3))
+	if err := g.Err(); err == nil || !strings.Contains(err.Error(), "vectors as long as the last axis") {
+		t.Errorf("gain [3] for rows of 4: %v", err)
+	}
+}
+
+func TestLayerNormOfScalar(t *testing.T) {
+	g := ad.NewGraph(1)
+	LayerNorm(g.Input("x", ad.Param), g.Input("g", ad.Param, 1), g.Input("b", ad.Param, 1))
+	if err := g.Err(); err == nil || !strings.Contains(err.Error(), "layer_norm of a scalar") {
+		t.Errorf("layer_norm of a scalar: %v", err)
+	}
+}

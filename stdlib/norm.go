@@ -1,0 +1,105 @@
+package stdlib
+
+import (
+	"math"
+
+	"github.com/temper-ppl/temper/autodiff"
+)
+
+// layerNormEps is the ε added to the variance, PyTorch's default, so that
+// a constant row gives β rather than a division by zero.
+const layerNormEps = 1e-5
+
+// layerNormOp normalises each row of its operand over the last axis.
+type layerNormOp struct{ d int }
+
+func (op *layerNormOp) Name() string { return "layer_norm" }
+
+// LayerNorm is layer normalisation (Ba, Kiros and Hinton, "Layer
+// normalization", 2016, Eq. 4) over the last axis of x [..., D], with gain
+// γ [D] and bias β [D]:
+//
+//	y = (x − μ)/√(σ² + ε)⊙γ + β,  μ and σ² the mean and (biased) variance
+//	of each row's D values, ε = 1e-5,
+//
+// as PyTorch's LayerNorm(D). Images [..., H, W, C] are normalised per pixel
+// over their channels.
+func LayerNorm(x, gamma, beta *autodiff.Node) *autodiff.Node {
+	g, stop := graphOf(x, gamma, beta)
+	if g == nil || stop != nil {
+		return stop
+	}
+	xs, gs, bs := x.Shape(), gamma.Shape(), beta.Shape()
+	if len(xs) == 0 {
+		return g.Fail(nil, "layer_norm of a scalar: needs an array whose last axis it normalises")
+	}
+	if !gs.Equal(xs[len(xs)-1:]) || !bs.Equal(gs) {
+		return g.Fail(nil, "layer_norm with gain %v and bias %v: the gain and bias must be vectors as long as the last axis of x (%v)", gs, bs, xs[len(xs)-1:])
+	}
+	return g.Apply(&layerNormOp{d: xs[len(xs)-1]}, xs, x, gamma, beta)
+}
+
+// moments are a row's mean and 1/√(σ² + ε), in float64 (two passes: the
+// one-pass formula loses digits when the mean is large).
+func moments[T autodiff.Float](row []T) (mean, inv float64) {
+	for _, v := range row {
+		mean += float64(v)
+	}
+	mean /= float64(len(row))
+	var ss float64
+	for _, v := range row {
+		d := float64(v) - mean
+		ss += d * d
+	}
+	return mean, 1 / math.Sqrt(ss/float64(len(row))+layerNormEps)
+}
+
+func (op *layerNormOp) Forward(a *autodiff.Args)     { layerNormForward(op, a) }
+func (op *layerNormOp) Forward32(a *autodiff.Args32) { layerNormForward(op, a) }
+
+func layerNormForward[T autodiff.Float](op *layerNormOp, a *autodiff.ArgsOf[T]) {
+	x, gamma, beta, d := a.In[0], a.In[1], a.In[2], op.d
+	for r := 0; r < len(x); r += d {
+		row, out := x[r:r+d], a.Out[r:r+d]
+		mean, inv := moments(row)
+		for j, v := range row {
+			out[j] = T((float64(v)-mean)*inv)*gamma[j] + beta[j]
+		}
+	}
+}
+
+// Backward: with x̂ the normalised row and g = ∂y⊙γ,
+// ∂x = (g − mean(g) − x̂·mean(g⊙x̂))/√(σ² + ε), ∂γ += ∂y⊙x̂, ∂β += ∂y.
+func (op *layerNormOp) Backward(a *autodiff.Args)     { layerNormBackward(op, a) }
+func (op *layerNormOp) Backward32(a *autodiff.Args32) { layerNormBackward(op, a) }
+
+func layerNormBackward[T autodiff.Float](op *layerNormOp, a *autodiff.ArgsOf[T]) {
+	x, gamma, d := a.In[0], a.In[1], op.d
+	dx, dgamma, dbeta := a.GradIn[0], a.GradIn[1], a.GradIn[2]
+	for r := 0; r < len(x); r += d {
+		row, dy := x[r:r+d], a.GradOut[r:r+d]
+		mean, inv := moments(row)
+		var sg, sgx float64
+		for j, v := range row {
+			xh := (float64(v) - mean) * inv
+			g := float64(dy[j]) * float64(gamma[j])
+			sg += g
+			sgx += g * xh
+			if dgamma != nil {
+				dgamma[j] += dy[j] * T(xh)
+			}
+			if dbeta != nil {
+				dbeta[j] += dy[j]
+			}
+		}
+		if dx == nil {
+			continue
+		}
+		sg, sgx = sg/float64(d), sgx/float64(d)
+		for j, v := range row {
+			xh := (float64(v) - mean) * inv
+			g := float64(dy[j]) * float64(gamma[j])
+			dx[r+j] += T((g - sg - xh*sgx) * inv)
+		}
+	}
+}
