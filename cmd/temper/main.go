@@ -4,6 +4,7 @@
 //	temper run MODEL.ppl [--data FILE]... [--sampler NAME] [--set key=value]... [flags]
 //	    (temper run -h; the flags are temper.RunKeys)
 //	temper summary DRAWS.csv|RUN_DIR|CHAIN.csv... [--replica N]
+//	temper merge OUT_DIR RUN_DIR...
 //	temper predict MODEL.ppl --draws DRAWS.csv [--data FILE]... [--out FILE]
 //	temper sbc MODEL.ppl --generator GEN.ppl [--data FILE]... [flags]
 //	temper repl [MODEL.ppl] [--data FILE]...
@@ -47,6 +48,8 @@ usage:
   temper check MODEL.ppl [--data FILE]...     parse and check a model (and its data)
   temper run MODEL.ppl [flags]                sample a model; temper run -h lists the flags
                                               (--strict: exit 3 when the run has warnings)
+                                              (--chain-id K: chain K alone of the --chains C run, an array job's task)
+  temper merge OUT_DIR RUN_DIR...             join runs of one run's chains (--chain-id tasks) into one run folder
   temper summary DRAWS.csv|RUN_DIR|CHAINS...  summarise draws (temper's file, a run folder, per-chain files)
   temper plot RUN_DIR [--kind KIND] [--params a,b] [--out FILE]
                                               trace, density, rank, acf or pair plots of the draws
@@ -77,6 +80,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = runCommand(ctx, rest, stdout, stderr)
 	case "summary":
 		err = summaryCommand(rest, stdout, stderr)
+	case "merge":
+		err = mergeCommand(rest, stdout, stderr)
 	case "predict":
 		err = predictCommand(rest, stdout, stderr)
 	case "plot":
