@@ -145,7 +145,7 @@ var RunKeys = []RunKey{
 		},
 		get: func(o Options) any { return cmp.Or(o.InitRadius, 2) }},
 	{Name: "data", Flag: "data", Kind: Path, Arg: "FILE", Where: inFiles,
-		Doc: "a data file (.json, .csv, .npy or .npz); repeatable; the flags replace the infer block's"},
+		Doc: "a data file (.json, .csv, .parquet, .npy or .npz); repeatable; the flags replace the infer block's"},
 	{Name: "out", Flag: "out", Kind: Path, Arg: "DIR", Where: inFiles,
 		Doc: "output folder (default out/MODEL)"},
 	{Name: "checkpoint", Flag: "checkpoint", Kind: Path, Arg: "FILE", Where: inFiles,

@@ -58,7 +58,7 @@ func checkCommand(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("check", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var data repeated
-	fs.Var(&data, "data", "a data file (.json, .csv, .npy or .npz); repeatable")
+	fs.Var(&data, "data", "a data file (.json, .csv, .parquet, .npy or .npz); repeatable")
 	flags, pos := reorderFlags(args)
 	if err := fs.Parse(flags); err != nil {
 		return badf("temper check: %v", err)
