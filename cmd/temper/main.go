@@ -9,6 +9,7 @@
 //	temper sbc MODEL.ppl --generator GEN.ppl [--data FILE]... [flags]
 //	temper repl [MODEL.ppl] [--data FILE]...
 //	temper bench [--replicas 1,4,16] [--threads N] [--epochs E] [--data DIR] [--json]
+//	temper bench data [--rows N] [--cols D] [--formats csv,npy,parquet] [--dir DIR] [--repeat K] [--json]
 //
 // Exit codes: 0 ok, 1 the run failed (or was interrupted; the draws so far
 // are kept), 2 bad input (a diagnostic says where), 3 temper run --strict
@@ -63,6 +64,7 @@ usage:
   temper repl [MODEL.ppl] [--data FILE]...    an interactive session (:help inside lists its commands)
   temper gallery [--check]                    make examples/index.md and each gallery page (go run -tags purego)
   temper bench [--replicas 1,4,16] [flags]    SGLD on a Bayesian MLP for MNIST: steps/s, GFLOP/s, accuracy
+  temper bench data [--rows N] [--cols D]     load an N × D table as CSV, .npy and Parquet: MB/s, peak RSS
 `
 
 // run is the whole command, for tests: it returns the exit code.
