@@ -28,7 +28,7 @@ import (
 // parquetBlock is the rows a goroutine moves from every column to the
 // fields' arrays at a time: a block of 20 float64 columns is 640 KB, so
 // that the scattered writes stay in the L2 cache.
-const parquetBlock = 4096
+const parquetBlock = 1024
 
 // maxExactInt is 2^53: integers beyond it are not all float64s.
 const maxExactInt = 1 << 53

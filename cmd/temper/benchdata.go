@@ -53,6 +53,7 @@ type dataLoad struct {
 	ReadS       float64   `json:"read_s"`  // the files read into arrays
 	BindS       float64   `json:"bind_s"`  // bound to the model's fields and validated
 	LoadS       float64   `json:"load_s"`  // both
+	CPUS        float64   `json:"cpu_s"`   // the child's processor time, user and system, start-up included
 	MBPerS      float64   `json:"mb_per_s"`
 	PeakRSSMiB  float64   `json:"peak_rss_mib"`
 	PeakPerData float64   `json:"peak_rss_per_data"`
@@ -129,9 +130,9 @@ func benchDataCommand(ctx context.Context, args []string, stdout, stderr io.Writ
 	}
 	fmt.Fprintf(stdout, "temper bench data: %d × %d (y and X), %.0f MB as float64, in %s; each format loaded by a process of its own (as temper check --data loads it), the files in the page cache\n\n", *rows, *cols, results[0].DataMB, folder)
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "format\tfile MB\tread s\tbind s\tload s\tMB/s\tpeak RSS MiB\tpeak / data\t")
+	fmt.Fprintln(tw, "format\tfile MB\tread s\tbind s\tload s\tCPU s\tMB/s\tpeak RSS MiB\tpeak / data\t")
 	for _, r := range results {
-		fmt.Fprintf(tw, "%s\t%.0f\t%.2f\t%.2f\t%.2f\t%.0f\t%.0f\t%.2f\t\n", r.Format, r.FileMB, r.ReadS, r.BindS, r.LoadS, r.MBPerS, r.PeakRSSMiB, r.PeakPerData)
+		fmt.Fprintf(tw, "%s\t%.0f\t%.2f\t%.2f\t%.2f\t%.2f\t%.0f\t%.0f\t%.2f\t\n", r.Format, r.FileMB, r.ReadS, r.BindS, r.LoadS, r.CPUS, r.MBPerS, r.PeakRSSMiB, r.PeakPerData)
 	}
 	return tw.Flush()
 }
@@ -192,6 +193,9 @@ func loadData(stdout io.Writer, format string, paths []string) error {
 	}
 	r.DataMB = float64(r.Rows*(r.Cols+1)*8) / 1e6
 	r.MBPerS = r.FileMB / r.LoadS
+	if d, ok := mnist.CPUTime(); ok {
+		r.CPUS = d.Seconds()
+	}
 	if b, ok := ownPeakRSS(); ok {
 		r.PeakRSSMiB = float64(b) / (1 << 20)
 		r.PeakPerData = float64(b) / (r.DataMB * 1e6)
