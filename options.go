@@ -261,7 +261,7 @@ func (o Options) checkRun() error {
 		return fmt.Errorf("threads must be ≥ 0 (0: GOMAXPROCS), got %d", o.Threads)
 	case o.ChainID < 0:
 		return fmt.Errorf("chain_id must be ≥ 1, got %d", o.ChainID)
-	case o.ChainID > o.withDefaults().Chains:
+	case o.ChainID > 0 && o.ChainID > o.withDefaults().Chains:
 		return fmt.Errorf("chain_id = %d is more than chains = %d: chain_id K runs chain K of the run of chains = C (default 4), so give chains = C with C ≥ %d, the same in every task", o.ChainID, o.withDefaults().Chains, o.ChainID)
 	case o.Device != "" && o.Device != "cpu" && !slices.Contains(autodiff.Devices(), o.Device):
 		return autodiff.UnknownDeviceError(o.Device)
