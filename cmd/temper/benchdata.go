@@ -380,8 +380,8 @@ func writeBenchNPY(dir string, y []int32, x []float64, cols int) error {
 }
 
 // writeBenchParquet writes y (INT32) and x01, ..., xD (DOUBLE) with
-// parquet-go in row groups of 2^20 rows, Snappy-compressed, as pyarrow
-// writes by default.
+// parquet-go in row groups of 2^20 rows, Snappy-compressed (pyarrow's
+// default codec).
 func writeBenchParquet(path string, y []int32, x []float64, cols int) error {
 	group := parquet.Group{"y": parquet.Leaf(parquet.Int32Type)}
 	names := make([]string, cols)
