@@ -18,16 +18,42 @@ import (
 // draws_1.csv, draws_2.csv, ...
 func ChainFile(c int) string { return fmt.Sprintf("draws_%d.csv", c+1) }
 
-// ChainFiles lists the files of CmdStan's layout in dir, in chain order.
+// ChainFiles lists the files of CmdStan's layout in dir, in chain order:
+// draws_1.csv, draws_2.csv, ..., or the chains a run of one chain of many
+// (Options.ChainID) or a merge of some wrote, such as draws_3.csv alone.
 func ChainFiles(dir string) []string {
-	var files []string
-	for c := 0; ; c++ {
-		path := filepath.Join(dir, ChainFile(c))
-		if _, err := os.Stat(path); err != nil {
-			return files
-		}
-		files = append(files, path)
+	paths, _ := filepath.Glob(filepath.Join(dir, "draws_*.csv"))
+	type numbered struct {
+		path string
+		n    int
 	}
+	var files []numbered
+	for _, p := range paths {
+		digits := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(p), "draws_"), ".csv")
+		if n, err := strconv.Atoi(digits); err == nil && n > 0 && ChainFile(n-1) == filepath.Base(p) {
+			files = append(files, numbered{p, n})
+		}
+	}
+	slices.SortFunc(files, func(a, b numbered) int { return a.n - b.n })
+	out := make([]string, len(files))
+	for i, f := range files {
+		out[i] = f.path
+	}
+	return out
+}
+
+// removeStaleChainFiles removes the chain files in dir of chains (from 1)
+// that are not keep's, left by an earlier run into the same folder, so
+// that a reader of the folder sees the last run's chains alone.
+func removeStaleChainFiles(dir string, keep []int) error {
+	for _, old := range ChainFiles(dir) {
+		if !slices.ContainsFunc(keep, func(n int) bool { return filepath.Base(old) == ChainFile(n-1) }) {
+			if err := os.Remove(old); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // saveChainFiles writes the target level's draws of each chain into its
@@ -37,14 +63,16 @@ func ChainFiles(dir string) []string {
 // algorithm and its settings, id, seed), the sampler diagnostics as
 // columns ending in __ before the parameters (lp__, and cycle__ for a
 // cyclical schedule), the warm-up's result after the header and the
-// timings at the end. Files of an earlier run with more chains are
-// removed, so that a reader of the folder sees this run alone.
+// timings at the end. Files of other chains, of an earlier run into the
+// same folder, are removed, so that a reader of the folder sees this run
+// alone.
 func (r *Result) saveChainFiles(dir string) error {
-	old := ChainFiles(dir)
-	for _, old := range old[min(len(r.Draws), len(old)):] {
-		if err := os.Remove(old); err != nil {
-			return err
-		}
+	var mine []int
+	for c := range r.Draws {
+		mine = append(mine, r.ChainNumber(c))
+	}
+	if err := removeStaleChainFiles(dir, mine); err != nil {
+		return err
 	}
 	columns := append([]string{"lp__"}, r.StatColumns...)
 	if r.Cycle != nil {
@@ -53,7 +81,7 @@ func (r *Result) saveChainFiles(dir string) error {
 	columns = append(columns, r.Columns[1:]...)
 	row := make([]float64, len(columns))
 	for c, chain := range r.Draws {
-		f, err := os.Create(filepath.Join(dir, ChainFile(c)))
+		f, err := os.Create(filepath.Join(dir, ChainFile(r.ChainNumber(c)-1)))
 		if err != nil {
 			return err
 		}
@@ -96,7 +124,7 @@ func (r *Result) writeChain(f *os.File, c int, chain [][]float64, columns []stri
 			rest = rest[1:]
 		}
 		copy(rest, d[1:])
-		if err := w.Write(c+1, i+1, row); err != nil {
+		if err := w.Write(r.ChainNumber(c), i+1, row); err != nil {
 			return err
 		}
 	}
@@ -132,7 +160,7 @@ func (r *Result) cmdstanHeader(c, kept int, path string) []string {
 		lines = append(lines, "      "+k+" = "+settings[k])
 	}
 	return append(lines,
-		fmt.Sprintf("id = %d", c+1),
+		fmt.Sprintf("id = %d", r.ChainNumber(c)),
 		"random",
 		fmt.Sprintf("  seed = %d", o.Seed),
 		"output",

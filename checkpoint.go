@@ -59,11 +59,16 @@ func WriteCheckpoint(path string, st *infer.State) error {
 }
 
 // fingerprint names the model, its data and the sampler, for a checkpoint
-// to be continued only by the run that wrote it. The model and data are
-// named by the columns, the sizes and the exact log density at a fixed
-// point (which any change of the model block or of a data value moves),
-// the sampler by its preset and every setting.
+// to be continued only by the run that wrote it: the model's fingerprint
+// (modelFingerprint), the sampler by its preset and every setting.
 func (m *Model) fingerprint(s infer.Sampler, settings map[string]string) string {
+	return fmt.Sprintf("model %s\nsampler %s", m.modelFingerprint(), describeSampler(s, settings))
+}
+
+// modelFingerprint names the model and its data by the columns, the sizes
+// and the exact log density at a fixed point (which any change of the
+// model block or of a data value moves), in hex.
+func (m *Model) modelFingerprint() string {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\n%d %d\n", strings.Join(m.Columns(), ","), m.Dim(), m.NumData())
 	theta := make([]float64, m.Dim())
@@ -75,7 +80,7 @@ func (m *Model) fingerprint(s infer.Sampler, settings map[string]string) string 
 		fmt.Fprintf(h, "%v", err)
 	}
 	binary.Write(h, binary.LittleEndian, math.Float64bits(lp))
-	return fmt.Sprintf("model %x\nsampler %s", h.Sum(nil)[:12], describeSampler(s, settings))
+	return fmt.Sprintf("%x", h.Sum(nil)[:12])
 }
 
 // checkpointing sets the infer options that resume from and write the
@@ -211,7 +216,7 @@ func (r *Result) Prepend(t *draws.Table) {
 	}
 	var iters []int
 	for row, chain := range t.Chain {
-		c := chain - 1
+		c := chain - 1 - r.FirstChain
 		if c < 0 || c >= len(old) {
 			continue
 		}

@@ -48,21 +48,24 @@ func (r *Result) Judge() []string {
 	if len(finished) == 0 || r.DrawsPerChain() == 0 {
 		return w
 	}
-	stats := r.Summary()
-	remedy := "run more iterations, or a larger step size (lr) if the chains move slowly"
-	switch {
-	case r.Exact != nil: // Stan's warm-up chose the step: only a longer run or a better parameterisation helps
-		remedy = "run more iterations, or reparameterise the model if its scales differ widely"
-	case r.Tuning != nil: // the warm-up chose the step: only a longer run helps
-		remedy = "run more iterations (sghmc mixes fastest at the tuned step)"
-	}
-	w = append(w, judgeConvergence(stats, len(finished), remedy)...)
+	w = append(w, judgeConvergence(r.Summary(), len(finished), r.remedy())...)
 	w = append(w, r.judgeChains(finished)...)
 	w = append(w, r.judgeLowDensity(finished)...)
 	w = append(w, r.judgeExchange(finished)...)
 	w = append(w, r.judgeCyclical(finished)...)
 	w = append(w, r.judgeGenerated(finished)...)
 	return w
+}
+
+// remedy says what to change for a low ESS.
+func (r *Result) remedy() string {
+	switch {
+	case r.Exact != nil: // Stan's warm-up chose the step: only a longer run or a better parameterisation helps
+		return "run more iterations, or reparameterise the model if its scales differ widely"
+	case r.Tuning != nil: // the warm-up chose the step: only a longer run helps
+		return "run more iterations (sghmc mixes fastest at the tuned step)"
+	}
+	return "run more iterations, or a larger step size (lr) if the chains move slowly"
 }
 
 // paramColumns is the number of the parameters' columns, which come
@@ -199,11 +202,11 @@ func (r *Result) judgeChains(finished []int) []string {
 		}
 		if len(pinned) > 0 {
 			w = append(w, fmt.Sprintf("chain %d is stuck at a bound on most draws, where the constraint's transform saturates: %s; a prior that keeps the parameter off its bound, a smaller step size (lr) or inits away from it may help",
-				c+1, listWords(pinned[:min(len(pinned), namedAtMost)])+more(len(pinned))))
+				r.ChainNumber(c), listWords(pinned[:min(len(pinned), namedAtMost)])+more(len(pinned))))
 		}
 		if len(still) > 0 {
 			w = append(w, fmt.Sprintf("chain %d does not move in %s (every draw is the same): the step size (lr) may be far too small, or the chain stuck where it started",
-				c+1, listWords(still[:min(len(still), namedAtMost)])+more(len(still))))
+				r.ChainNumber(c), listWords(still[:min(len(still), namedAtMost)])+more(len(still))))
 		}
 	}
 	return w
@@ -336,7 +339,7 @@ func (r *Result) judgeLowDensity(finished []int) []string {
 		ref, sd := median(others), math.Sqrt(mean(otherVars))
 		if gap := ref - medians[i]; gap > lowDensityUnits && gap > lowDensitySDs*sd {
 			w = append(w, fmt.Sprintf("chain %d is stuck in a region of low density (median lp__ %.4g against %.4g for the other chains): it may have started badly; a longer burn-in or inits may help",
-				c+1, medians[i], ref))
+				r.ChainNumber(c), medians[i], ref))
 		}
 	}
 	return w

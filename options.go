@@ -49,6 +49,13 @@ type Options struct {
 	Batch  int // minibatch rows per replica (default 0: every row)
 	Seed   uint64
 
+	// ChainID, if positive, runs chain ChainID (from 1) of the Chains
+	// alone, as one task of an array job (a Slurm array, a Kubernetes
+	// indexed job): its draws are that chain's in the run of all Chains
+	// with the same seed, bit for bit, numbered ChainID, and MergeRuns
+	// joins the tasks' output folders into that run's.
+	ChainID int
+
 	// KeepAll keeps the draws of every level of a replica-exchange ladder,
 	// not only the target level's (Result.All; the draws file gains the
 	// replica__, temperature__ and lr__ columns).
@@ -259,6 +266,10 @@ func (o Options) checkRun() error {
 		return fmt.Errorf("precision must be float64 or float32, got %q", o.Precision)
 	case o.Threads < 0:
 		return fmt.Errorf("threads must be ≥ 0 (0: GOMAXPROCS), got %d", o.Threads)
+	case o.ChainID < 0:
+		return fmt.Errorf("chain_id must be ≥ 1, got %d", o.ChainID)
+	case o.ChainID > 0 && o.ChainID > o.withDefaults().Chains:
+		return fmt.Errorf("chain_id = %d is more than chains = %d: chain_id K runs chain K of the run of chains = C (default 4), so give chains = C with C ≥ %d, the same in every task", o.ChainID, o.withDefaults().Chains, o.ChainID)
 	case o.Device != "" && o.Device != "cpu" && !slices.Contains(autodiff.Devices(), o.Device):
 		return autodiff.UnknownDeviceError(o.Device)
 	}
@@ -273,7 +284,7 @@ func (o Options) evalOptions() compile.EvalOptions {
 // runOptions are the driver's options for o (with defaults filled).
 func (o Options) runOptions() infer.Options {
 	return infer.Options{
-		Chains: o.Chains, Iters: o.Iters, Burn: o.Burn, Thin: o.Thin, Batch: o.Batch, Seed: o.Seed,
+		Chains: o.Chains, Chain: o.ChainID, Iters: o.Iters, Burn: o.Burn, Thin: o.Thin, Batch: o.Batch, Seed: o.Seed,
 		EnergyNoise: o.EnergyNoise, GradNoise: o.GradNoise, Init: o.Init, InitRadius: o.InitRadius, Threads: o.Threads,
 		KeepAll: o.KeepAll, Progress: o.Progress, Transport: o.Transport,
 	}

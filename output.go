@@ -82,15 +82,27 @@ func drawsHeader(m *Model, s infer.Sampler, settings map[string]string, opts Opt
 		columns = append(columns, "cycle__")
 	}
 	columns = append(columns, s.StatNames()...)
-	return draws.Header{
-		Comments: append(slices.Clone(comments),
-			"sampler = "+describeSampler(s, settings),
-			settingsLine(opts),
-			"lp__ is minus the minibatch energy; parameters are on their constrained scale, matrices row-major",
-		),
-		Columns: columns,
+	comments = append(slices.Clone(comments),
+		samplerComment+describeSampler(s, settings),
+		settingsLine(opts),
+		"lp__ is minus the minibatch energy; parameters are on their constrained scale, matrices row-major",
+	)
+	if opts.ChainID > 0 { // what MergeRuns checks of the runs it joins
+		comments = append(comments,
+			fmt.Sprintf("%s%d: chain %d alone of the run of chains = %d; temper merge joins the runs of its chains", chainIDComment, opts.ChainID, opts.ChainID, opts.Chains),
+			modelComment+m.modelFingerprint()+" (its columns, sizes and log density at a fixed point)")
 	}
+	return draws.Header{Comments: comments, Columns: columns}
 }
+
+// The comments that open the lines of a draws file's header which say
+// what MergeRuns compares: a run's sampler, settings and model, and the
+// chain a run of one chain ran.
+const (
+	samplerComment = "sampler = "
+	chainIDComment = "chain_id = "
+	modelComment   = "model fingerprint = "
+)
 
 func startDrawsWriter(w io.Writer, h draws.Header, keepAll bool, stats int) (*DrawsWriter, error) {
 	dw, err := draws.NewWriter(w, h)
@@ -174,15 +186,7 @@ func (r *Result) SaveSummaries(dir string) error {
 		return err
 	}
 	stats := r.Summary()
-	sf, err := os.Create(filepath.Join(dir, SummaryFile))
-	if err != nil {
-		return err
-	}
-	if err := summary.WriteCSV(sf, stats); err != nil {
-		sf.Close()
-		return err
-	}
-	if err := sf.Close(); err != nil {
+	if err := writeSummaryFile(filepath.Join(dir, SummaryFile), stats); err != nil {
 		return err
 	}
 	raw, err := json.MarshalIndent(jsonSafe(r.diagnosticsJSON(stats)), "", "  ")
@@ -250,7 +254,7 @@ func (r *Result) WriteExact(w io.Writer) error {
 		if x.MaxDepth > 0 { // NUTS
 			depth, hits = fmt.Sprintf("%.2f", x.MeanTreeDepth), fmt.Sprint(x.MaxDepthHits)
 		}
-		if _, err := fmt.Fprintf(w, "%-6d %10.4g %9.1f %6s %7.3f %9d %9s %7s\n", c+1, x.StepSize, x.MeanLeapfrogs, depth, x.MeanAccept, x.Divergent, hits, formatFinite(x.EBFMI, "%.2f")); err != nil {
+		if _, err := fmt.Fprintf(w, "%-6d %10.4g %9.1f %6s %7.3f %9d %9s %7s\n", r.ChainNumber(c), x.StepSize, x.MeanLeapfrogs, depth, x.MeanAccept, x.Divergent, hits, formatFinite(x.EBFMI, "%.2f")); err != nil {
 			return err
 		}
 	}
@@ -409,6 +413,9 @@ func (r *Result) diagnosticsJSON(stats []summary.Stats) map[string]any {
 	for _, kv := range o.recordedSettings() {
 		diag[kv.key] = kv.value
 	}
+	if o.ChainID > 0 {
+		diag["chain_id"] = o.ChainID
+	}
 	if t := r.Tuning; t != nil {
 		metric := "diagonal"
 		if t.Dense {
@@ -426,7 +433,7 @@ func (r *Result) diagnosticsJSON(stats []summary.Stats) map[string]any {
 		diag["warmup"] = w
 	}
 	if r.Exact != nil {
-		diag["exact"] = exactJSON(r.Exact)
+		diag["exact"] = r.exactJSON()
 	}
 	if tr := o.Transport; tr != nil {
 		diag["processes"] = tr.Size() // a run split across processes (mpirun)
@@ -639,14 +646,14 @@ func jsonSafe(m map[string]any) map[string]any {
 // per chain the adapted step size and metric, and after warm-up the
 // transitions, divergences, maximum-depth hits, mean leapfrog steps and
 // acceptance, and E-BFMI.
-func exactJSON(reports []infer.ExactReport) []map[string]any {
-	out := make([]map[string]any, len(reports))
-	for c, x := range reports {
+func (r *Result) exactJSON() []map[string]any {
+	out := make([]map[string]any, len(r.Exact))
+	for c, x := range r.Exact {
 		metric := "diagonal"
 		if x.Dense {
 			metric = "dense"
 		}
-		out[c] = map[string]any{"chain": c + 1, "step_size": x.StepSize, "metric": metric, "inv_metric": x.InvMetric,
+		out[c] = map[string]any{"chain": r.ChainNumber(c), "step_size": x.StepSize, "metric": metric, "inv_metric": x.InvMetric,
 			"transitions": x.Transitions, "divergent": x.Divergent, "max_depth_hits": x.MaxDepthHits,
 			"mean_leapfrogs": x.MeanLeapfrogs, "mean_tree_depth": x.MeanTreeDepth, "mean_accept_stat": x.MeanAccept, "e_bfmi": finiteOrNil(x.EBFMI)}
 	}

@@ -39,6 +39,18 @@ type Result struct {
 	// judged counts the warnings at the end of Warnings that are Judge's,
 	// which Prepend replaces when the draws change.
 	judged int
+	// chainIDs number a merged run's chains (from 1); nil for a run's own.
+	chainIDs []int
+}
+
+// ChainNumber is the number (from 1) in the whole run of the chain whose
+// draws are Draws[c]: c+1, or with Options.ChainID that chain's number,
+// or for merged runs (MergeRuns) each chain's own.
+func (r *Result) ChainNumber(c int) int {
+	if r.chainIDs != nil {
+		return r.chainIDs[c]
+	}
+	return r.FirstChain + c + 1
 }
 
 // Sample runs the sampler that opts choose on m. It returns when the run
@@ -166,7 +178,7 @@ func (r *Result) drawSequence(f func(infer.Draw) error) error {
 				levels = len(r.All[c])
 			}
 			for l := range levels {
-				d := infer.Draw{Chain: c, Level: l}
+				d := infer.Draw{Chain: r.ChainNumber(c) - 1, Level: l}
 				if i < len(r.Iters) {
 					d.Iter = r.Iters[i]
 				}

@@ -30,7 +30,8 @@ type Value struct {
 type Data map[string]*Value
 
 // ReadDataFile reads a data file by its extension: .json (Stan-style JSON),
-// .csv (see ReadCSV), or NumPy's .npy (the field named after the file) and
+// .csv (see ReadCSV), Apache Parquet's .parquet (ReadParquet, binding
+// columns as a CSV's), or NumPy's .npy (the field named after the file) and
 // .npz (a field per member; see ReadNPY). decls are the declared data
 // fields, which CSV needs to bind its columns.
 func ReadDataFile(path string, decls []FieldDecl) (Data, error) {
@@ -41,6 +42,8 @@ func ReadDataFile(path string, decls []FieldDecl) (Data, error) {
 		return ReadNPZ(path)
 	case ".csv": // streamed: the file's text is never held whole
 		return readCSVFile(path, decls)
+	case ".parquet", ".parq", ".pq":
+		return ReadParquet(path, decls)
 	}
 	if strings.ToLower(filepath.Ext(path)) == ".json" {
 		raw, err := os.ReadFile(path)
@@ -49,7 +52,7 @@ func ReadDataFile(path string, decls []FieldDecl) (Data, error) {
 		}
 		return ReadJSON(path, raw)
 	}
-	return nil, fmt.Errorf("%s: unknown data format %q (use .json, .csv, .npy or .npz)", path, filepath.Ext(path))
+	return nil, fmt.Errorf("%s: unknown data format %q (use .json, .csv, .parquet, .npy or .npz)", path, filepath.Ext(path))
 }
 
 // ReadJSON reads Stan-style JSON: an object whose members are numbers or
@@ -319,17 +322,13 @@ func readCSV(name string, r io.Reader, decls []FieldDecl) (Data, error) {
 // own, not a growing copy's), and the second parses the parts in parallel.
 // A file with a quote in it is read in one part.
 func readCSVFile(path string, decls []FieldDecl) (Data, error) {
-	f, err := os.Open(path)
+	f, size, err := openFile(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	parts := max(1, min(runtime.GOMAXPROCS(0), 8, int(info.Size()>>22))) // at least 4 MB a part
-	plan, err := planCSV(f, info.Size(), parts)
+	parts := max(1, min(runtime.GOMAXPROCS(0), 8, int(size>>22))) // at least 4 MB a part
+	plan, err := planCSV(f, size, parts)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", path, err)
 	}
@@ -339,7 +338,7 @@ func readCSVFile(path string, decls []FieldDecl) (Data, error) {
 		}
 		return readCSV(path, f, decls)
 	}
-	l := &csvLines{br: bufio.NewReaderSize(io.NewSectionReader(f, 0, info.Size()), 1<<16)}
+	l := &csvLines{br: bufio.NewReaderSize(io.NewSectionReader(f, 0, size), 1<<16)}
 	t, err := readHeader(path, l, decls)
 	if err != nil {
 		return nil, err
@@ -353,7 +352,7 @@ func readCSVFile(path string, decls []FieldDecl) (Data, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			end := info.Size()
+			end := size
 			if p+1 < len(plan.starts) {
 				end = plan.starts[p+1].offset
 			}
@@ -386,6 +385,20 @@ func readCSVFile(path string, decls []FieldDecl) (Data, error) {
 		}
 	}
 	return t.data(plan.rows, decls)
+}
+
+// openFile opens a data file, with its size.
+func openFile(path string) (*os.File, int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	info, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, 0, err
+	}
+	return f, info.Size(), nil
 }
 
 // csvPlan is the first pass's finding: the data rows (non-blank lines after

@@ -192,8 +192,9 @@ func newExactKernel(target Target, s Sampler, o Options) (*exactKernel, error) {
 	}
 	st := o.Resume
 	if st == nil {
+		chains, first := o.chainRange()
 		st = &State{Fingerprint: o.Fingerprint, Seed: o.Seed, Burn: x.Warmup + o.Burn, ScheduleIterations: x.Warmup + o.Burn + o.Iters,
-			Chains: o.Chains, Levels: 1, Dim: d}
+			Chains: chains, FirstChain: first, Levels: 1, Dim: d}
 	} else if err := checkExactResume(st, target, o, x.Warmup); err != nil {
 		return nil, err
 	}
@@ -204,7 +205,7 @@ func newExactKernel(target Target, s Sampler, o Options) (*exactKernel, error) {
 	}
 	k.rngs = make([]*Rand, st.Chains)
 	for c := range k.rngs {
-		k.rngs[c] = NewRand(st.Seed, uint64(c)+1)
+		k.rngs[c] = NewRand(st.Seed, uint64(st.FirstChain+c)+1) // chain c's stream in the whole run
 		if o.Resume != nil {
 			k.rngs[c].Seek(st.Streams[c])
 		}
@@ -254,7 +255,7 @@ func (k *exactKernel) fresh() {
 	for c := range rows {
 		theta := row(st.Theta, c, d)
 		if k.o.Init != nil {
-			copy(theta, k.o.Init[c])
+			copy(theta, k.o.Init[st.FirstChain+c])
 			continue
 		}
 		for i := range theta {
@@ -303,8 +304,8 @@ func checkExactResume(st *State, target Target, o Options, warmup int) error {
 		return bad("it was written by a run of another model, data or sampler")
 	case st.Exact == nil || st.Levels != 1 || st.Dim != target.Dim():
 		return bad("it is not the state of an exact sampler of %d parameters", target.Dim())
-	case st.Chains != o.Chains && o.Chains != 0:
-		return bad("it has %d chains, this run asks for %d", st.Chains, o.Chains)
+	case checkChains(st, o) != nil:
+		return checkChains(st, o)
 	case st.Seed != o.Seed:
 		return bad("it was started with seed %d, this run has seed %d", st.Seed, o.Seed)
 	case o.Burn != 0 && o.Burn+warmup != st.Burn:

@@ -123,11 +123,17 @@ func newKernel(target Target, s Sampler, o Options) (*sgKernel, error) {
 		batch = 0
 	}
 	st := o.Resume
-	if st == nil {
+	chains, first := o.chainRange()
+	switch {
+	case st == nil && o.Chain > 0 && s.AutoStep && o.Chains > 1:
+		return newChainKernel(target, s, o)
+	case st == nil:
 		st = &State{Fingerprint: o.Fingerprint, Seed: o.Seed, Burn: o.Burn, ScheduleIterations: o.Burn + o.Iters,
-			Chains: o.Chains, Levels: levels, Dim: d}
-	} else if err := checkResume(st, target, s, o, levels, batch); err != nil {
-		return nil, err
+			Chains: chains, FirstChain: first, Levels: levels, Dim: d}
+	default:
+		if err := checkResume(st, target, s, o, levels, batch); err != nil {
+			return nil, err
+		}
 	}
 	stages, err := s.startStages(o, st.ScheduleIterations) // cyclical schedules (cyclical.go); nil for others
 	if err != nil {
@@ -152,13 +158,14 @@ func newKernel(target Target, s Sampler, o Options) (*sgKernel, error) {
 		k.total = st.Done + o.Iters
 	}
 
-	// One random stream per replica, (seed, r+1) of package noise: initial
-	// point, minibatches, synthetic noise and the dynamics' noise. Each
-	// replica reads only its own, so the draws do not depend on the order
-	// or the goroutines the replicas run on.
+	// One random stream per replica, (seed, r+1) of package noise for row
+	// r of the whole run: initial point, minibatches, synthetic noise and
+	// the dynamics' noise. Each replica reads only its own, so the draws do
+	// not depend on the order or the goroutines the replicas run on, nor on
+	// whether the other chains run in this process.
 	k.rngs = make([]*Rand, rows)
 	for r := range k.rngs {
-		k.rngs[r] = NewRand(st.Seed, uint64(r)+1)
+		k.rngs[r] = NewRand(st.Seed, uint64(st.FirstChain*levels+r)+1)
 		if o.Resume != nil {
 			k.rngs[r].Seek(st.Streams[r])
 		}
@@ -172,7 +179,7 @@ func newKernel(target Target, s Sampler, o Options) (*sgKernel, error) {
 		for r := range rows {
 			x := row(st.Theta, r, d)
 			if o.Init != nil {
-				copy(x, o.Init[r/levels])
+				copy(x, o.Init[st.FirstChain+r/levels])
 				continue
 			}
 			for i := range x {
@@ -433,8 +440,8 @@ func checkResume(st *State, target Target, s Sampler, o Options, levels, batch i
 		return bad("it was written by a run of another model, data or sampler")
 	case st.Dim != target.Dim() || st.Levels != levels:
 		return bad("it has %d parameters and %d levels, this run %d and %d", st.Dim, st.Levels, target.Dim(), levels)
-	case st.Chains != o.Chains && o.Chains != 0:
-		return bad("it has %d chains, this run asks for %d", st.Chains, o.Chains)
+	case checkChains(st, o) != nil:
+		return checkChains(st, o)
 	case st.Seed != o.Seed:
 		return bad("it was started with seed %d, this run has seed %d", st.Seed, o.Seed)
 	case o.Burn != 0 && o.Burn != st.Burn:
@@ -450,6 +457,53 @@ func checkResume(st *State, target Target, s Sampler, o Options, levels, batch i
 		return bad("it has %d ladders for %d chains", len(st.Ladders), st.Chains)
 	}
 	return nil
+}
+
+// checkChains refuses a State of other chains than o asks for: all of a
+// run's, or one of them (Options.Chain).
+func checkChains(st *State, o Options) error {
+	chains, first := o.chainRange()
+	switch {
+	case st.FirstChain != first && o.Chain > 0 && st.Chains == 1:
+		return fmt.Errorf("%w: it is the state of chain %d of its run, this run asks for chain %d", ErrBadCheckpoint, st.FirstChain+1, o.Chain)
+	case st.Chains != chains || st.FirstChain != first:
+		return fmt.Errorf("%w: it has %s, this run asks for %s", ErrBadCheckpoint, describeChains(st.Chains, st.FirstChain), describeChains(chains, first))
+	}
+	return nil
+}
+
+// describeChains says which chains a State holds.
+func describeChains(chains, first int) string {
+	if first > 0 || chains == 1 && first == 0 {
+		return fmt.Sprintf("chain %d alone", first+1)
+	}
+	return fmt.Sprintf("%d chains", chains)
+}
+
+// newChainKernel makes the kernel of chain o.Chain alone of a run whose
+// warm-up pools the chains (lr = auto): the warm-up runs on every chain,
+// as in the run of all of them, and the chain then continues from its own
+// part of that State, as a resumed run would. The other chains' rows are
+// dropped before any draw, so only the warm-up costs more.
+func newChainKernel(target Target, s Sampler, o Options) (*sgKernel, error) {
+	whole := o
+	whole.Chain = 0
+	k, err := newKernel(target, s, whole)
+	if err != nil {
+		return nil, err
+	}
+	if err := k.sync(); err != nil {
+		return nil, err
+	}
+	one := o
+	one.Resume, one.Init = k.st.chain(o.Chain-1), nil
+	ck, err := newKernel(target, s, one)
+	if err != nil {
+		return nil, err
+	}
+	ck.o.Resume, ck.o.Init = nil, o.Init // a fresh run's: a starting point given is reported, not redrawn
+	ck.total = ck.st.Burn + o.Iters
+	return ck, nil
 }
 
 // level is the step size and temperature of chain c's level l at
@@ -600,7 +654,11 @@ func (k *sgKernel) deviceMove(it int, rows []int) error {
 		k.lrs[r], k.temps[r] = lv.LR, lv.Temperature
 	}
 	k.stale = true
-	if err := k.dev.LangevinStep(k.lrs, k.temps, st.Seed, it, rows, st.Energy, st.Variance); err != nil {
+	seed := st.Seed
+	if st.FirstChain > 0 { // the device numbers its streams by the replicas it holds: a chain run alone gets its own seed
+		seed = DrawSeed(st.Seed, st.FirstChain, -1, -1)
+	}
+	if err := k.dev.LangevinStep(k.lrs, k.temps, seed, it, rows, st.Energy, st.Variance); err != nil {
 		return fmt.Errorf("iteration %d: %w", it+1, err)
 	}
 	return nil
@@ -722,7 +780,7 @@ func (k *sgKernel) check(it int, info *Info) error {
 		if what == "" {
 			continue
 		}
-		f := Failure{Chain: c, Replica: l, Iteration: it + 1, What: what, Value: value}
+		f := Failure{Chain: st.FirstChain + c, Replica: l, Iteration: it + 1, What: what, Value: value}
 		if levels > 1 && l == levels-1 {
 			// The hottest level leaves no gap behind: it takes its
 			// neighbour's state (the evaluation there is valid) with its

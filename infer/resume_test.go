@@ -82,34 +82,39 @@ func (e regressionEvaluator) Evaluate(theta []float64, rows []int, energy, grad,
 	return nil
 }
 
+// samplerCase is a sampler with settings and a burn-in.
+type samplerCase struct {
+	name     string
+	settings map[string]string
+	burn     int
+}
+
+// samplerCases cover every part of the State: momenta (sghmc), a cyclical
+// schedule (whose K is given by hand, since a resumed run keeps the K it
+// started with), an adaptive ladder and buffer (deo_sgd, adapting across
+// a checkpoint at iteration 150), the second estimator of m-reSGLD, RENHD's
+// thermostats, restarts and growing Barker exchange minibatch, and a tuned
+// run (metric, step) whose control variate's centres are refreshed.
+var samplerCases = []samplerCase{
+	{"sgld", map[string]string{"lr": "1e-3"}, 20},
+	{"sghmc", map[string]string{"lr": "1e-4"}, 20},
+	{"cyclical_sgld", map[string]string{"lr": "2e-3", "schedule_iterations": "300", "cycles": "3"}, 0},
+	{"deo_sgd", map[string]string{"lr_min": "1e-4", "lr_max": "5e-3", "replicas": "4"}, 200},
+	{"deo_sgd", map[string]string{"lr_min": "1e-4", "lr_max": "5e-3", "replicas": "4", "adapt": "always"}, 20},
+	{"m_resgld", map[string]string{"lr": "1e-3", "t_max": "3"}, 20},
+	{"renhd", map[string]string{"lr": "1e-4", "tau": "1.2", "replicas": "3", "every": "3", "exchange_batch": "40"}, 20},
+	{"sghmc", map[string]string{"gradient": "control_variate", "cv_refresh": "40"}, 20},
+}
+
 // TestResumeBitIdentical runs each sampler straight for 2K iterations, and
 // again as a run of K stopped with a checkpoint (written and read back
 // through WriteState and ReadState) and resumed for K more: the two must
-// make the same draws, bit for bit, and end with the same ladders. The
-// samplers cover every part of the State: momenta (sghmc), a cyclical
-// schedule (whose K is the straight run's, given by hand, since a
-// resumed run keeps the K it started with), an adaptive ladder and buffer
-// adapting across the checkpoint (deo_sgd, its warm-up ending after it),
-// the second estimator of m-reSGLD, RENHD's thermostats, restarts and
-// growing Barker exchange minibatch, and a tuned run (metric, step) whose
-// control variate's centres are refreshed across the checkpoint.
+// make the same draws, bit for bit, and end with the same ladders
+// (samplerCases).
 func TestResumeBitIdentical(t *testing.T) {
 	const half = 150
 	target := newRegression()
-	for _, c := range []struct {
-		name     string
-		settings map[string]string
-		burn     int
-	}{
-		{"sgld", map[string]string{"lr": "1e-3"}, 20},
-		{"sghmc", map[string]string{"lr": "1e-4"}, 20},
-		{"cyclical_sgld", map[string]string{"lr": "2e-3", "schedule_iterations": "300", "cycles": "3"}, 0},
-		{"deo_sgd", map[string]string{"lr_min": "1e-4", "lr_max": "5e-3", "replicas": "4"}, 200},
-		{"deo_sgd", map[string]string{"lr_min": "1e-4", "lr_max": "5e-3", "replicas": "4", "adapt": "always"}, 20},
-		{"m_resgld", map[string]string{"lr": "1e-3", "t_max": "3"}, 20},
-		{"renhd", map[string]string{"lr": "1e-4", "tau": "1.2", "replicas": "3", "every": "3", "exchange_batch": "40"}, 20},
-		{"sghmc", map[string]string{"gradient": "control_variate", "cv_refresh": "40"}, 20},
-	} {
+	for _, c := range samplerCases {
 		s, err := infer.NewSampler(c.name, c.settings)
 		if err != nil {
 			t.Fatal(err)

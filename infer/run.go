@@ -18,6 +18,15 @@ type Options struct {
 	Batch  int // minibatch rows per replica; 0 or ≥ NumData: every row
 	Seed   uint64
 
+	// Chain, if positive, runs chain Chain (from 1) of the Chains alone,
+	// as one task of an array job: its random streams, starting point and
+	// draws are those the chain has in the run of all Chains, bit for bit,
+	// and its draws and failures are numbered as that chain's. The
+	// warm-up of an automatic step size, which pools the chains (the
+	// metric at the median chain's end point, the step from every chain's
+	// curvature), runs on all Chains first.
+	Chain int
+
 	// EnergyNoise and GradNoise add independent N(0, s²) noise to every
 	// energy and every gradient coordinate: the papers' synthetic
 	// experiments on targets without data. The energy noise is part of the
@@ -94,7 +103,7 @@ type Progress struct {
 
 // Draw is one kept state of one replica.
 type Draw struct {
-	Chain int // counted from 0
+	Chain int // counted from 0 in the whole run (Options.Chain)
 	Iter  int // counted from the end of burn-in
 	// Level is the replica's rung of the ladder (0: the target), with the
 	// step size and temperature it moved with.
@@ -145,6 +154,8 @@ func (o Options) validate(dim int) error {
 		return fmt.Errorf("noise scales must be ≥ 0")
 	case o.InitRadius < 0:
 		return fmt.Errorf("init radius must be ≥ 0, got %g", o.InitRadius)
+	case o.Chain < 0 || o.Chain > o.Chains:
+		return fmt.Errorf("chain %d is not one of the run's chains 1 to %d", o.Chain, o.Chains)
 	}
 	if o.Init != nil {
 		if len(o.Init) != o.Chains {
@@ -159,8 +170,20 @@ func (o Options) validate(dim int) error {
 	return nil
 }
 
+// chainRange is the chains this process runs: all of them from 0, or
+// chain o.Chain alone.
+func (o Options) chainRange() (chains, first int) {
+	if o.Chain > 0 {
+		return 1, o.Chain - 1
+	}
+	return o.Chains, 0
+}
+
 // Result holds the draws of a run, kept in memory.
 type Result struct {
+	// FirstChain is the number (from 0) in the whole run of the chain
+	// whose draws are Draws[0]: Options.Chain - 1, or 0.
+	FirstChain int
 	// Columns are lp__ then the target's OutputNames.
 	Columns []string
 	// StatColumns name the sampler's own values of each draw, Stan's
@@ -209,7 +232,7 @@ type Result struct {
 func (r *Result) Finished() []int {
 	var out []int
 	for c := range r.Draws {
-		if !slices.ContainsFunc(r.Failures, func(f Failure) bool { return f.Chain == c }) {
+		if !slices.ContainsFunc(r.Failures, func(f Failure) bool { return f.Chain == r.FirstChain+c }) {
 			out = append(out, c)
 		}
 	}
@@ -405,7 +428,7 @@ func newRecorder(k runKernel, o Options) *recorder {
 	st := k.state()
 	chains := st.Chains
 	res := &Result{Columns: append([]string{"lp__"}, k.output().OutputNames()...), Draws: make([][][]float64, chains),
-		Sampler: k.name(), Replicas: st.Levels, StatColumns: k.statNames()}
+		Sampler: k.name(), Replicas: st.Levels, StatColumns: k.statNames(), FirstChain: st.FirstChain}
 	if k.cyclical() {
 		res.Cycle = make([][]int, chains)
 	}
@@ -453,7 +476,7 @@ func (rc *recorder) record(info *Info) error {
 		c, l := r/levels, r%levels
 		dst[0] = -st.Energy[r]
 		if g, ok := target.(SeededTarget); ok {
-			g.ConstrainSeeded(dst[1:], row(st.Theta, r, d), DrawSeed(rc.o.Seed, c, l, k))
+			g.ConstrainSeeded(dst[1:], row(st.Theta, r, d), DrawSeed(rc.o.Seed, st.FirstChain+c, l, k))
 		} else {
 			target.Constrain(dst[1:], row(st.Theta, r, d))
 		}
@@ -469,7 +492,7 @@ func (rc *recorder) record(info *Info) error {
 			continue
 		}
 		lv := rc.k.level(c, l, k)
-		draw.Chain, draw.Iter, draw.Level, draw.LR, draw.Temperature = c, k-st.Burn, l, lv.LR, lv.Temperature
+		draw.Chain, draw.Iter, draw.Level, draw.LR, draw.Temperature = st.FirstChain+c, k-st.Burn, l, lv.LR, lv.Temperature
 		draw.Cycle = rc.k.cycle(k)
 		if gathered != nil {
 			copy(draw.Values, gathered[r*cols:(r+1)*cols])

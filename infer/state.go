@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"slices"
 )
 
 // State is everything a run needs to continue (DESIGN.md section 6): the
@@ -37,13 +38,18 @@ type State struct {
 	Burn, ScheduleIterations int
 
 	Chains, Levels, Dim int
+	// FirstChain is the number (from 0) in the whole run of the State's
+	// first chain: a run of one chain of many (Options.Chain) numbers its
+	// random streams, draws and failures as that chain's.
+	FirstChain int
 	// Theta, Grad: rows × Dim; Energy, Variance: one per row.
 	Theta, Grad, Energy, Variance []float64
 	// Aux holds each row's auxiliary variables, AuxLen values a row
 	// (Dynamics.AuxLen): momenta, thermostats, preconditioners.
 	Aux    []float64
 	AuxLen int
-	// Streams is the position of each row's random stream (seed, row+1).
+	// Streams is the position of each row's random stream (seed, row+1),
+	// rows numbered in the whole run (FirstChain).
 	Streams []uint64
 	// Batches deals the minibatches; nil for full-batch runs.
 	Batches *BatchState
@@ -117,7 +123,7 @@ type SideState struct {
 // Failure says where a chain (or one replica of its ladder) stopped being
 // finite.
 type Failure struct {
-	Chain, Replica int // from 0; Replica is the level
+	Chain, Replica int // from 0, Chain in the whole run (State.FirstChain); Replica is the level
 	Iteration      int // from 1, burn-in included
 	// What went bad: "energy" or "parameter N" (the unconstrained
 	// coordinate, from 1), and the value it took.
@@ -132,10 +138,10 @@ func (f Failure) String() string {
 // row is row r's slice of a rows × n array.
 func row(x []float64, r, n int) []float64 { return x[r*n : (r+1)*n] }
 
-// failed reports whether chain c has stopped.
+// failed reports whether chain c (of the State's, from 0) has stopped.
 func (st *State) failed(c int) bool {
 	for _, f := range st.Failures {
-		if f.Chain == c {
+		if f.Chain == st.FirstChain+c {
 			return true
 		}
 	}
@@ -196,4 +202,43 @@ func ReadState(r io.Reader) (*State, error) {
 		return nil, fmt.Errorf("%w: %v", ErrBadCheckpoint, err)
 	}
 	return st, nil
+}
+
+// chain is chain c's part of the State (c from 0, of its chains), as the
+// State of a run of that chain alone (Options.Chain): its rows, streams,
+// minibatch dealers, ladder, side estimators and control-variate centres;
+// the warm-up's metric and tuning are shared.
+func (st *State) chain(c int) *State {
+	lo, hi := c*st.Levels, (c+1)*st.Levels
+	out := *st
+	out.Chains, out.FirstChain = 1, st.FirstChain+c
+	rows := func(x []float64, n int) []float64 { return slices.Clone(x[lo*n : hi*n]) }
+	out.Theta, out.Grad = rows(st.Theta, st.Dim), rows(st.Grad, st.Dim)
+	out.Energy, out.Variance = rows(st.Energy, 1), rows(st.Variance, 1)
+	out.Aux = rows(st.Aux, st.AuxLen)
+	out.Streams = slices.Clone(st.Streams[lo:hi])
+	if b := st.Batches; b != nil {
+		out.Batches = &BatchState{Perms: slices.Clone(b.Perms[lo:hi]), Pos: slices.Clone(b.Pos[lo:hi])}
+	}
+	if st.Ladders != nil {
+		out.Ladders = slices.Clone(st.Ladders[c : c+1])
+	}
+	side := func(s *SideState) *SideState {
+		if s == nil {
+			return nil
+		}
+		o := &SideState{Rngs: slices.Clone(s.Rngs[lo:hi])}
+		if s.Perms != nil {
+			o.Perms = slices.Clone(s.Perms[lo:hi])
+		}
+		return o
+	}
+	out.Second, out.ExchangeBatch = side(st.Second), side(st.ExchangeBatch)
+	if cv := st.ControlVariate; cv != nil {
+		out.ControlVariate = &ControlVariate{Centers: rows(cv.Centers, st.Dim), Energies: rows(cv.Energies, 1), Grads: rows(cv.Grads, st.Dim)}
+	}
+	mine := func(f Failure) bool { return f.Chain != out.FirstChain }
+	out.Failures = slices.DeleteFunc(slices.Clone(st.Failures), mine)
+	out.Restarts = slices.DeleteFunc(slices.Clone(st.Restarts), mine)
+	return &out
 }

@@ -148,7 +148,7 @@ func newExchanger(target Target, s Sampler, o Options, st *State, batch, totalRo
 				Values: s.Ladder.initial(levels),
 				Open:   make([]bool, levels-1),
 				Trips:  newRoundTrips(levels),
-				Rng:    rand.NewPCG(st.Seed, 1<<40+uint64(c)),
+				Rng:    rand.NewPCG(st.Seed, 1<<40+uint64(st.FirstChain+c)),
 				Report: ExchangeReport{Scheme: s.Scheme.String(), Window: max(1, s.Scheme.Window),
 					Attempts: make([]int, levels-1), Accepts: make([]int, levels-1), IndexEvery: indexEvery},
 			}
@@ -171,12 +171,13 @@ func newExchanger(target Target, s Sampler, o Options, st *State, batch, totalRo
 		})
 	}
 	rows := st.Chains * levels
+	shift := uint64(st.FirstChain * levels) // the side streams of row r of the whole run
 	var err error
 	if two, b2 := twoEstimators(s.Exchange); two {
 		if b2 == 0 {
 			b2 = batch
 		}
-		if ex.second, err = newSideEstimator(target, o, rows, b2, 1<<41, &st.Second); err != nil {
+		if ex.second, err = newSideEstimator(target, o, rows, b2, 1<<41+shift, &st.Second); err != nil {
 			return nil, err
 		}
 	}
@@ -188,7 +189,7 @@ func newExchanger(target Target, s Sampler, o Options, st *State, batch, totalRo
 		if eb == 0 {
 			eb = batch
 		}
-		if ex.exchangeBatch, err = newSideEstimator(target, o, rows, eb, 1<<42, &st.ExchangeBatch); err != nil {
+		if ex.exchangeBatch, err = newSideEstimator(target, o, rows, eb, 1<<42+shift, &st.ExchangeBatch); err != nil {
 			return nil, err
 		}
 		ex.sigmaStar2 = b.Compensation.SigmaStar2()

@@ -774,7 +774,7 @@ func (k *sgKernel) stepWarnings() ([]string, error) {
 	rows := len(k.rngs)
 	rngs := make([]*Rand, rows)
 	for r := range rngs {
-		rngs[r] = NewRand(st.Seed, 1<<45+uint64(r))
+		rngs[r] = NewRand(st.Seed, 1<<45+uint64(st.FirstChain*st.Levels+r))
 	}
 	t := &tuner{target: k.target, o: k.o, st: &State{Dim: st.Dim, Energy: make([]float64, rows), Grad: make([]float64, rows*st.Dim),
 		Variance: make([]float64, rows)}, rngs: rngs, temp: k.s.Temperature}

@@ -36,7 +36,7 @@ func init() {
 				s.load(a[0])
 				return false
 			}},
-		{"data", ":data FILE...", "read data files (.json, .csv, .npy or .npz) for the data block",
+		{"data", ":data FILE...", "read data files (.json, .csv, .parquet, .npy or .npz) for the data block",
 			"Stan-style JSON ({\"N\": 3, \"x\": [1, 2, 3]}) or CSV with a header, bound as temper run binds them\n(a CSV needs the data block first). A field read again replaces the earlier value.",
 			func(s *Session, _ context.Context, a []string) bool {
 				if len(a) == 0 {

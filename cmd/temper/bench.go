@@ -216,6 +216,9 @@ func (c *benchConfig) compileModel() error {
 // (shared/peers/torch_sgld_mlp.py) sets up the same experiment, so that the
 // two print comparable steps/s and accuracies.
 func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) > 0 && args[0] == "data" {
+		return benchDataCommand(ctx, args[1:], stdout, stderr)
+	}
 	c, err := parseBenchFlags(args, stderr)
 	if err != nil {
 		return err

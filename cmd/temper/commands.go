@@ -9,6 +9,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/temper-ppl/temper"
@@ -56,7 +58,7 @@ func checkCommand(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("check", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var data repeated
-	fs.Var(&data, "data", "a data file (.json, .csv, .npy or .npz); repeatable")
+	fs.Var(&data, "data", "a data file (.json, .csv, .parquet, .npy or .npz); repeatable")
 	flags, pos := reorderFlags(args)
 	if err := fs.Parse(flags); err != nil {
 		return badf("temper check: %v", err)
@@ -329,4 +331,38 @@ func samplersCommand(stdout io.Writer) error {
 		fmt.Fprintf(stdout, "  %-9s %s\n", k, infer.SettingDoc(k))
 	}
 	return nil
+}
+
+// mergeCommand joins the output folders of runs of one run's chains, such
+// as the tasks of an array job run with --chain-id, into one run folder
+// (temper.MergeRuns), and prints its summary and warnings.
+func mergeCommand(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("merge", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	quiet := fs.Bool("quiet", false, "no table")
+	flags, pos := reorderFlags(args, "quiet")
+	if err := fs.Parse(flags); err != nil {
+		return badf("temper merge: %v", err)
+	}
+	if len(pos) < 2 {
+		return badf("usage: temper merge OUT_DIR RUN_DIR...: joins the folders of runs of one run's chains (temper run --chain-id K) into OUT_DIR")
+	}
+	out, dirs := pos[0], pos[1:]
+	if slices.Contains(dirs, out) {
+		return badf("temper merge: %s is both the output and a run to merge; name a new folder", out)
+	}
+	res, err := temper.MergeRuns(out, dirs...)
+	if err != nil {
+		return badf("temper merge: %v", err)
+	}
+	if !*quiet {
+		ids := make([]string, len(res.Draws))
+		for c := range res.Draws {
+			ids[c] = strconv.Itoa(res.ChainNumber(c))
+		}
+		fmt.Fprintf(stdout, "%d runs merged: chains %s × %d draws\n\n", len(dirs), strings.Join(ids, ", "), res.DrawsPerChain())
+		res.WriteTable(stdout)
+		fmt.Fprintf(stdout, "\ndraws, summary and diagnostics in %s\n", out)
+	}
+	return res.WriteWarnings(stderr)
 }

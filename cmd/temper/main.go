@@ -4,10 +4,12 @@
 //	temper run MODEL.ppl [--data FILE]... [--sampler NAME] [--set key=value]... [flags]
 //	    (temper run -h; the flags are temper.RunKeys)
 //	temper summary DRAWS.csv|RUN_DIR|CHAIN.csv... [--replica N]
+//	temper merge OUT_DIR RUN_DIR...
 //	temper predict MODEL.ppl --draws DRAWS.csv [--data FILE]... [--out FILE]
 //	temper sbc MODEL.ppl --generator GEN.ppl [--data FILE]... [flags]
 //	temper repl [MODEL.ppl] [--data FILE]...
 //	temper bench [--replicas 1,4,16] [--threads N] [--epochs E] [--data DIR] [--json]
+//	temper bench data [--rows N] [--cols D] [--formats csv,npy,parquet] [--dir DIR] [--repeat K] [--json]
 //
 // Exit codes: 0 ok, 1 the run failed (or was interrupted; the draws so far
 // are kept), 2 bad input (a diagnostic says where), 3 temper run --strict
@@ -47,6 +49,8 @@ usage:
   temper check MODEL.ppl [--data FILE]...     parse and check a model (and its data)
   temper run MODEL.ppl [flags]                sample a model; temper run -h lists the flags
                                               (--strict: exit 3 when the run has warnings)
+                                              (--chain-id K: chain K alone of the --chains C run, an array job's task)
+  temper merge OUT_DIR RUN_DIR...             join runs of one run's chains (--chain-id tasks) into one run folder
   temper summary DRAWS.csv|RUN_DIR|CHAINS...  summarise draws (temper's file, a run folder, per-chain files)
   temper plot RUN_DIR [--kind KIND] [--params a,b] [--out FILE]
                                               trace, density, rank, acf or pair plots of the draws
@@ -60,6 +64,7 @@ usage:
   temper repl [MODEL.ppl] [--data FILE]...    an interactive session (:help inside lists its commands)
   temper gallery [--check]                    make examples/index.md and each gallery page (go run -tags purego)
   temper bench [--replicas 1,4,16] [flags]    SGLD on a Bayesian MLP for MNIST: steps/s, GFLOP/s, accuracy
+  temper bench data [--rows N] [--cols D]     load an N × D table as CSV, .npy and Parquet: MB/s, peak RSS
 `
 
 // run is the whole command, for tests: it returns the exit code.
@@ -77,6 +82,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = runCommand(ctx, rest, stdout, stderr)
 	case "summary":
 		err = summaryCommand(rest, stdout, stderr)
+	case "merge":
+		err = mergeCommand(rest, stdout, stderr)
 	case "predict":
 		err = predictCommand(rest, stdout, stderr)
 	case "plot":

@@ -21,7 +21,7 @@ func predictCommand(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("predict", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var data repeated
-	fs.Var(&data, "data", "the data to predict (.json, .csv, .npy or .npz); repeatable; default the infer block's")
+	fs.Var(&data, "data", "the data to predict (.json, .csv, .parquet, .npy or .npz); repeatable; default the infer block's")
 	drawsPath := fs.String("draws", "", "a draws.csv written by temper run")
 	out := fs.String("out", "", "write the definitions' posterior means to this CSV file")
 	weightCycles := fs.Bool("weight-cycles", false, "weight the cycles of a cyclical run by their harmonic-mean mass (seed 002, appendix F)")

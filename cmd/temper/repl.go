@@ -19,7 +19,7 @@ func replCommand(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("repl", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var data repeated
-	fs.Var(&data, "data", "a data file (.json, .csv, .npy or .npz) to read after the model; repeatable")
+	fs.Var(&data, "data", "a data file (.json, .csv, .parquet, .npy or .npz) to read after the model; repeatable")
 	history := fs.String("history", "", "the history file (default: temper/repl_history in the user's config folder)")
 	noHistory := fs.Bool("no-history", false, "keep no history")
 	flags, pos := reorderFlags(args, "no-history")

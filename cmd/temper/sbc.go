@@ -48,6 +48,7 @@ var sbcFlagDocs = map[string]string{
 	"resume":           "",
 	"init":             "",
 	"keep":             "",
+	"chain_id":         "",
 }
 
 // sbcCommand is temper sbc: simulation-based calibration of a sampler on
