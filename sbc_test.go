@@ -318,13 +318,19 @@ func TestSBCCatchesColdSampler(t *testing.T) {
 // reported, not judged (the request), and the test asserts only
 // that the machinery ran. The hierarchy's bulk ESS is about 0.05 per
 // iteration under SGHMC: 4,000 iterations give the 99 draws ranked, and 50
-// replications keep each model near 5 s.
+// replications keep it near 5 s; SGLD mixes slower still there (its runs
+// double to reach the ESS, 25 s), so it is reported on the other two
+// (seed 1: smallest p 0.040 on the hierarchy when it was run, 0.20 on
+// the logistic regression, 0.81 on the bounded parameter).
 func TestSBCModelsSG(t *testing.T) {
 	if testing.Short() {
 		t.Skip("six calibrations; skipped with -short")
 	}
 	for _, sampler := range []string{"sghmc", "sgld"} {
 		for _, c := range sbcModels {
+			if sampler == "sgld" && c.file == "hierarchy.ppl" {
+				continue
+			}
 			t.Run(sampler+"/"+c.file, func(t *testing.T) {
 				opts := temper.SBCOptions{Run: temper.Options{Sampler: sampler, Seed: 1}}
 				if c.file == "hierarchy.ppl" {
