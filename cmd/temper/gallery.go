@@ -471,8 +471,11 @@ func galleryPageText(p galleryPage, models []pageModel, hasReadme bool, commands
 	fmt.Fprintf(&b, "## Run it\n\n```sh\n%s\n```\n\n", strings.Join(commands, "\n"))
 	if p.results != nil {
 		b.WriteString("## Results\n\n" + strings.TrimSpace(results) + "\n\n")
-		if p.slow {
-			b.WriteString("## Size\n\n" + strings.TrimSpace(p.size+"\n\n"+took) + "\n\n")
+		if size := strings.TrimSpace(p.size); p.slow || size != "" {
+			if p.slow {
+				size = strings.TrimSpace(size + "\n\n" + took)
+			}
+			b.WriteString("## Size\n\n" + size + "\n\n")
 		}
 	} else {
 		b.WriteString("## The posterior (seed 1, the infer block's settings)\n\n" + results)
@@ -658,7 +661,8 @@ func duration(s float64) string {
 	return fmt.Sprintf("%d min %d s", n/60, n%60)
 }
 
-// machine names the processor the slow pages' runs took their time on.
+// machine names the processor the slow pages' runs took their time on,
+// and how busy it was.
 func machine() string {
 	name := runtime.GOARCH
 	if raw, err := os.ReadFile("/proc/cpuinfo"); err == nil {
@@ -666,7 +670,13 @@ func machine() string {
 			name = strings.TrimSpace(string(m[1]))
 		}
 	}
-	return fmt.Sprintf("%d × %s", runtime.NumCPU(), name)
+	name = fmt.Sprintf("%d × %s", runtime.NumCPU(), name)
+	if raw, err := os.ReadFile("/proc/loadavg"); err == nil { // a shared machine's timings are slower
+		if f := strings.Fields(string(raw)); len(f) > 0 {
+			name += ", load average " + f[0] + " when the page was made"
+		}
+	}
+	return name
 }
 
 // summaryMarkdown is the first rows of a posterior summary as a Markdown

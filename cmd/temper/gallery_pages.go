@@ -73,7 +73,7 @@ var slowPages = []galleryPage{
 		}},
 	{name: "cosine2d-windows", dir: "cosine2d", file: "windows.md", title: "DEO against DEO*: the window of non-reversible swaps",
 		shows: "seed 000's Figure 4(a): round trips per 1,000 iterations at windows W = 1 (DEO) to 16, beside Lemma 1 and the paper",
-		slow:  true, runs: cosineWindowRuns(), about: cosineAbout, size: cosineSize, results: cosineWindowsResults,
+		slow:  true, runs: comparedRuns(cosineWindows, "", []string{"--chains", "4"}, 1, 2, 3), about: cosineAbout, size: cosineSize, results: cosineWindowsResults,
 		figures: []galleryFigure{
 			{file: "windows-index-deo.svg", run: "W = 1 (DEO)", caption: "The first 1,000 rounds of the first ladder's replica index process (seed 1), one replica's round trips in colour: swaps in alternate pairs every iteration, each replica drifts up and down in short zigzags.", args: []string{"--kind", "index", "--rounds", "1000"}},
 			{file: "windows-index-deo-star.svg", run: "W* = 8 (DEO*)", caption: "The same with windows of 8 iterations: a pair that swapped keeps the gate closed until the window turns, so a replica runs further in one direction between reversals.", args: []string{"--kind", "index", "--rounds", "1000"}},
@@ -83,7 +83,7 @@ var slowPages = []galleryPage{
 		}},
 	{name: "mog25-table4", dir: "mog25", file: "table4.md", title: "Cyclical SGLD against SGLD: mode coverage of 25 Gaussians (Table 4)",
 		shows: "seed 002's Table 4 and Figure 2: the modes single and parallel SGLD and cSGLD cover, seeds 1-10, beside the paper's",
-		slow:  true, runs: table4Runs(), about: table4About, size: table4Size, results: table4Results,
+		slow:  true, runs: comparedRuns(table4Rows, "", nil, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10), about: table4About, size: table4Size, results: table4Results,
 		figures: []galleryFigure{
 			{file: "table4-modes-parallel-sgld.svg", run: "Parallel SGLD (4 chains)", caption: "Four SGLD chains on the decreasing step 0.09/√k (seed 1): each stays in the mode it finds first, as in the paper's Figure 2(b).", args: []string{"--kind", "modes", "--model", "{model}", "--modes", "{dir}/modes.csv"}},
 			{file: "table4-modes-parallel-csgld.svg", run: "Parallel cSGLD (4 chains)", caption: "Four cyclical SGLD chains (seed 1), the same budget: every mode covered, as in Figure 2(c).", args: []string{"--kind", "modes", "--model", "{model}", "--modes", "{dir}/modes.csv"}},
@@ -91,7 +91,7 @@ var slowPages = []galleryPage{
 		}},
 	{name: "double-well", title: "The variance-corrected swap: reSGLD on a noisy double well",
 		shows: "seed 000's Eq. 15 (appendix A.1) and seed 004's m-reSGLD: the left mode's weight with and without the correction, beside the exact one",
-		slow:  true, runs: doubleWellRuns(), size: doubleWellSize, results: doubleWellResults,
+		slow:  true, runs: comparedRuns(doubleWellRows, "", nil, 1, 2, 3), size: doubleWellSize, results: doubleWellResults,
 		figures: []galleryFigure{
 			{file: "density-corrected.svg", run: "reSGLD, corrected swap", caption: "Each chain's density of x (seed 1): the left mode holds three quarters of the draws.", args: []string{"--kind", "density", "--params", "x"}},
 			{file: "density-uncorrected.svg", run: "reSGLD, uncorrected swap", caption: "The same without the correction: the right mode is too heavy.", args: []string{"--kind", "density", "--params", "x"}},
@@ -100,7 +100,7 @@ var slowPages = []galleryPage{
 		}},
 	{name: "logistic-table5", dir: "logistic", file: "table5.md", title: "Cyclical against traditional SG-MCMC on German credit (Table 5)",
 		shows: "seed 002's Table 5: bulk ESS of SGLD, SGHMC and their cyclical forms at the paper's budget, beside the paper's and against Stan's posterior",
-		slow:  true, runs: table5Runs(), about: table5About, size: table5Size, results: table5Results,
+		slow:  true, runs: comparedRuns(table5Rows, "", []string{"--burn", "1000", "--iters", "5000", "--thin", "1", "--chains", "4"}, 1, 2), about: table5About, size: table5Size, results: table5Results,
 		figures: []galleryFigure{
 			{file: "table5-trace-csghmc.svg", run: "cSGHMC", caption: "Two coefficients' draws (seed 1), the sampling stages' only (3,750 of each chain's 5,000, so the axis counts draws): the four chains agree.", args: []string{"--kind", "trace", "--params", "beta.1,beta.2"}},
 			{file: "table5-trace-sghmc.svg", run: "SGHMC", caption: "SGHMC on 0.002/√k: as the step shrinks the chains wander ever more slowly (a mean bulk ESS of 48).", args: []string{"--kind", "trace", "--params", "beta.1,beta.2"}},
@@ -109,7 +109,7 @@ var slowPages = []galleryPage{
 		}},
 	{name: "german-credit", title: "German credit against Stan: the default SG-MCMC samplers",
 		shows: "SGHMC, SGLD and SGNHT with their defaults (the warm-up's step and metric) on minibatches, seeds 1-3, every coefficient against Stan's NUTS posterior",
-		slow:  true, runs: germanCreditRuns(), about: germanCreditAbout, size: germanCreditSize, results: germanCreditResults,
+		slow:  true, runs: comparedRuns(germanCreditRows, "../logistic/model.ppl", nil, 1, 2, 3), about: germanCreditAbout, size: germanCreditSize, results: germanCreditResults,
 		figures: []galleryFigure{
 			{file: "pair.svg", run: "SGHMC", caption: "The intercept and the first two coefficients against each other (seed 1).", args: []string{"--kind", "pair", "--params", "alpha,beta.1,beta.2"}},
 			{file: "rank.svg", run: "SGHMC", caption: "Rank plots of the same (seed 1): flat, the four chains agree.", args: []string{"--kind", "rank", "--params", "alpha,beta.1,beta.2"}},
@@ -124,7 +124,23 @@ var slowPages = []galleryPage{
 			{file: "nuts-acf.svg", run: "NUTS", caption: "NUTS's autocorrelation: its draws are close to independent, negatively correlated at lag 1 for some coefficients (an ESS above the draws).", args: []string{"--kind", "acf", "--params", "alpha,beta.1"}},
 			{file: "nuts-acf-sghmc.svg", run: "SGHMC", caption: "SGHMC's: correlated over a few iterations, each of which costs half a pass over the data, not the tens of full passes of a NUTS draw.", args: []string{"--kind", "acf", "--params", "alpha,beta.1"}},
 		}},
+	{name: "warmup", title: "What lr = auto does: the warm-up against steps picked by hand",
+		shows: "the step size, metric and noise check the warm-up chooses on a badly scaled regression, beside hand-picked steps that fail, and the warnings they get",
+		runs:  comparedRuns(warmupRows, "", nil), size: warmupSize, results: warmupResults,
+		figures: []galleryFigure{
+			{file: "pair.svg", run: "lr = auto (the default)", caption: "The default run's draws: the slopes strongly correlated, the scales more than a hundred times apart; the dense metric turns this into a round Gaussian for the sampler.", args: []string{"--kind", "pair", "--params", "a,b1,b2"}},
+			{file: "trace.svg", run: "lr = auto (the default)", caption: "The default run: the four chains mix at once.", args: []string{"--kind", "trace", "--params", "a,b2"}},
+			{file: "trace-unstable.svg", run: "lr = 1e-5 by hand", caption: "lr = 1e-5: unstable in the stiff direction: b2 swings by tens (its posterior sd is 0.17) and the chains never agree.", args: []string{"--kind", "trace", "--params", "a,b2"}},
+			{file: "trace-stuck.svg", run: "lr = 2.5e-7 by hand, every row", caption: "The largest stable step, every row: each chain creeps from where it started (a's posterior mean is 7.7, its sd 4.4) and they never meet.", args: []string{"--kind", "trace", "--params", "a,b2"}},
+		}},
 }
+
+const warmupSize = `
+Each run: seed 1, 4 chains of 2,000 draws, minibatches of 20 of the 100
+rows (the last: every row). The warm-up's own iterations (the optimiser,
+the Hessian, settling) come before the draws. The method and its sources
+are in infer/warmup.go and the README's "What the defaults do".
+`
 
 const germanCreditAbout = `
 [The example's Go program](main.go) fits the same model by a Laplace

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/temper-ppl/temper"
 	"github.com/temper-ppl/temper/infer/draws"
 	"github.com/temper-ppl/temper/infer/summary"
@@ -37,17 +39,18 @@ func g3(v float64) string { return strconv.FormatFloat(v, 'g', 3, 64) }
 
 // runDiagnostics is what the pages read of a run's diagnostics.json.
 type runDiagnostics struct {
-	Seconds           float64   `json:"seconds"`
-	WarmupSeconds     float64   `json:"warmup_seconds"`
-	MinESSBulk        float64   `json:"min_ess_bulk"`
-	MaxRhat           float64   `json:"max_rhat"`
-	DrawsPerChain     int       `json:"draws_per_chain"`
-	Chains            int       `json:"chains"`
-	RoundTripsPer1000 float64   `json:"round_trips_per_1000"`
-	RoundTrips        int       `json:"round_trips"`
-	SwapRate          []float64 `json:"swap_rate"`
-	Window            int       `json:"window"`
-	Warnings          []string  `json:"warnings"`
+	Seconds           float64           `json:"seconds"`
+	WarmupSeconds     float64           `json:"warmup_seconds"`
+	MinESSBulk        float64           `json:"min_ess_bulk"`
+	MaxRhat           float64           `json:"max_rhat"`
+	DrawsPerChain     int               `json:"draws_per_chain"`
+	Chains            int               `json:"chains"`
+	RoundTripsPer1000 float64           `json:"round_trips_per_1000"`
+	RoundTrips        int               `json:"round_trips"`
+	SwapRate          []float64         `json:"swap_rate"`
+	Window            int               `json:"window"`
+	Warnings          []string          `json:"warnings"`
+	Options           map[string]string `json:"options"`
 	Warmup            *struct {
 		StepSize   float64 `json:"step_size"`
 		Metric     string  `json:"metric"`
@@ -62,23 +65,63 @@ type runDiagnostics struct {
 	} `json:"exact"`
 }
 
-// diag is the diagnostics of the run of that label's i-th seed.
-func (g *galleryRuns) diag(label string, i int) (runDiagnostics, error) {
-	var d runDiagnostics
-	r, err := g.get(label)
-	if err != nil {
-		return d, err
-	}
-	return d, r.diagnostics(i, &d)
+// seedRun is one seed's run: the seed (0 for the infer block's), the
+// draws and the diagnostics.
+type seedRun struct {
+	seed  int
+	draws *draws.Table
+	diag  runDiagnostics
 }
 
-// table is the draws of the run of that label's i-th seed.
-func (g *galleryRuns) table(label string, i int) (*draws.Table, error) {
+// settings are the sampler settings the run recorded.
+func (s seedRun) settings() map[string]string { return s.diag.Options }
+
+// seeds reads the run of that label, a seedRun per seed.
+func (g *galleryRuns) seeds(label string) ([]seedRun, error) {
 	r, err := g.get(label)
 	if err != nil {
 		return nil, err
 	}
-	return r.draws(i)
+	out := make([]seedRun, len(r.dirs))
+	for i := range r.dirs {
+		if len(r.run.seeds) > 0 {
+			out[i].seed = r.run.seeds[i]
+		}
+		if out[i].draws, err = r.draws(i); err != nil {
+			return nil, err
+		}
+		if err := r.diagnostics(i, &out[i].diag); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// first is the first seed's run of that label.
+func (g *galleryRuns) first(label string) (seedRun, error) {
+	s, err := g.seeds(label)
+	if err != nil {
+		return seedRun{}, err
+	}
+	return s[0], nil
+}
+
+// comparedRun is a row of a comparison: a run's label and flags, its step
+// size in words, and what the paper reports for it.
+type comparedRun struct {
+	label, step, paper string
+	args               []string
+}
+
+// comparedRuns are the runs of a comparison's rows: model (relative to the
+// page's folder; "" for model.ppl) with the common flags, then each row's,
+// once per seed.
+func comparedRuns(rows []comparedRun, model string, common []string, seeds ...int) []galleryRun {
+	var runs []galleryRun
+	for _, r := range rows {
+		runs = append(runs, galleryRun{label: r.label, model: model, args: append(slices.Clip(common), r.args...), seeds: seeds})
+	}
+	return runs
 }
 
 // pooled is every chain's draws of a column, one after the other.
@@ -222,12 +265,12 @@ func mog5Results(g *galleryRuns) (string, error) {
 	}
 	labels := []string{"RENHD", "RELD", "SGNHT (1 chain)"}
 	masses := make([][]float64, len(labels))
-	tables := make([]*draws.Table, len(labels))
+	runs := make([]seedRun, len(labels))
 	for i, l := range labels {
-		if tables[i], err = g.table(l, 0); err != nil {
+		if runs[i], err = g.first(l); err != nil {
 			return "", err
 		}
-		if masses[i], err = drawCellMasses(tables[i], "x.1", "x.2", len(centres), cell); err != nil {
+		if masses[i], err = drawCellMasses(runs[i].draws, "x.1", "x.2", len(centres), cell); err != nil {
 			return "", err
 		}
 	}
@@ -251,16 +294,13 @@ func mog5Results(g *galleryRuns) (string, error) {
 			}
 		}
 		found = append(found, strconv.Itoa(n))
-		ess = append(ess, fmt.Sprintf("%.0f", essPer1e5(tables[i], "x.1", "x.2")))
+		ess = append(ess, fmt.Sprintf("%.0f", essPer1e5(runs[i].draws, "x.1", "x.2")))
 	}
 	rows = append(rows, tv, found, ess)
 	var b strings.Builder
 	b.WriteString("Each mode's mass: the share of the draws nearer its centre than any other's, beside the exact mass of that cell (the density integrated by the midpoint rule on [-9, 9]², spacing 0.02).\n\n")
 	b.WriteString(mdTable(append([]string{"mode (centre)", "exact"}, labels...), rows))
-	d, err := g.diag("RENHD", 0)
-	if err != nil {
-		return "", err
-	}
+	d := runs[0].diag
 	fmt.Fprintf(&b, "\nRENHD's ladder: swap rates %s between adjacent rungs, %.1f round trips per 1,000 iterations.\n\n", rates(d.SwapRate), d.RoundTripsPer1000)
 	b.WriteString("Beside the paper (seed 001, Section 4.1 and Figure 2):\n\n")
 	sgnhtFound := found[len(found)-1]
@@ -283,25 +323,13 @@ func maxAbsDiff(p, q []float64) float64 {
 
 // cosineWindows are the cosine2d page's windows: W = 1 is DEO, W* = 8
 // (window = auto, Theorem 1 of seed 000) is DEO*.
-var cosineWindows = []struct {
-	label, window string
-	paper         string // Figure 4(a) of seed 000
-}{
-	{"W = 1 (DEO)", "1", "18"},
-	{"W = 2", "2", ""},
-	{"W = 4", "4", ""},
-	{"W* = 8 (DEO*)", "auto", "45"},
-	{"W = 16", "16", ""},
-}
-
-// cosineWindowRuns are the runs of the cosine2d windows page: the
-// example's infer block with four ladders, seeds 1-3, at each window.
-func cosineWindowRuns() []galleryRun {
-	var runs []galleryRun
-	for _, w := range cosineWindows {
-		runs = append(runs, galleryRun{label: w.label, args: []string{"--chains", "4", "--set", "window=" + w.window}, seeds: []int{1, 2, 3}})
-	}
-	return runs
+// The paper's figures are those of Figure 4(a) of seed 000.
+var cosineWindows = []comparedRun{
+	{label: "W = 1 (DEO)", args: []string{"--set", "window=1"}, paper: "18"},
+	{label: "W = 2", args: []string{"--set", "window=2"}},
+	{label: "W = 4", args: []string{"--set", "window=4"}},
+	{label: "W* = 8 (DEO*)", args: []string{"--set", "window=auto"}, paper: "45"},
+	{label: "W = 16", args: []string{"--set", "window=16"}},
 }
 
 // cosineCell numbers the unit cell around each integer point of [-8, 8]²
@@ -326,22 +354,15 @@ func cosineWindowsResults(g *galleryRuns) (string, error) {
 	}
 	var rows [][]string
 	for _, w := range cosineWindows {
-		r, err := g.get(w.label)
+		runs, err := g.seeds(w.label)
 		if err != nil {
 			return "", err
 		}
 		var trips, tvs []float64
 		window, visited, covered := 0, 0.0, 0.0
-		for i := range r.dirs {
-			d, err := g.diag(w.label, i)
-			if err != nil {
-				return "", err
-			}
-			trips, window = append(trips, d.RoundTripsPer1000), d.Window
-			t, err := g.table(w.label, i)
-			if err != nil {
-				return "", err
-			}
+		for _, r := range runs {
+			trips, window = append(trips, r.diag.RoundTripsPer1000), r.diag.Window
+			t := r.draws
 			mass, err := drawCellMasses(t, "beta.1", "beta.2", 17*17, cosineCell)
 			if err != nil {
 				return "", err
@@ -363,7 +384,7 @@ func cosineWindowsResults(g *galleryRuns) (string, error) {
 		rw := math.Pow(r0, float64(window))
 		lemma := 1000 * p / (2 * float64(window) * p * (1 + (p-1)*rw/(1-rw)))
 		rows = append(rows, []string{w.label, strconv.Itoa(window), meanRange(trips, 1), fmt.Sprintf("%.0f", lemma), cmpOr(w.paper, "–"),
-			fmt.Sprintf("%.1f / %.1f", visited/float64(len(r.dirs)), covered/float64(len(r.dirs))), meanRange(tvs, 2)})
+			fmt.Sprintf("%.1f / %.1f", visited/float64(len(runs)), covered/float64(len(runs))), meanRange(tvs, 2)})
 	}
 	var b strings.Builder
 	b.WriteString("Round trips (target → top → target, as Lemma 1 counts them) per 1,000 iterations, summed over a ladder's 16 replicas; the mean over seeds 1-3 (four ladders each), the range in brackets. TV is the total-variation distance between the target level's draws and the exact mass of each unit cell (by quadrature on [-8.5, 8.5]², spacing 0.02). Of the 25 central modes, _visited_ counts those with any draw in their cell, _covered_ those with more than 100 draws within 0.25 of the centre (the rule of seed 002's Table 4 and of the figures below); both are means over the seeds.\n\n")
@@ -402,25 +423,11 @@ func meanRange(xs []float64, decimals int) string {
 
 // table4Rows are the mog25 page's samplers with the coverage seed 002's
 // Table 4 reports for them (mean ± standard error over 10 runs).
-var table4Rows = []struct {
-	label string
-	args  []string
-	paper string
-}{
-	{"SGLD", []string{"--sampler", "sgld", "--set", "lr=0.09", "--set", "gamma=0.5", "--set", "b=1"}, "1.8 ± 0.13"},
-	{"cSGLD", nil, "6.7 ± 0.52"},
-	{"Parallel SGLD (4 chains)", []string{"--sampler", "sgld", "--set", "lr=0.09", "--set", "gamma=0.5", "--set", "b=1", "--chains", "4"}, "18 ± 0.47"},
-	{"Parallel cSGLD (4 chains)", []string{"--chains", "4"}, "24.4 ± 0.22"},
-}
-
-// table4Runs are the runs of the mog25 page: each sampler with seeds
-// 1-10, as Table 4 averages 10 runs.
-func table4Runs() []galleryRun {
-	var runs []galleryRun
-	for _, r := range table4Rows {
-		runs = append(runs, galleryRun{label: r.label, args: r.args, seeds: []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}})
-	}
-	return runs
+var table4Rows = []comparedRun{
+	{label: "SGLD", args: []string{"--sampler", "sgld", "--set", "lr=0.09", "--set", "gamma=0.5", "--set", "b=1"}, paper: "1.8 ± 0.13"},
+	{label: "cSGLD", paper: "6.7 ± 0.52"},
+	{label: "Parallel SGLD (4 chains)", args: []string{"--sampler", "sgld", "--set", "lr=0.09", "--set", "gamma=0.5", "--set", "b=1", "--chains", "4"}, paper: "18 ± 0.47"},
+	{label: "Parallel cSGLD (4 chains)", args: []string{"--chains", "4"}, paper: "24.4 ± 0.22"},
 }
 
 // table4Results is seed 002's Table 4 beside temper's: the modes covered
@@ -432,17 +439,14 @@ func table4Results(g *galleryRuns) (string, error) {
 	}
 	var rows [][]string
 	for _, row := range table4Rows {
-		r, err := g.get(row.label)
+		runs, err := g.seeds(row.label)
 		if err != nil {
 			return "", err
 		}
 		var covered []float64
 		var each []string
-		for i := range r.dirs {
-			t, err := r.draws(i)
-			if err != nil {
-				return "", err
-			}
+		for _, r := range runs {
+			t := r.draws
 			xs, err := pooled(t, "x.1")
 			if err != nil {
 				return "", err
@@ -487,22 +491,11 @@ func meanSE(xs []float64) (mean, se float64) {
 }
 
 // doubleWellRows are the double-well page's runs.
-var doubleWellRows = []struct {
-	label string
-	args  []string
-}{
-	{"reSGLD, corrected swap", nil},
-	{"reSGLD, uncorrected swap", []string{"--set", "correction=none"}},
-	{"m-reSGLD (a = 0.3, 0.7)", []string{"--sampler", "m_resgld", "--set", "lr=0.005", "--set", "t_max=10", "--set", "a1=0.3", "--set", "a2=0.7"}},
-	{"SGLD (one temperature)", []string{"--sampler", "sgld", "--set", "lr=0.005"}},
-}
-
-func doubleWellRuns() []galleryRun {
-	var runs []galleryRun
-	for _, r := range doubleWellRows {
-		runs = append(runs, galleryRun{label: r.label, args: r.args, seeds: []int{1, 2, 3}})
-	}
-	return runs
+var doubleWellRows = []comparedRun{
+	{label: "reSGLD, corrected swap"},
+	{label: "reSGLD, uncorrected swap", args: []string{"--set", "correction=none"}},
+	{label: "m-reSGLD (a = 0.3, 0.7)", args: []string{"--sampler", "m_resgld", "--set", "lr=0.005", "--set", "t_max=10", "--set", "a1=0.3", "--set", "a2=0.7"}},
+	{label: "SGLD (one temperature)", args: []string{"--sampler", "sgld", "--set", "lr=0.005"}},
 }
 
 // exactShareBelow is the share of a one-parameter model's mass below
@@ -546,17 +539,13 @@ func doubleWellResults(g *galleryRuns) (string, error) {
 	}
 	var rows [][]string
 	for _, row := range doubleWellRows {
-		r, err := g.get(row.label)
+		runs, err := g.seeds(row.label)
 		if err != nil {
 			return "", err
 		}
 		var left, swaps, ess []float64
-		for i := range r.dirs {
-			t, err := r.draws(i)
-			if err != nil {
-				return "", err
-			}
-			xs, err := pooled(t, "x")
+		for _, r := range runs {
+			xs, err := pooled(r.draws, "x")
 			if err != nil {
 				return "", err
 			}
@@ -567,10 +556,7 @@ func doubleWellResults(g *galleryRuns) (string, error) {
 				}
 			}
 			left = append(left, n/float64(len(xs)))
-			d, err := g.diag(row.label, i)
-			if err != nil {
-				return "", err
-			}
+			d := r.diag
 			if len(d.SwapRate) > 0 {
 				swaps = append(swaps, d.SwapRate[0])
 			}
@@ -665,26 +651,13 @@ func compareWithStan(t *draws.Table, ref map[string][2]float64) (stanComparison,
 // table5Rows are the German credit page's samplers: seed 002's cyclical
 // and "traditional" (decreasing-step) SG-MCMC with Table 5's mean ESS on
 // German credit, and the same dynamics on a constant step.
-var table5Rows = []struct {
-	label, step string
-	args        []string
-	paper       string
-}{
-	{"SGLD", "0.004/√k", []string{"--sampler", "sgld", "--set", "lr=0.004", "--set", "gamma=0.5", "--set", "b=1"}, "492"},
-	{"cSGLD", "η0 = 0.004", []string{"--sampler", "cyclical_sgld", "--set", "lr=0.004", "--set", "cycles=30", "--set", "explore_fraction=0.25"}, "978"},
-	{"SGHMC", "0.002/√k", []string{"--sampler", "sghmc", "--set", "lr=0.002", "--set", "gamma=0.5", "--set", "b=1"}, "2007"},
-	{"cSGHMC", "η0 = 0.002", []string{"--sampler", "cyclical_sghmc", "--set", "lr=0.002", "--set", "cycles=30", "--set", "explore_fraction=0.25"}, "2436"},
-	{"SGLD, constant step", "0.002", []string{"--sampler", "sgld", "--set", "lr=0.002"}, ""},
-	{"SGHMC, constant step", "0.002", []string{"--sampler", "sghmc", "--set", "lr=0.002"}, ""},
-}
-
-func table5Runs() []galleryRun {
-	var runs []galleryRun
-	for _, r := range table5Rows {
-		args := append([]string{"--burn", "1000", "--iters", "5000", "--thin", "1", "--chains", "4"}, r.args...)
-		runs = append(runs, galleryRun{label: r.label, args: args, seeds: []int{1, 2}})
-	}
-	return runs
+var table5Rows = []comparedRun{
+	{label: "SGLD", step: "0.004/√k", args: []string{"--sampler", "sgld", "--set", "lr=0.004", "--set", "gamma=0.5", "--set", "b=1"}, paper: "492"},
+	{label: "cSGLD", step: "η0 = 0.004", args: []string{"--sampler", "cyclical_sgld", "--set", "lr=0.004", "--set", "cycles=30", "--set", "explore_fraction=0.25"}, paper: "978"},
+	{label: "SGHMC", step: "0.002/√k", args: []string{"--sampler", "sghmc", "--set", "lr=0.002", "--set", "gamma=0.5", "--set", "b=1"}, paper: "2007"},
+	{label: "cSGHMC", step: "η0 = 0.002", args: []string{"--sampler", "cyclical_sghmc", "--set", "lr=0.002", "--set", "cycles=30", "--set", "explore_fraction=0.25"}, paper: "2436"},
+	{label: "SGLD, constant step", step: "0.002", args: []string{"--sampler", "sgld", "--set", "lr=0.002"}},
+	{label: "SGHMC, constant step", step: "0.002", args: []string{"--sampler", "sghmc", "--set", "lr=0.002"}},
 }
 
 // table5Results is seed 002's Table 5 (German) beside temper's: bulk ESS
@@ -696,17 +669,13 @@ func table5Results(g *galleryRuns) (string, error) {
 	}
 	var rows [][]string
 	for _, row := range table5Rows {
-		r, err := g.get(row.label)
+		runs, err := g.seeds(row.label)
 		if err != nil {
 			return "", err
 		}
 		var minESS, meanESS, z, sd []float64
-		for i := range r.dirs {
-			t, err := r.draws(i)
-			if err != nil {
-				return "", err
-			}
-			c, err := compareWithStan(t, ref)
+		for _, r := range runs {
+			c, err := compareWithStan(r.draws, ref)
 			if err != nil {
 				return "", err
 			}
@@ -736,18 +705,10 @@ within 0.17 sd: the [README of mog25](../mog25/README.md) has them).
 
 // germanCreditRows are the German credit page's samplers, each with its
 // defaults: the step size and metric from the warm-up (lr = auto).
-var germanCreditRows = []struct{ label, sampler string }{
-	{"SGHMC", "sghmc"},
-	{"SGLD", "sgld"},
-	{"SGNHT", "sgnht"},
-}
-
-func germanCreditRuns() []galleryRun {
-	var runs []galleryRun
-	for _, r := range germanCreditRows {
-		runs = append(runs, galleryRun{label: r.label, model: "../logistic/model.ppl", args: []string{"--sampler", r.sampler}, seeds: []int{1, 2, 3}})
-	}
-	return runs
+var germanCreditRows = []comparedRun{
+	{label: "SGHMC", args: []string{"--sampler", "sghmc"}},
+	{label: "SGLD", args: []string{"--sampler", "sgld"}},
+	{label: "SGNHT", args: []string{"--sampler", "sgnht"}},
 }
 
 // germanCreditResults compares each default sampler's runs with Stan's
@@ -761,27 +722,20 @@ func germanCreditResults(g *galleryRuns) (string, error) {
 	var rows [][]string
 	var first stanComparison
 	for _, row := range germanCreditRows {
-		r, err := g.get(row.label)
+		runs, err := g.seeds(row.label)
 		if err != nil {
 			return "", err
 		}
-		for i, seed := range r.run.seeds {
-			t, err := r.draws(i)
-			if err != nil {
-				return "", err
-			}
-			c, err := compareWithStan(t, ref)
+		for i, r := range runs {
+			c, err := compareWithStan(r.draws, ref)
 			if err != nil {
 				return "", err
 			}
 			if row.label == germanCreditRows[0].label && i == 0 {
 				first = c
 			}
-			d, err := g.diag(row.label, i)
-			if err != nil {
-				return "", err
-			}
-			rows = append(rows, []string{row.label, strconv.Itoa(seed), fmt.Sprintf("%.3f (%s)", c.maxZ, c.worstZ), fmt.Sprintf("%.1f (%s)", 100*c.maxSD, c.worstSD),
+			d := r.diag
+			rows = append(rows, []string{row.label, strconv.Itoa(r.seed), fmt.Sprintf("%.3f (%s)", c.maxZ, c.worstZ), fmt.Sprintf("%.1f (%s)", 100*c.maxSD, c.worstSD),
 				fmt.Sprintf("%.0f", c.minESS), f3(d.MaxRhat), fmt.Sprintf("%.1f", d.Seconds)})
 		}
 	}
@@ -801,6 +755,15 @@ func germanCreditResults(g *galleryRuns) (string, error) {
 		r := ref[s.Name]
 		worst = append(worst, []string{s.Name, f3(r[0]), f3(s.Mean), f3(r[1]), f3(s.SD), f3(z(s)), fmt.Sprintf("%+.1f", 100*(s.SD/r[1]-1))})
 	}
+	b.WriteString(`
+SGHMC and SGNHT, whose momentum carries them along the posterior, come
+within 0.05 sd of every mean and 10% of every sd with each seed. SGLD,
+whose steps are a random walk, has a tenth of their ESS in the same
+iterations: its means are within the 0.25 sd of posteriordb's comparisons
+but not the test's 0.1, and its R-hat is above 1.01, which ` + "`temper run`" + `
+warns of; it needs longer runs. The sds run a few percent wide: the
+step's discretisation bias, which the warm-up holds near 5%.
+`)
 	fmt.Fprintf(&b, "\nThe %d coefficients furthest from Stan's means, SGHMC with seed 1:\n\n", len(worst))
 	b.WriteString(mdTable([]string{"coefficient", "Stan's mean", "temper's mean", "Stan's sd", "temper's sd", "Δmean/sd", "sd error (%)"}, worst))
 	return b.String(), nil
@@ -816,15 +779,12 @@ func nutsResults(g *galleryRuns) (string, error) {
 	var rows [][]string
 	var nuts runDiagnostics
 	for _, label := range []string{"NUTS", "SGHMC"} {
-		d, err := g.diag(label, 0)
+		r, err := g.first(label)
 		if err != nil {
 			return "", err
 		}
-		t, err := g.table(label, 0)
-		if err != nil {
-			return "", err
-		}
-		c, err := compareWithStan(t, ref)
+		d := r.diag
+		c, err := compareWithStan(r.draws, ref)
 		if err != nil {
 			return "", err
 		}
@@ -860,4 +820,113 @@ func nutsLeapfrogs(d runDiagnostics) float64 {
 		lf += x.MeanLeapfrogs / float64(len(d.Exact))
 	}
 	return lf
+}
+
+// warmupRows are the warm-up page's runs: the default, and steps picked
+// by hand that the judge of each run warns about.
+var warmupRows = []comparedRun{
+	{label: "lr = auto (the default)"},
+	{label: "lr = 1e-5 by hand", args: []string{"--set", "lr=1e-5"}},
+	{label: "lr = 1e-7 by hand", args: []string{"--set", "lr=1e-7"}},
+	{label: "lr = 2.5e-7 by hand, every row", args: []string{"--set", "lr=2.5e-7", "--batch", "100"}},
+}
+
+// regressionPosterior is the exact posterior of examples/warmup's
+// regression: with the noise's sd known (5) and normal(0, 100) priors it
+// is Gaussian, with precision XᵀX/25 + I/100² and mean its inverse times
+// Xᵀy/25 (X's columns 1, x1, x2). It returns each coefficient's mean and
+// sd by the draws' column names.
+func regressionPosterior(path string) (map[string][2]float64, error) {
+	var d struct {
+		X1 []float64 `json:"x1"`
+		X2 []float64 `json:"x2"`
+		Y  []float64 `json:"y"`
+	}
+	if err := jsonFile(path, &d); err != nil {
+		return nil, err
+	}
+	prec := mat.NewSymDense(3, nil)
+	xty := mat.NewVecDense(3, nil)
+	for n := range d.Y {
+		row := []float64{1, d.X1[n], d.X2[n]}
+		for i := range 3 {
+			xty.SetVec(i, xty.AtVec(i)+row[i]*d.Y[n]/25)
+			for j := i; j < 3; j++ {
+				prec.SetSym(i, j, prec.At(i, j)+row[i]*row[j]/25)
+			}
+		}
+	}
+	for i := range 3 {
+		prec.SetSym(i, i, prec.At(i, i)+1/(100.0*100))
+	}
+	var chol mat.Cholesky
+	if !chol.Factorize(prec) {
+		return nil, fmt.Errorf("%s: the posterior precision is not positive definite", path)
+	}
+	var cov mat.SymDense
+	if err := chol.InverseTo(&cov); err != nil {
+		return nil, err
+	}
+	var mean mat.VecDense
+	mean.MulVec(&cov, xty)
+	out := map[string][2]float64{}
+	for i, name := range []string{"a", "b1", "b2"} {
+		out[name] = [2]float64{mean.AtVec(i), math.Sqrt(cov.At(i, i))}
+	}
+	return out, nil
+}
+
+// warmupResults shows what the warm-up chose, and each run against the
+// exact posterior, with the warnings a hand-picked step gets.
+func warmupResults(g *galleryRuns) (string, error) {
+	exact, err := regressionPosterior(filepath.Join(g.dir, "regression.json"))
+	if err != nil {
+		return "", err
+	}
+	var rows [][]string
+	var warned strings.Builder
+	for _, row := range warmupRows {
+		r, err := g.first(row.label)
+		if err != nil {
+			return "", err
+		}
+		c, err := compareWithStan(r.draws, exact)
+		if err != nil {
+			return "", err
+		}
+		d := r.diag
+		step, metric, lambda, noise := "", "none (identity)", "–", "–"
+		if w := d.Warmup; w != nil {
+			step, metric, lambda, noise = g3(w.StepSize), w.Metric+", from the Hessian", g3(w.LambdaMax), g3(w.NoiseRatio)
+		} else if o, err := strconv.ParseFloat(r.settings()["lr"], 64); err == nil {
+			step = g3(o)
+		}
+		rows = append(rows, []string{row.label, step, metric, lambda, noise, f2(c.maxZ), fmt.Sprintf("%.0f", 100*c.maxSD), fmt.Sprintf("%.0f", c.minESS), f2(d.MaxRhat), strconv.Itoa(len(d.Warnings))})
+		if len(d.Warnings) > 0 {
+			fmt.Fprintf(&warned, "\n%s:\n\n", row.label)
+			for _, w := range d.Warnings {
+				fmt.Fprintf(&warned, "- %s\n", w)
+			}
+		}
+	}
+	var b strings.Builder
+	b.WriteString("Seed 1, 4 chains of 2,000 draws. The step size, the metric, λ_max (the largest curvature in the metric's coordinates: lr·λ_max must stay well below 2) and the noise ratio (η·σ²/2T, the share of the variance that the minibatch gradients' noise adds) are what `diagnostics.json` records under `warmup`; the exact posterior is Gaussian (precision XᵀX/25 + I/100²), and the accuracy columns compare each run's means and sds with it.\n\n")
+	b.WriteString(mdTable([]string{"run", "step size", "metric", "λ_max", "noise ratio", "max Δmean/sd", "max sd error (%)", "min bulk ESS", "max R-hat", "warnings"}, rows))
+	b.WriteString("\nWhat each run with a step picked by hand is told (temper run prints these, `--strict` exits 3 on them, and `diagnostics.json` keeps them):\n")
+	b.WriteString(warned.String())
+	b.WriteString(`
+The posterior's scales span three orders of magnitude (the intercept's sd
+is about 4, b1's 0.03) and the slopes are correlated, so no single step
+suits it: the stiffest direction's curvature is about 4 × 10⁵. A step of
+1e-5 is unstable there (lr·λ_max = 3.8: the draws oscillate and the
+energy explodes); 1e-7 is stable, but the minibatches' gradient noise then
+more than doubles the variance, and in the flat directions the chains
+barely move in 2,000 iterations. Even the largest stable step on every
+row (2.5e-7, no gradient noise) leaves them stuck: without a metric, the
+intercept's direction is 10⁵ times flatter than the step can serve. The
+warm-up's dense metric makes every direction alike (λ_max = 1 in its
+coordinates), so one step of 0.1/λ_max, lowered until the noise ratio is
+small, samples all of them.
+`)
+	return b.String(), nil
 }

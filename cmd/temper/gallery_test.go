@@ -53,12 +53,12 @@ func TestGallerySlowPage(t *testing.T) {
 			{file: "seeds-rank.svg", caption: "tau.", run: "second", args: []string{"--kind", "rank", "--params", "tau"}},
 		},
 		results: func(g *galleryRuns) (string, error) {
-			a, err := g.diag("first", 0)
+			a, err := g.first("first")
 			if err != nil {
 				return "", err
 			}
-			b, err := g.diag("second", 0)
-			return mdTable([]string{"run", "draws per chain"}, [][]string{{"first", strconv.Itoa(a.DrawsPerChain)}, {"second", strconv.Itoa(b.DrawsPerChain)}}), err
+			b, err := g.first("second")
+			return mdTable([]string{"run", "draws per chain"}, [][]string{{"first", strconv.Itoa(a.diag.DrawsPerChain)}, {"second", strconv.Itoa(b.diag.DrawsPerChain)}}), err
 		}}
 	pages := []galleryPage{page}
 	gallery := func(check bool) (error, string) {
