@@ -406,7 +406,7 @@ func runCommands(p galleryPage) []string {
 	for _, r := range p.pageRuns() {
 		out := r.shownOut(p)
 		if r.bench {
-			commands = append(commands, fmt.Sprintf("temper bench %s --json --out %s > %s/bench.json", strings.Join(r.args, " "), out, out))
+			commands = append(commands, fmt.Sprintf("temper bench %s --json --out %s > %s.json", strings.Join(r.args, " "), out, out))
 			continue
 		}
 		model := filepath.Join("examples", p.pageDir(), r.modelFile())
