@@ -172,6 +172,7 @@ func makeGallery(ctx context.Context, pages []galleryPage, root, only string, sl
 		out = tmp
 	}
 	var made, verified []string // paths relative to the examples folder
+	var slowProblems []string   // one line per slow page that fails its check
 	found := false
 	for _, p := range pages {
 		if only != "" && p.name != only || only == "" && p.slow != slow && !check {
@@ -181,7 +182,7 @@ func makeGallery(ctx context.Context, pages []galleryPage, root, only string, sl
 		if p.slow && check {
 			files, err := checkSlowPage(p, root)
 			if err != nil {
-				return fmt.Errorf("temper gallery --check: %s: %w", p.name, err)
+				slowProblems = append(slowProblems, fmt.Sprintf("%s: %v", p.name, err))
 			}
 			verified = append(verified, files...)
 			continue
@@ -216,9 +217,13 @@ func makeGallery(ctx context.Context, pages []galleryPage, root, only string, sl
 			stale = append(stale, f)
 		}
 	}
+	var problems []string
 	if len(stale) > 0 {
-		return fmt.Errorf("temper gallery: %d of %d files are stale (%s): regenerate with `go run -tags purego ./cmd/temper gallery` and commit them",
-			len(stale), len(made), strings.Join(stale, ", "))
+		problems = append(problems, fmt.Sprintf("%d of %d files are stale (%s): regenerate with `go run -tags purego ./cmd/temper gallery` and commit them",
+			len(stale), len(made), strings.Join(stale, ", ")))
+	}
+	if problems = append(problems, slowProblems...); len(problems) > 0 {
+		return fmt.Errorf("temper gallery: %s", strings.Join(problems, "\ntemper gallery: "))
 	}
 	msg := fmt.Sprintf("the gallery is current: %d files made again", len(made))
 	if len(verified) > 0 {
@@ -442,28 +447,21 @@ func galleryPageText(p galleryPage, models []pageModel, hasReadme bool, commands
 		b.WriteString("; the example's own page is [README.md](README.md)")
 	}
 	b.WriteString("._\n\n")
-	var prose, body []string
-	inHeader := true
-	for _, line := range strings.Split(models[0].src, "\n") {
-		if inHeader && strings.HasPrefix(line, "//") {
-			prose = append(prose, strings.TrimPrefix(strings.TrimPrefix(line, "//"), " "))
-			continue
-		}
-		inHeader = false
-		body = append(body, line)
+	prose, body := headerComment(models[0].src)
+	if prose != "" {
+		b.WriteString(prose + "\n\n")
 	}
-	b.WriteString(strings.TrimSpace(strings.Join(prose, "\n")) + "\n\n")
 	if p.about != "" {
 		b.WriteString(strings.TrimSpace(p.about) + "\n\n")
 	}
 	if len(models) == 1 {
-		fmt.Fprintf(&b, "## The model\n\n```stan\n%s\n```\n\n", strings.TrimSpace(strings.Join(body, "\n")))
+		fmt.Fprintf(&b, "## The model\n\n```stan\n%s\n```\n\n", body)
 	} else {
 		b.WriteString("## The models\n\n")
 		for i, m := range models {
 			src := m.src
 			if i == 0 {
-				src = strings.Join(body, "\n")
+				src = body
 			}
 			fmt.Fprintf(&b, "`%s`:\n\n```stan\n%s\n```\n\n", m.shown, strings.TrimSpace(src))
 		}
@@ -490,6 +488,31 @@ func galleryPageText(p galleryPage, models []pageModel, hasReadme bool, commands
 		fmt.Fprintf(&b, "![%s](figures/%s)\n\n%s\n\n", strings.TrimSuffix(f.file, ".svg"), f.file, caption)
 	}
 	return []byte(b.String())
+}
+
+// headerComment splits a model's source into the comment it opens with
+// (lines of //, or one /* */ block), as prose, and the rest.
+func headerComment(src string) (prose, body string) {
+	if rest, ok := strings.CutPrefix(src, "/*"); ok {
+		if comment, after, ok := strings.Cut(rest, "*/"); ok {
+			lines := strings.Split(comment, "\n")
+			for i := range lines {
+				lines[i] = strings.TrimSpace(lines[i])
+			}
+			return strings.TrimSpace(strings.Join(lines, "\n")), strings.TrimSpace(after)
+		}
+	}
+	var text, code []string
+	inHeader := true
+	for _, line := range strings.Split(src, "\n") {
+		if inHeader && strings.HasPrefix(line, "//") {
+			text = append(text, strings.TrimPrefix(strings.TrimPrefix(line, "//"), " "))
+			continue
+		}
+		inHeader = false
+		code = append(code, line)
+	}
+	return strings.TrimSpace(strings.Join(text, "\n")), strings.TrimSpace(strings.Join(code, "\n"))
 }
 
 // slowHashMark starts the comment at the end of a slow page that records

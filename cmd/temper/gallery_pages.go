@@ -134,7 +134,7 @@ var slowPages = []galleryPage{
 			{file: "nuts-acf-sghmc.svg", run: "SGHMC", caption: "SGHMC's: correlated over a few iterations, each of which costs half a pass over the data, not the tens of full passes of a NUTS draw.", args: []string{"--kind", "acf", "--params", "alpha,beta.1"}},
 		}},
 	{name: "mnist", title: "A Bayesian MLP for MNIST with SGLD",
-		shows: "temper bench on the full MNIST: one and four SGLD chains of the 784-100-10 network, their test accuracy beside the PyTorch peer's, and how far apart the chains' weights are",
+		shows: "one and four SGLD chains of the 784-100-10 network on the full MNIST (temper bench): their test accuracy beside the PyTorch peer's, and how far apart the chains' weights are",
 		slow:  true, about: mnistAbout, size: mnistSize, results: mnistResults,
 		runs: []galleryRun{
 			{label: "P = 1", bench: true, args: []string{"--data", "../shared/data/mnist", "--replicas", "1"}},
