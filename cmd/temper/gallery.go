@@ -468,7 +468,7 @@ func galleryPageText(p galleryPage, models []pageModel, hasReadme bool, commands
 	}
 	fmt.Fprintf(&b, "## Run it\n\n```sh\n%s\n```\n\n", strings.Join(commands, "\n"))
 	if p.results != nil {
-		b.WriteString("## Results\n\n" + strings.TrimSpace(results) + "\n\n")
+		b.WriteString("## Results\n\n_Computed from the runs' folders by `temper gallery` (cmd/temper/gallery_results.go)._\n\n" + strings.TrimSpace(results) + "\n\n")
 		if size := strings.TrimSpace(p.size); p.slow || size != "" {
 			if p.slow {
 				size = strings.TrimSpace(size + "\n\n" + took)
@@ -541,7 +541,7 @@ func pageInputsHash(p galleryPage, root string) (string, error) {
 			inputs = append(inputs, data...)
 		}
 		for _, a := range r.args {
-			if _, err := os.Stat(a); err == nil {
+			if inRepo(root, a) {
 				inputs = append(inputs, a)
 			}
 		}
@@ -549,10 +549,8 @@ func pageInputsHash(p galleryPage, root string) (string, error) {
 	for _, f := range p.figures {
 		fmt.Fprintf(h, "figure %q %q %q %q\n", f.file, f.caption, f.run, f.args)
 		for _, a := range f.args {
-			if a = strings.ReplaceAll(a, "{dir}", dir); strings.Contains(a, string(filepath.Separator)) {
-				if _, err := os.Stat(a); err == nil {
-					inputs = append(inputs, a)
-				}
+			if a = strings.ReplaceAll(a, "{dir}", dir); inRepo(root, a) {
+				inputs = append(inputs, a)
 			}
 		}
 	}
@@ -562,6 +560,19 @@ func pageInputsHash(p galleryPage, root string) (string, error) {
 		}
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// inRepo reports whether path names a file or folder of the repository
+// (the examples folder's parent). A path outside it, such as the full
+// MNIST kept beside the checkout, is an input by its name alone (in the
+// run's flags): its bytes are not the repository's, and CI has none.
+func inRepo(root, path string) bool {
+	rel, err := filepath.Rel(filepath.Dir(filepath.Clean(root)), path)
+	if err != nil || rel == ".." || strings.HasPrefix(filepath.ToSlash(rel), "../") {
+		return false
+	}
+	_, err = os.Stat(path)
+	return err == nil
 }
 
 // runDataFiles are the data files a temper run of the model with these
@@ -579,8 +590,8 @@ func runDataFiles(model string, args []string) ([]string, error) {
 
 // hashFiles adds the file at path, or each file under the folder at path,
 // to h: its path relative to the examples folder's parent (with / on every
-// system) and its bytes. A path outside the repository (a data set kept
-// beside it) is named only, as its bytes are not the repository's.
+// system) and its bytes. A path outside the repository (a model of
+// another checkout) is named only.
 func hashFiles(h io.Writer, root, path string) error {
 	repo := filepath.Dir(filepath.Clean(root))
 	return filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {

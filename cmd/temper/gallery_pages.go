@@ -122,7 +122,7 @@ var slowPages = []galleryPage{
 		figures: []galleryFigure{
 			{file: "pair.svg", run: "SGHMC", caption: "The intercept and the first two coefficients against each other (seed 1).", args: []string{"--kind", "pair", "--params", "alpha,beta.1,beta.2"}},
 			{file: "rank.svg", run: "SGHMC", caption: "Rank plots of the same (seed 1): flat, the four chains agree.", args: []string{"--kind", "rank", "--params", "alpha,beta.1,beta.2"}},
-			{file: "density-sgld.svg", run: "SGLD", caption: "Each chain's density of the same (seed 1).", args: []string{"--kind", "density", "--params", "alpha,beta.1,beta.2"}},
+			{file: "density-sgld.svg", run: "SGLD", caption: "SGLD's densities of the same (seed 1): its chains disagree a little, as its R-hat above 1.01 says.", args: []string{"--kind", "density", "--params", "alpha,beta.1,beta.2"}},
 		}},
 	{name: "logistic-nuts", dir: "logistic", file: "nuts.md", title: "NUTS beside SGHMC on German credit",
 		shows: "the exact sampler nuts (full data, Stan's warm-up) and the default SGHMC (minibatches): time, effective draws per second, tree depth, and both against Stan",
@@ -130,8 +130,8 @@ var slowPages = []galleryPage{
 		runs: []galleryRun{{label: "NUTS", args: []string{"--sampler", "nuts"}}, {label: "SGHMC"}},
 		figures: []galleryFigure{
 			{file: "nuts-pair.svg", run: "NUTS", caption: "The intercept and the first two coefficients: no divergent transition (they would be red).", args: []string{"--kind", "pair", "--params", "alpha,beta.1,beta.2"}},
-			{file: "nuts-acf.svg", run: "NUTS", caption: "NUTS's autocorrelation: its draws are close to independent, negatively correlated at lag 1 for some coefficients (an ESS above the draws).", args: []string{"--kind", "acf", "--params", "alpha,beta.1"}},
-			{file: "nuts-acf-sghmc.svg", run: "SGHMC", caption: "SGHMC's: correlated over a few iterations, each of which costs half a pass over the data, not the tens of full passes of a NUTS draw.", args: []string{"--kind", "acf", "--params", "alpha,beta.1"}},
+			{file: "nuts-acf.svg", run: "NUTS", caption: "NUTS's autocorrelation: gone after a lag or two, and negative at lag 1 for beta.1 (antithetic draws).", args: []string{"--kind", "acf", "--params", "alpha,beta.1"}},
+			{file: "nuts-acf-sghmc.svg", run: "SGHMC", caption: "SGHMC's: its momentum makes the autocorrelation swing and fade over some 30 iterations, but an iteration costs half a pass over the data, where a NUTS draw costs about 38 full passes.", args: []string{"--kind", "acf", "--params", "alpha,beta.1"}},
 		}},
 	{name: "mnist", title: "A Bayesian MLP for MNIST with SGLD",
 		shows: "one and four SGLD chains of the 784-100-10 network on the full MNIST (temper bench): their test accuracy beside the PyTorch peer's, and how far apart the chains' weights are",

@@ -140,3 +140,23 @@ func copyExample(t *testing.T, root, name string, files ...string) string {
 	}
 	return dst
 }
+
+// TestInRepo: a page's input is hashed by its bytes only inside the
+// repository, so that a data set kept beside the checkout (which CI does
+// not have) leaves the hash the same on every machine.
+func TestInRepo(t *testing.T) {
+	root := filepath.Join("..", "..", "examples")
+	for _, c := range []struct {
+		path string
+		want bool
+	}{
+		{filepath.Join(root, "mog5", "model.ppl"), true},
+		{filepath.Join(root, "mog5", "missing.ppl"), false},
+		{filepath.Join(root, "..", "..", "shared", "data", "mnist"), false},
+		{filepath.Join(root, "..", ".."), false},
+	} {
+		if got := inRepo(root, c.path); got != c.want {
+			t.Errorf("inRepo(%s, %s) = %v, want %v", root, c.path, got, c.want)
+		}
+	}
+}
