@@ -402,6 +402,7 @@ func (r *Result) diagnosticsJSON(stats []summary.Stats) map[string]any {
 		"iterations_run":     d.IterationsRun,
 		"draws_per_chain":    d.DrawsPerChain,
 		"seconds":            d.Seconds,
+		"warmup_seconds":     r.Warmup.Seconds(), // before the first kept draw: warm-up and burn-in
 		"iterations_per_sec": d.IterationsPerSecond,
 		"max_rhat":           finiteOrNil(d.MaxRhat),
 		"min_ess_bulk":       finiteOrNil(d.MinESSBulk),

@@ -26,7 +26,7 @@ import (
 
 const benchUsage = `usage: temper bench [--replicas 1,4,16] [--threads N] [--epochs E] [--data DIR] [--batch B]
     [--precision float32|float64] [--seed S] [--lr η] [--thin n] [--repeat K]
-    [--limit-train N] [--limit-test N] [--hidden H] [--device cpu|cuda] [--json]`
+    [--limit-train N] [--limit-test N] [--hidden H] [--device cpu|cuda] [--json] [--out DIR]`
 
 // benchSharedData is where the full MNIST lies beside a checkout of the
 // project; without it the bench uses the subset shipped in examples/mnist.
@@ -45,6 +45,7 @@ type benchConfig struct {
 	precision, data        string
 	device                 string
 	cpuProfile             string
+	out                    string // the run's folder: draws, summary.csv and diagnostics.json, as temper run writes them
 	lr                     float64
 	seed                   uint64
 	json                   bool
@@ -79,6 +80,7 @@ func parseBenchFlags(args []string, stderr io.Writer) (*benchConfig, error) {
 	fs.IntVar(&c.net.H, "hidden", mnist.Net.H, "hidden units of the network (the peer's --hidden; 1200 is the wide network)")
 	fs.StringVar(&c.device, "device", "cpu", "where the model is computed: cpu or cuda (a build with -tags cuda)")
 	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the runs to this file (go tool pprof reads it)")
+	fs.StringVar(&c.out, "out", "", "save the run's draws, summary.csv and diagnostics.json in this folder, as temper run does, for temper summary and temper plot (one --replicas value, --repeat 1)")
 	fs.BoolVar(&c.json, "json", false, "print a JSON array, one object per replica count, and no progress")
 	flags, pos := reorderFlags(args, "json")
 	if err := fs.Parse(flags); err != nil {
@@ -106,6 +108,7 @@ func parseBenchFlags(args []string, stderr io.Writer) (*benchConfig, error) {
 		{c.precision != "float32" && c.precision != "float64", fmt.Sprintf("--precision must be float32 or float64, got %q", c.precision)},
 		{c.net.H < 1, fmt.Sprintf("--hidden must be at least 1, got %d", c.net.H)},
 		{c.device != "cpu" && c.device != "cuda", fmt.Sprintf("--device must be cpu or cuda, got %q", c.device)},
+		{c.out != "" && (len(c.replicas) != 1 || c.repeat != 1), "--out saves one run: give one --replicas value and --repeat 1"},
 	}
 	for _, ch := range checks {
 		if ch.bad {
@@ -383,6 +386,11 @@ func (c *benchConfig) runOnce(ctx context.Context, p int) (benchResult, error) {
 		return benchResult{}, err
 	}
 	rate := clock.rate()
+	if c.out != "" {
+		if err := res.Save(c.out, "temper bench"); err != nil {
+			return benchResult{}, err
+		}
+	}
 	evalStart := time.Now()
 	acc, perChain, err := c.accuracy(res.Draws)
 	if err != nil {

@@ -148,12 +148,34 @@ func TestBenchErrors(t *testing.T) {
 		{[]string{"--epochs", "two"}, `invalid value "two" for flag -epochs`},
 		{[]string{"--frobnicate"}, "flag provided but not defined: -frobnicate"},
 		{[]string{"extra"}, `unexpected argument "extra"`},
+		{[]string{"--replicas", "1,2", "--out", bad}, "--out saves one run: give one --replicas value and --repeat 1"},
 	}
 	for _, c := range cases {
 		code, _, stderr := runCLI(t, context.Background(), append([]string{"bench"}, c.args...)...)
 		if code != exitBadInput || !strings.Contains(stderr, c.want) {
 			t.Errorf("temper bench %s: exit %d, %q; want exit 2 saying %q", strings.Join(c.args, " "), code, stderr, c.want)
 		}
+	}
+}
+
+// TestBenchOut saves a bench's run as temper run saves one, which temper
+// plot then reads.
+func TestBenchOut(t *testing.T) {
+	out := t.TempDir()
+	code, _, stderr := runCLI(t, context.Background(), "bench", "--data", subsetDir, "--replicas", "2", "--epochs", "2", "--thin", "5", "--limit-test", "50", "--json", "--out", out)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	t2, err := readDraws([]string{out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if chains := t2.ByChain("b2.1"); len(chains) != 2 || len(chains[0]) != 3 {
+		t.Errorf("the saved draws of b2.1: %d chains of %d draws, want 2 of 3 (steps 20 to 30, every 5th)", len(chains), len(chains[0]))
+	}
+	var stdout, se strings.Builder
+	if code := run(context.Background(), []string{"plot", out, "--kind", "trace", "--params", "b2.1", "--out", filepath.Join(out, "trace.svg")}, &stdout, &se); code != 0 {
+		t.Errorf("temper plot of the saved run: exit %d, %s", code, se.String())
 	}
 }
 

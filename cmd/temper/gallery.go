@@ -3,90 +3,141 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"encoding/xml"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
+	"maps"
+	"math"
 	"os"
 	"path/filepath"
+	"regexp"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
+	"github.com/temper-ppl/temper"
+	"github.com/temper-ppl/temper/infer/draws"
 	"github.com/temper-ppl/temper/infer/summary"
 )
 
-const galleryUsage = "usage: temper gallery [--check] [--only NAME] [--root DIR]\n       temper gallery --html DIR [--root DIR]"
+const galleryUsage = "usage: temper gallery [--check] [--slow] [--only NAME] [--root DIR]\n       temper gallery --html DIR [--root DIR]"
 
-// galleryPage is one example of the gallery: a model of examples/, run
-// with its infer block, and the figures that show what it is about.
+// galleryPage is one page of the gallery: one or more runs of the models
+// of examples/, the figures temper plot draws of them, and, for a page
+// that compares samplers, its tables beside the paper's. Fast and slow
+// pages are made by the same code; they differ in how CI checks them.
 type galleryPage struct {
 	name, title, shows string
-	figures            []galleryFigure
+	// dir is the example folder the page is written in (default name) and
+	// file its Markdown there (default gallery.md), so that a folder can
+	// hold its fast page and a slow comparison beside it.
+	dir, file string
+	// slow marks a page whose runs take minutes: temper gallery --slow or
+	// --only NAME makes it, and --check verifies it without running it
+	// (checkSlowPage): CI cannot spend minutes a page.
+	slow bool
+	// runs are the page's runs; none is model.ppl with its infer block.
+	runs    []galleryRun
+	figures []galleryFigure
+	// about is Markdown after the model's own comment: what the comparison
+	// is and which of the paper's tables or figures it reproduces.
+	about string
+	// size is the runs' size beside the paper's, for a slow page.
+	size string
+	// results is the page's tables, made from its runs' folders: temper's
+	// numbers beside the paper's. A page without it shows the posterior of
+	// its first run.
+	results func(*galleryRuns) (string, error)
+}
+
+// galleryRun is one run of a page: a model with the flags that change its
+// infer block (the sampler, its settings, the size).
+type galleryRun struct {
+	// label names the run in the page (captions, tables) and its output
+	// folder; the first run of a page may have none.
+	label string
+	// model is the model file, relative to the page's folder (default
+	// model.ppl); ../NAME/model.ppl is another example's.
+	model string
+	args  []string // temper run's flags over the infer block
+	// seeds, if any, repeat the run once per seed (--seed s); figures show
+	// the first.
+	seeds []int
+	// bench runs temper bench --json with args instead of temper run: the
+	// MNIST MLP, whose images temper run cannot read. Its folder holds
+	// bench.json and, with --out, the draws of the last configuration.
+	bench bool
 }
 
 // galleryFigure is one temper plot of a page.
 type galleryFigure struct {
 	file, caption string
 	args          []string // temper plot's flags after RUN_DIR
-	// model, if set, is another model file of the page's folder whose run
-	// the figure shows (the centred form beside the non-centred one).
-	model string
+	// run is the label of the run the figure shows (default the first).
+	run string
 }
 
-// galleryPages are the pages, in the index's order. Each runs in seconds,
-// so that CI regenerates them all.
-var galleryPages = []galleryPage{
-	{"eight-schools", "Eight schools", "a hierarchy with a funnel, non-centred; SGHMC with the default warm-up",
-		[]galleryFigure{
-			{"trace.svg", "The draws of mu and tau against the iteration, a colour per chain, beside their histograms.", []string{"--kind", "trace", "--params", "mu,tau"}, ""},
-			{"rank.svg", "Rank plots: each chain's share of the ranks among all draws is flat when the chains agree.", []string{"--kind", "rank", "--params", "mu,tau"}, ""},
-			{"pair.svg", "mu, tau and the first school's effect against each other: the funnel in tau.", []string{"--kind", "pair", "--params", "mu,tau,theta.1"}, ""},
-		}},
-	{"logistic", "German credit: Bayesian logistic regression", "the README's first command, checked against Stan's NUTS posterior",
-		[]galleryFigure{
-			{"trace.svg", "The intercept and the first two coefficients over the iterations, beside their histograms.", []string{"--kind", "trace", "--params", "alpha,beta.1,beta.2"}, ""},
-			{"density.svg", "Each chain's density of the same three: the chains agree.", []string{"--kind", "density", "--params", "alpha,beta.1,beta.2"}, ""},
-			{"acf.svg", "Autocorrelation of each chain: the draws decorrelate within a few iterations.", []string{"--kind", "acf", "--params", "alpha,beta.1"}, ""},
-		}},
-	{"radon", "Radon: varying intercepts by county", "a multilevel regression whose intercepts are indexed by data, a[county[n]]",
-		[]galleryFigure{
-			{"trace.svg", "The mean intercept, the floor effect and the first county's intercept over the iterations.", []string{"--kind", "trace", "--params", "mu,b,a.1"}, ""},
-			{"pair.svg", "The same three against each other.", []string{"--kind", "pair", "--params", "mu,b,a.1"}, ""},
-		}},
-	{"dirichlet", "A poll's answer shares: simplex parameters", "simplex[K][J] with a Dirichlet prior, the first region's shares",
-		[]galleryFigure{
-			{"density.svg", "Each chain's density of the first region's four shares.", []string{"--kind", "density", "--params", "theta.1"}, ""},
-			{"rank.svg", "Their rank plots: flat when the chains agree.", []string{"--kind", "rank", "--params", "theta.1.1,theta.1.2"}, ""},
-		}},
-	{"varying-slopes", "Correlated varying slopes: an LKJ prior on a Cholesky factor", "cholesky_factor_corr with lkj_corr_cholesky, and multi_normal_cholesky",
-		[]galleryFigure{
-			{"trace.svg", "The population means and scales over the iterations.", []string{"--kind", "trace", "--params", "mu.1,mu.2,tau.1,tau.2"}, ""},
-			{"pair.svg", "The scales and the correlation factor's free entry against each other.", []string{"--kind", "pair", "--params", "tau.1,tau.2,L.2.1"}, ""},
-		}},
-	{"funnel", "Neal's funnel with NUTS: divergences, and the reparameterisation that removes them", "the exact sampler nuts with Stan's warm-up, on the centred and the non-centred funnel",
-		[]galleryFigure{
-			{"pair.svg", "The non-centred form: v against x_1 traces the whole funnel, neck and mouth, without a divergent transition.", []string{"--kind", "pair", "--params", "v,x.1,z.1"}, ""},
-			{"trace.svg", "The non-centred form: v's draws over the iterations and their histogram, N(0, 3²).", []string{"--kind", "trace", "--params", "v"}, ""},
-			{"centred-pair.svg", "The centred form (centred.ppl): the divergent transitions (red) gather at the neck, which the chains cannot enter; v's histogram is cut off below -3, and temper run warns of divergences, E-BFMI and R-hat.", []string{"--kind", "pair", "--params", "v,x.1"}, "centred.ppl"},
-		}},
-	{"cosine2d", "Replica exchange on a multi-modal target (DEO*-SGD)", "a 16-level ladder of step sizes with the deterministic even-odd scheme of seed 000",
-		[]galleryFigure{
-			{"index.svg", "The replica index process: each replica's level over the exchange rounds, the first to make a round trip in colour.", []string{"--kind", "index"}, ""},
-			{"ladder.svg", "The step-size ladder over the run, as the adaptive ladder spaces it toward equal swap rates.", []string{"--kind", "ladder"}, ""},
-			{"swaps.svg", "The swap rate of each adjacent pair of levels, with its attempts.", []string{"--kind", "swaps"}, ""},
-		}},
-	{"mog25", "Cyclical SGLD on a mixture of 25 Gaussians", "seed 002's mode coverage: the draws over the target's density, modes counted",
-		[]galleryFigure{
-			{"modes.svg", "The draws over the target's density; a filled centre has more than 100 draws within 0.25 (seed 002, Table 4).", []string{"--kind", "modes", "--model", "{model}", "--modes", "{dir}/modes.csv"}, ""},
-			{"schedule.svg", "The cyclical step size, the exploration stage of each cycle shaded.", []string{"--kind", "schedule"}, ""},
-		}},
+// pageDir and pageFile are where a page's Markdown is, relative to the
+// examples folder.
+func (p galleryPage) pageDir() string { return cmpOr(p.dir, p.name) }
+func (p galleryPage) pageFile() string {
+	return filepath.Join(p.pageDir(), cmpOr(p.file, "gallery.md"))
 }
 
-// galleryCommand is temper gallery: it runs each page's example with its
-// infer block, draws its figures and writes its page,
-// examples/NAME/gallery.md, and the gallery's front page,
-// examples/index.md. With --check it writes them to a scratch folder
-// instead and fails if any checked-in file differs, as CI does. The
+// pageRuns are the page's runs, model.ppl with its infer block by default.
+func (p galleryPage) pageRuns() []galleryRun {
+	if len(p.runs) == 0 {
+		return []galleryRun{{}}
+	}
+	return p.runs
+}
+
+func cmpOr(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// slug is a label as a folder name: DEO* is deo-star, SGNHT (1 chain) is
+// sgnht-1-chain.
+func slug(label string) string {
+	label = strings.ToLower(strings.ReplaceAll(label, "*", "-star"))
+	return strings.Trim(regexp.MustCompile(`[^a-z0-9]+`).ReplaceAllString(label, "-"), "-")
+}
+
+// modelFile is the run's model, relative to the page's folder.
+func (r galleryRun) modelFile() string {
+	if r.bench {
+		return filepath.Join("..", "mnist", "model.ppl")
+	}
+	return cmpOr(r.model, "model.ppl")
+}
+
+// shownOut is the folder the page's commands write the run to.
+func (r galleryRun) shownOut(p galleryPage) string {
+	out := filepath.Join("out", p.pageDir())
+	if r.label != "" {
+		out += "-" + slug(r.label)
+	}
+	return out
+}
+
+// galleryCommand is temper gallery: it runs each page's examples, draws
+// their figures and writes the page, examples/DIR/gallery.md (or the
+// page's own file), and the gallery's front page, examples/index.md. The
+// fast pages are made by default; --slow makes the slow ones, --only NAME
+// one page of either kind. With --check it makes the fast pages in a
+// scratch folder and fails if any checked-in file differs, as CI does, and
+// checks each slow page without running it (checkSlowPage). The fast
 // pages are made with the portable kernels (go run -tags purego), whose
 // sums do not depend on the processor's vector width, so that any machine
 // makes the same bytes.
@@ -94,19 +145,25 @@ func galleryCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 	fs := flag.NewFlagSet("gallery", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprintln(stderr, galleryUsage); fs.PrintDefaults() }
-	check := fs.Bool("check", false, "regenerate into a scratch folder and fail if a checked-in page or figure differs")
-	only := fs.String("only", "", "make this page alone (and not the index)")
+	check := fs.Bool("check", false, "make the fast pages in a scratch folder and fail if a checked-in page or figure differs; check the slow pages' files and inputs without running them")
+	slow := fs.Bool("slow", false, "make the slow pages (minutes each) and the index, not the fast pages")
+	only := fs.String("only", "", "make this page alone, fast or slow (and not the index)")
 	root := fs.String("root", "examples", "the examples folder")
 	site := fs.String("html", "", "write the gallery's pages as a static HTML site into this folder (no runs)")
-	flags, pos := reorderFlags(args, "check")
+	flags, pos := reorderFlags(args, "check", "slow")
 	if err := fs.Parse(flags); err != nil || len(pos) > 0 {
 		return badf("%s", galleryUsage)
 	}
 	if *site != "" {
 		return writeSite(*root, *site, stdout)
 	}
-	out := *root
-	if *check {
+	return makeGallery(ctx, galleryPages, *root, *only, *slow, *check, stdout, stderr)
+}
+
+// makeGallery makes (or, with check, checks) the pages the flags select.
+func makeGallery(ctx context.Context, pages []galleryPage, root, only string, slow, check bool, stdout, stderr io.Writer) error {
+	out := root
+	if check {
 		tmp, err := os.MkdirTemp("", "temper-gallery-")
 		if err != nil {
 			return err
@@ -114,158 +171,546 @@ func galleryCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 		defer os.RemoveAll(tmp)
 		out = tmp
 	}
-	var made []string // paths relative to the examples folder
-	for _, p := range galleryPages {
-		if *only != "" && p.name != *only {
+	var made, verified []string // paths relative to the examples folder
+	var slowProblems []string   // one line per slow page that fails its check
+	found := false
+	for _, p := range pages {
+		if only != "" && p.name != only || only == "" && p.slow != slow && !check {
 			continue
 		}
-		files, err := makePage(ctx, p, *root, out, stderr)
+		found = true
+		if p.slow && check {
+			files, err := checkSlowPage(p, root)
+			if err != nil {
+				slowProblems = append(slowProblems, fmt.Sprintf("%s: %v", p.name, err))
+			}
+			verified = append(verified, files...)
+			continue
+		}
+		start := time.Now()
+		files, err := makePage(ctx, p, root, out, stderr)
 		if err != nil {
 			return fmt.Errorf("temper gallery: %s: %w", p.name, err)
 		}
+		if !check {
+			fmt.Fprintf(stderr, "%s: %.1f s\n", p.name, time.Since(start).Seconds())
+		}
 		made = append(made, files...)
 	}
-	if *only == "" {
-		if err := os.WriteFile(filepath.Join(out, "index.md"), galleryIndex(), 0o644); err != nil {
+	if only == "" {
+		if err := os.WriteFile(filepath.Join(out, "index.md"), galleryIndex(pages), 0o644); err != nil {
 			return err
 		}
 		made = append(made, "index.md")
-	} else if len(made) == 0 {
-		return badf("temper gallery: no page %q", *only)
+	} else if !found {
+		return badf("temper gallery: no page %q", only)
 	}
-	if !*check {
-		_, err := fmt.Fprintf(stdout, "the gallery: %d files in %s\n", len(made), *root)
+	if !check {
+		_, err := fmt.Fprintf(stdout, "the gallery: %d files in %s\n", len(made), root)
 		return err
 	}
 	var stale []string
 	for _, f := range made {
 		want, err1 := os.ReadFile(filepath.Join(out, f))
-		have, err2 := os.ReadFile(filepath.Join(*root, f))
+		have, err2 := os.ReadFile(filepath.Join(root, f))
 		if err1 != nil || err2 != nil || !bytes.Equal(want, have) {
 			stale = append(stale, f)
 		}
 	}
+	var problems []string
 	if len(stale) > 0 {
-		return fmt.Errorf("temper gallery: %d of %d files are stale (%s): regenerate with `go run -tags purego ./cmd/temper gallery` and commit them",
-			len(stale), len(made), strings.Join(stale, ", "))
+		problems = append(problems, fmt.Sprintf("%d of %d files are stale (%s): regenerate with `go run -tags purego ./cmd/temper gallery` and commit them",
+			len(stale), len(made), strings.Join(stale, ", ")))
 	}
-	_, err := fmt.Fprintf(stdout, "the gallery is current: %d files\n", len(made))
+	if problems = append(problems, slowProblems...); len(problems) > 0 {
+		return fmt.Errorf("temper gallery: %s", strings.Join(problems, "\ntemper gallery: "))
+	}
+	msg := fmt.Sprintf("the gallery is current: %d files made again", len(made))
+	if len(verified) > 0 {
+		msg += fmt.Sprintf("; the slow pages' %d files are there, their figures valid and their inputs unchanged", len(verified))
+	}
+	_, err := fmt.Fprintln(stdout, msg)
 	return err
 }
 
-// makePage runs a page's example, draws its figures into
-// out/NAME/figures and writes out/NAME/gallery.md; it returns the files,
-// relative to out.
-func makePage(ctx context.Context, p galleryPage, root, out string, stderr io.Writer) ([]string, error) {
-	dir := filepath.Join(root, p.name)
-	model := filepath.Join(dir, "model.ppl")
-	var so, se strings.Builder
-	runs := map[string]string{} // model file → its run's folder
-	runOf := func(file string) (string, error) {
-		if d, ok := runs[file]; ok {
-			return d, nil
-		}
-		d, err := os.MkdirTemp("", "temper-gallery-run-")
-		if err != nil {
-			return "", err
-		}
-		runs[file] = d
-		if code := run(ctx, []string{"run", filepath.Join(dir, file), "--out", d, "--quiet"}, &so, &se); code != 0 {
-			return "", fmt.Errorf("temper run %s exited %d: %s", file, code, se.String())
-		}
-		return d, nil
+// galleryRuns are a page's runs once made, for its results.
+type galleryRuns struct {
+	root, dir string // the examples folder, and the page's folder in it
+	byLabel   map[string]*galleryRunOut
+	seconds   float64 // the runs' total wall time
+}
+
+// galleryRunOut is one run's output folders, one per seed.
+type galleryRunOut struct {
+	run     galleryRun
+	dirs    []string
+	seconds float64
+	stderr  string // the runs' warnings
+}
+
+// get is the run of that label.
+func (g *galleryRuns) get(label string) (*galleryRunOut, error) {
+	r, ok := g.byLabel[label]
+	if !ok {
+		return nil, fmt.Errorf("the page has no run %q", label)
 	}
+	return r, nil
+}
+
+// diagnostics decodes the diagnostics.json of the run's i-th seed into v.
+func (r *galleryRunOut) diagnostics(i int, v any) error {
+	return jsonFile(filepath.Join(r.dirs[i], temper.DiagnosticsFile), v)
+}
+
+// draws reads the draws of the run's i-th seed.
+func (r *galleryRunOut) draws(i int) (*draws.Table, error) { return readDraws([]string{r.dirs[i]}) }
+
+// makeRuns runs each of a page's runs (each seed) into a scratch folder.
+// The caller removes the folders.
+func makeRuns(ctx context.Context, p galleryPage, root string) (*galleryRuns, error) {
+	dir := filepath.Join(root, p.pageDir())
+	g := &galleryRuns{root: root, dir: dir, byLabel: map[string]*galleryRunOut{}}
+	for _, r := range p.pageRuns() {
+		if _, dup := g.byLabel[r.label]; dup {
+			return g, fmt.Errorf("two runs labelled %q", r.label)
+		}
+		o := &galleryRunOut{run: r}
+		g.byLabel[r.label] = o
+		seeds := r.seeds
+		if len(seeds) == 0 {
+			seeds = []int{0}
+		}
+		start := time.Now()
+		for _, s := range seeds {
+			d, err := os.MkdirTemp("", "temper-gallery-run-")
+			if err != nil {
+				return g, err
+			}
+			o.dirs = append(o.dirs, d)
+			var so, se strings.Builder
+			args := append([]string{"run", filepath.Join(dir, r.modelFile()), "--out", d, "--quiet"}, r.args...)
+			if r.bench {
+				args = append(append([]string{"bench"}, r.args...), "--json", "--out", d)
+			}
+			if s != 0 {
+				args = append(args, "--seed", strconv.Itoa(s))
+			}
+			if code := run(ctx, args, &so, &se); code != 0 && code != exitWarnings {
+				return g, fmt.Errorf("temper %s exited %d: %s", strings.Join(args[:2], " "), code, se.String())
+			}
+			if r.bench {
+				if err := os.WriteFile(filepath.Join(d, "bench.json"), []byte(so.String()), 0o644); err != nil {
+					return g, err
+				}
+			}
+			o.stderr += se.String()
+		}
+		o.seconds = time.Since(start).Seconds()
+		g.seconds += o.seconds
+	}
+	return g, nil
+}
+
+// makePage runs a page's examples, draws its figures into
+// out/DIR/figures and writes its Markdown; it returns the files, relative
+// to out.
+func makePage(ctx context.Context, p galleryPage, root, out string, stderr io.Writer) ([]string, error) {
+	dir := filepath.Join(root, p.pageDir())
+	var hash string
+	if p.slow { // before the runs: a page whose inputs cannot be read is not run
+		var err error
+		if hash, err = pageInputsHash(p, root); err != nil {
+			return nil, err
+		}
+	}
+	runs, err := makeRuns(ctx, p, root)
 	defer func() {
-		for _, d := range runs {
-			os.RemoveAll(d)
+		for _, r := range runs.byLabel {
+			for _, d := range r.dirs {
+				os.RemoveAll(d)
+			}
 		}
 	}()
-	run1, err := runOf("model.ppl")
 	if err != nil {
 		return nil, err
 	}
-	figures := filepath.Join(out, p.name, "figures")
+	figures := filepath.Join(out, p.pageDir(), "figures")
 	if err := os.MkdirAll(figures, 0o755); err != nil {
 		return nil, err
 	}
-	files := []string{filepath.Join(p.name, "gallery.md")}
-	var commands []string
+	files := []string{p.pageFile()}
+	commands := runCommands(p)
 	for _, f := range p.figures {
-		from, shownFrom := run1, filepath.Join("out", p.name)
-		if f.model != "" {
-			if from, err = runOf(f.model); err != nil {
-				return nil, err
-			}
-			name := strings.TrimSuffix(f.model, filepath.Ext(f.model))
-			shownFrom = filepath.Join("out", name)
-			if cmd := fmt.Sprintf("temper run examples/%s/%s --out %s", p.name, f.model, shownFrom); !slices.Contains(commands, cmd) {
-				commands = append(commands, cmd)
-			}
+		r, err := runs.get(f.run)
+		if err != nil {
+			return nil, fmt.Errorf("figure %s: %v", f.file, err)
 		}
-		args := append([]string{"plot", from}, f.args...)
-		shown := append([]string{"temper", "plot", shownFrom}, f.args...)
-		for i := range args {
-			args[i] = strings.NewReplacer("{model}", model, "{dir}", dir).Replace(args[i])
+		sub := strings.NewReplacer("{model}", filepath.Join(dir, r.run.modelFile()), "{dir}", dir)
+		shownSub := strings.NewReplacer("{model}", filepath.Join("examples", p.pageDir(), r.run.modelFile()), "{dir}", filepath.Join("examples", p.pageDir()))
+		from := r.run.shownOut(p)
+		if len(r.run.seeds) > 0 {
+			from = filepath.Join(from, strconv.Itoa(r.run.seeds[0]))
 		}
-		for i := range shown {
-			shown[i] = strings.NewReplacer("{model}", filepath.Join("examples", p.name, "model.ppl"), "{dir}", filepath.Join("examples", p.name)).Replace(shown[i])
+		args := []string{"plot", r.dirs[0]}
+		shown := []string{"temper", "plot", from}
+		for _, a := range f.args {
+			args, shown = append(args, sub.Replace(a)), append(shown, shownSub.Replace(a))
 		}
 		args = append(args, "--out", filepath.Join(figures, f.file))
-		so.Reset()
-		se.Reset()
+		var so, se strings.Builder
 		if code := run(ctx, args, &so, &se); code != 0 {
 			return nil, fmt.Errorf("temper plot %s exited %d: %s", f.file, code, se.String())
 		}
 		commands = append(commands, strings.Join(shown, " ")+" --out "+f.file)
-		files = append(files, filepath.Join(p.name, "figures", f.file))
+		files = append(files, filepath.Join(p.pageDir(), "figures", f.file))
 	}
-	src, err := os.ReadFile(model)
-	if err != nil {
-		return nil, err
+	var body string
+	if p.results != nil {
+		if body, err = p.results(runs); err != nil {
+			return nil, fmt.Errorf("its results: %v", err)
+		}
+	} else {
+		t, err := runs.byLabel[p.pageRuns()[0].label].draws(0)
+		if err != nil {
+			return nil, err
+		}
+		var stats []summary.Stats
+		for _, c := range t.Params() {
+			stats = append(stats, summary.Summarize(c, t.ByChain(c)))
+		}
+		body = summaryMarkdown(stats, 10)
 	}
-	t, err := readDraws([]string{run1})
-	if err != nil {
-		return nil, err
-	}
-	var stats []summary.Stats
-	for _, c := range t.Params() {
-		stats = append(stats, summary.Summarize(c, t.ByChain(c)))
+	var models []pageModel
+	for _, r := range p.pageRuns() {
+		path := filepath.Join(dir, r.modelFile())
+		if slices.ContainsFunc(models, func(m pageModel) bool { return m.path == path }) {
+			continue
+		}
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return nil, err
+		}
+		models = append(models, pageModel{path, filepath.ToSlash(filepath.Join("examples", p.pageDir(), r.modelFile())), string(src)})
 	}
 	_, noReadme := os.Stat(filepath.Join(dir, "README.md"))
-	page := galleryPageText(p, string(src), noReadme == nil, commands, stats)
-	return files, os.WriteFile(filepath.Join(out, p.name, "gallery.md"), page, 0o644)
+	took := fmt.Sprintf("The runs took %s on %s.", duration(runs.seconds), machine())
+	page := galleryPageText(p, models, noReadme == nil, commands, body, took)
+	if p.slow {
+		page = append(page, fmt.Sprintf("<!-- %s %s -->\n", slowHashMark, hash)...)
+	}
+	return files, os.WriteFile(filepath.Join(out, p.pageFile()), page, 0o644)
+}
+
+// pageModel is a model file a page shows.
+type pageModel struct{ path, shown, src string }
+
+// runCommands are the commands that make a page's runs, as a reader types
+// them from the repository's root.
+func runCommands(p galleryPage) []string {
+	var commands []string
+	for _, r := range p.pageRuns() {
+		out := r.shownOut(p)
+		if r.bench {
+			commands = append(commands, fmt.Sprintf("temper bench %s --json --out %s > %s.json", strings.Join(r.args, " "), out, out))
+			continue
+		}
+		model := filepath.Join("examples", p.pageDir(), r.modelFile())
+		cmd := append([]string{"temper", "run", model}, r.args...)
+		switch {
+		case len(r.seeds) > 0:
+			seeds := make([]string, len(r.seeds))
+			for i, s := range r.seeds {
+				seeds[i] = strconv.Itoa(s)
+			}
+			commands = append(commands, fmt.Sprintf("for s in %s; do %s --seed $s --out %s/$s --quiet; done", strings.Join(seeds, " "), strings.Join(cmd, " "), out))
+			continue
+		case out != defaultOut(model):
+			cmd = append(cmd, "--out", out)
+		}
+		commands = append(commands, strings.Join(cmd, " "))
+	}
+	return commands
 }
 
 // galleryPageText is a page's Markdown: the model's own comment as prose,
-// the model, the commands, the posterior summary and the figures.
-func galleryPageText(p galleryPage, src string, hasReadme bool, commands []string, stats []summary.Stats) []byte {
+// the model, the commands, the results (the posterior, or the tables of a
+// comparison) and the figures.
+func galleryPageText(p galleryPage, models []pageModel, hasReadme bool, commands []string, results, took string) []byte {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %s\n\n", p.title)
-	fmt.Fprintf(&b, "_%s. Made by `temper gallery` ([how](../index.md))", capitalise(p.shows))
+	if p.slow {
+		fmt.Fprintf(&b, "_%s. A slow page: made by `temper gallery --only %s` and checked by CI without running it ([how](../index.md))", capitalise(p.shows), p.name)
+	} else {
+		fmt.Fprintf(&b, "_%s. Made by `temper gallery` ([how](../index.md))", capitalise(p.shows))
+	}
 	if hasReadme {
 		b.WriteString("; the example's own page is [README.md](README.md)")
 	}
 	b.WriteString("._\n\n")
-	var prose, body []string
+	prose, body := headerComment(models[0].src)
+	if prose != "" {
+		b.WriteString(prose + "\n\n")
+	}
+	if p.about != "" {
+		b.WriteString(strings.TrimSpace(p.about) + "\n\n")
+	}
+	if len(models) == 1 {
+		fmt.Fprintf(&b, "## The model\n\n```stan\n%s\n```\n\n", body)
+	} else {
+		b.WriteString("## The models\n\n")
+		for i, m := range models {
+			src := m.src
+			if i == 0 {
+				src = body
+			}
+			fmt.Fprintf(&b, "`%s`:\n\n```stan\n%s\n```\n\n", m.shown, strings.TrimSpace(src))
+		}
+	}
+	fmt.Fprintf(&b, "## Run it\n\n```sh\n%s\n```\n\n", strings.Join(commands, "\n"))
+	if p.results != nil {
+		b.WriteString("## Results\n\n_Computed from the runs' folders by `temper gallery` (cmd/temper/gallery_results.go)._\n\n" + strings.TrimSpace(results) + "\n\n")
+		if size := strings.TrimSpace(p.size); p.slow || size != "" {
+			if p.slow {
+				size = strings.TrimSpace(size + "\n\n" + took)
+			}
+			b.WriteString("## Size\n\n" + size + "\n\n")
+		}
+	} else {
+		b.WriteString("## The posterior (seed 1, the infer block's settings)\n\n" + results)
+		b.WriteString("\n")
+	}
+	b.WriteString("## Figures\n\n")
+	for _, f := range p.figures {
+		caption := f.caption
+		if len(p.pageRuns()) > 1 && p.slow {
+			caption = fmt.Sprintf("**%s.** %s", cmpOr(f.run, p.pageRuns()[0].label), caption)
+		}
+		fmt.Fprintf(&b, "![%s](figures/%s)\n\n%s\n\n", strings.TrimSuffix(f.file, ".svg"), f.file, caption)
+	}
+	return []byte(b.String())
+}
+
+// headerComment splits a model's source into the comment it opens with
+// (lines of //, or one /* */ block), as prose, and the rest.
+func headerComment(src string) (prose, body string) {
+	if rest, ok := strings.CutPrefix(src, "/*"); ok {
+		if comment, after, ok := strings.Cut(rest, "*/"); ok {
+			lines := strings.Split(comment, "\n")
+			for i := range lines {
+				lines[i] = strings.TrimSpace(lines[i])
+			}
+			return strings.TrimSpace(strings.Join(lines, "\n")), strings.TrimSpace(after)
+		}
+	}
+	var text, code []string
 	inHeader := true
 	for _, line := range strings.Split(src, "\n") {
 		if inHeader && strings.HasPrefix(line, "//") {
-			prose = append(prose, strings.TrimPrefix(strings.TrimPrefix(line, "//"), " "))
+			text = append(text, strings.TrimPrefix(strings.TrimPrefix(line, "//"), " "))
 			continue
 		}
 		inHeader = false
-		body = append(body, line)
+		code = append(code, line)
 	}
-	b.WriteString(strings.TrimSpace(strings.Join(prose, "\n")) + "\n\n")
-	fmt.Fprintf(&b, "## The model\n\n```stan\n%s\n```\n\n", strings.TrimSpace(strings.Join(body, "\n")))
-	fmt.Fprintf(&b, "## Run it\n\n```sh\ntemper run examples/%s/model.ppl\n%s\n```\n\n", p.name, strings.Join(commands, "\n"))
-	b.WriteString("## The posterior (seed 1, the infer block's settings)\n\n")
-	b.WriteString(summaryMarkdown(stats, 10))
-	b.WriteString("\n## Figures\n\n")
+	return strings.TrimSpace(strings.Join(text, "\n")), strings.TrimSpace(strings.Join(code, "\n"))
+}
+
+// slowHashMark starts the comment at the end of a slow page that records
+// the hash of its inputs.
+const slowHashMark = "temper gallery inputs sha256"
+
+// pageInputsHash is the hash of what a page's results depend on besides
+// temper's code: the page's definition (its runs and their flags, its
+// figures, its prose), and the bytes of every model, data file and other
+// file of the repository that its runs and figures read. --check compares
+// it with the hash a slow page recorded when it was made.
+func pageInputsHash(p galleryPage, root string) (string, error) {
+	h := sha256.New()
+	fmt.Fprintf(h, "page %q %q %q %q %q %t\nabout %q\nsize %q\n", p.name, p.title, p.shows, p.pageDir(), p.pageFile(), p.slow, p.about, p.size)
+	dir := filepath.Join(root, p.pageDir())
+	var inputs []string
+	for _, r := range p.pageRuns() {
+		fmt.Fprintf(h, "run %q %q %q %v %t\n", r.label, r.modelFile(), r.args, r.seeds, r.bench)
+		model := filepath.Join(dir, r.modelFile())
+		inputs = append(inputs, model)
+		if !r.bench {
+			data, err := runDataFiles(model, r.args)
+			if err != nil {
+				return "", fmt.Errorf("run %q: %v", r.label, err)
+			}
+			inputs = append(inputs, data...)
+		}
+		for _, a := range r.args {
+			if inRepo(root, a) {
+				inputs = append(inputs, a)
+			}
+		}
+	}
 	for _, f := range p.figures {
-		fmt.Fprintf(&b, "![%s](figures/%s)\n\n%s\n\n", strings.TrimSuffix(f.file, ".svg"), f.file, f.caption)
+		fmt.Fprintf(h, "figure %q %q %q %q\n", f.file, f.caption, f.run, f.args)
+		for _, a := range f.args {
+			if a = strings.ReplaceAll(a, "{dir}", dir); inRepo(root, a) {
+				inputs = append(inputs, a)
+			}
+		}
 	}
-	return []byte(b.String())
+	for _, in := range inputs {
+		if err := hashFiles(h, root, in); err != nil {
+			return "", err
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// inRepo reports whether path names a file or folder of the repository
+// (the examples folder's parent). A path outside it, such as the full
+// MNIST kept beside the checkout, is an input by its name alone (in the
+// run's flags): its bytes are not the repository's, and CI has none.
+func inRepo(root, path string) bool {
+	rel, err := filepath.Rel(filepath.Dir(filepath.Clean(root)), path)
+	if err != nil || rel == ".." || strings.HasPrefix(filepath.ToSlash(rel), "../") {
+		return false
+	}
+	_, err = os.Stat(path)
+	return err == nil
+}
+
+// runDataFiles are the data files a temper run of the model with these
+// flags reads: its infer block's, or those of --data.
+func runDataFiles(model string, args []string) ([]string, error) {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	flags := defineRunFlags(fs, nil)
+	if _, err := flags.parse(fs, "run", args); err != nil {
+		return nil, err
+	}
+	_, _, cfg, err := readRunConfig("run", model, defaultConfig(), flags, nil)
+	return cfg.data, err
+}
+
+// hashFiles adds the file at path, or each file under the folder at path,
+// to h: its path relative to the examples folder's parent (with / on every
+// system) and its bytes. A path outside the repository (a model of
+// another checkout) is named only.
+func hashFiles(h io.Writer, root, path string) error {
+	repo := filepath.Dir(filepath.Clean(root))
+	return filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, err := filepath.Rel(repo, p)
+		if err != nil {
+			return err
+		}
+		if rel = filepath.ToSlash(rel); strings.HasPrefix(rel, "../") {
+			_, err := fmt.Fprintf(h, "outside %s\n", rel)
+			return err
+		}
+		raw, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		sum := sha256.Sum256(raw)
+		_, err = fmt.Fprintf(h, "file %s %x\n", rel, sum)
+		return err
+	})
+}
+
+// checkSlowPage checks a slow page without running it: its Markdown is
+// there, every figure it links and every figure it makes is there and is
+// a well-formed SVG image, and the hash of its inputs that it recorded is
+// the hash of the inputs now. It returns the files it checked, relative to
+// root.
+func checkSlowPage(p galleryPage, root string) ([]string, error) {
+	remake := fmt.Sprintf("remake it with `go run ./cmd/temper gallery --only %s` (minutes) and commit it", p.name)
+	raw, err := os.ReadFile(filepath.Join(root, p.pageFile()))
+	if err != nil {
+		return nil, fmt.Errorf("%v: %s", err, remake)
+	}
+	files := []string{p.pageFile()}
+	links := map[string]bool{}
+	for _, m := range regexp.MustCompile(`!\[[^\]]*\]\(([^)\s]+)\)|<img[^>]*\ssrc="([^"]+)"`).FindAllSubmatch(raw, -1) {
+		links[string(m[1])+string(m[2])] = true
+	}
+	for _, f := range p.figures {
+		links["figures/"+f.file] = true
+	}
+	for _, link := range slices.Sorted(maps.Keys(links)) {
+		path := filepath.Join(root, p.pageDir(), filepath.FromSlash(link))
+		if err := checkImage(path); err != nil {
+			return nil, fmt.Errorf("%s: %v: %s", p.pageFile(), err, remake)
+		}
+		files = append(files, filepath.Join(p.pageDir(), filepath.FromSlash(link)))
+	}
+	m := regexp.MustCompile(`<!-- ` + slowHashMark + ` ([0-9a-f]{64})`).FindSubmatch(raw)
+	if m == nil {
+		return nil, fmt.Errorf("%s records no hash of its inputs: %s", p.pageFile(), remake)
+	}
+	want, err := pageInputsHash(p, root)
+	if err != nil {
+		return nil, err
+	}
+	if string(m[1]) != want {
+		return nil, fmt.Errorf("%s was made from other inputs (its models, data, runs' flags, figures or prose have changed since): %s", p.pageFile(), remake)
+	}
+	return files, nil
+}
+
+// checkImage checks that the file at path is there and, if it is an SVG
+// image, that it parses as XML whose root element is svg.
+func checkImage(path string) error {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if !strings.HasSuffix(path, ".svg") {
+		return nil
+	}
+	dec := xml.NewDecoder(bytes.NewReader(raw))
+	root := ""
+	for {
+		tok, err := dec.Token()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("%s is not a well-formed SVG file: %v", path, err)
+		}
+		if se, ok := tok.(xml.StartElement); ok && root == "" {
+			root = se.Name.Local
+		}
+	}
+	if root != "svg" {
+		return fmt.Errorf("%s is not an SVG image (its root element is %q)", path, root)
+	}
+	return nil
+}
+
+// duration is a time in seconds as people say it: 45 s, 2 min 5 s.
+func duration(s float64) string {
+	n := int(math.Round(s))
+	if n < 60 {
+		return fmt.Sprintf("%d s", n)
+	}
+	return fmt.Sprintf("%d min %d s", n/60, n%60)
+}
+
+// machine names the processor the slow pages' runs took their time on,
+// and how busy it was.
+func machine() string {
+	name := runtime.GOARCH
+	if raw, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		if m := regexp.MustCompile(`(?m)^model name\s*:\s*(.+)$`).FindSubmatch(raw); m != nil {
+			name = strings.TrimSpace(string(m[1]))
+		}
+	}
+	name = fmt.Sprintf("%d × %s", runtime.NumCPU(), name)
+	if raw, err := os.ReadFile("/proc/loadavg"); err == nil { // a shared machine's timings are slower
+		if f := strings.Fields(string(raw)); len(f) > 0 {
+			name += ", load average " + f[0] + " when the page was made"
+		}
+	}
+	return name
 }
 
 // summaryMarkdown is the first rows of a posterior summary as a Markdown
@@ -294,16 +739,42 @@ func capitalise(s string) string {
 	return strings.ToUpper(s[:1]) + s[1:]
 }
 
-// galleryIndex is examples/index.md: a thumbnail and a line per page.
-func galleryIndex() []byte {
+// galleryIndex is examples/index.md: a thumbnail and a line per page, the
+// fast pages first, then the slow ones.
+func galleryIndex(pages []galleryPage) []byte {
 	var b strings.Builder
 	b.WriteString("# The temper gallery\n\n")
 	b.WriteString("Each page runs one example of this folder with its infer block and the default seed, and shows the model, the commands, the posterior and the figures `temper plot` draws of it. `temper gallery` makes them (`go run -tags purego ./cmd/temper gallery`, the portable kernels, so that every machine makes the same bytes); CI runs `temper gallery --check` and fails when a page is stale; `temper gallery --html DIR` writes the pages as a static site to read offline.\n\n")
-	b.WriteString("| | page | what it shows |\n|---|---|---|\n")
-	for _, p := range galleryPages {
-		fmt.Fprintf(&b, "| <a href=\"%s/gallery.md\"><img src=\"%s/figures/%s\" width=\"240\" alt=\"%s\"></a> | [%s](%s/gallery.md) | %s |\n",
-			p.name, p.name, p.figures[0].file, p.title, p.title, p.name, p.shows)
+	row := func(p galleryPage) {
+		link := filepath.ToSlash(p.pageFile())
+		fmt.Fprintf(&b, "| <a href=\"%s\"><img src=\"%s/figures/%s\" width=\"240\" alt=\"%s\"></a> | [%s](%s) | %s |\n",
+			link, p.pageDir(), p.figures[0].file, p.title, p.title, link, p.shows)
 	}
-	b.WriteString("\nThe other examples (roaches, mog5, mnist, german-credit) have their READMEs, with the tests that check them against references.\n")
+	b.WriteString("| | page | what it shows |\n|---|---|---|\n")
+	for _, p := range pages {
+		if !p.slow {
+			row(p)
+		}
+	}
+	if !slices.ContainsFunc(pages, func(p galleryPage) bool { return p.slow }) {
+		return []byte(b.String())
+	}
+	b.WriteString("\n## The papers' experiments\n\n")
+	b.WriteString("These pages compare samplers as the seed papers do, beside the papers' tables and figures. Their runs take minutes, more than CI should spend, so they are made by hand, `go run ./cmd/temper gallery --slow` (all of them) or `--only NAME` (one), and checked in; `temper gallery --check` checks each without running it: the page and every figure it links are there, the figures are well-formed SVG, and the hash of its inputs (its models, data, runs' flags, figures and prose), recorded at its end, is still theirs.\n\n")
+	b.WriteString("| | page | what it shows |\n|---|---|---|\n")
+	for _, p := range pages {
+		if p.slow {
+			row(p)
+		}
+	}
 	return []byte(b.String())
+}
+
+// jsonFile decodes the JSON file at path into v.
+func jsonFile(path string, v any) error {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(raw, v)
 }

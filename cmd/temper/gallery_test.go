@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -13,19 +14,7 @@ import (
 // runs the check on the checked-in pages with the portable kernels.)
 func TestGalleryCheck(t *testing.T) {
 	root := t.TempDir()
-	dst := filepath.Join(root, "eight-schools")
-	if err := os.MkdirAll(dst, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range []string{"model.ppl", "schools.json"} {
-		raw, err := os.ReadFile(filepath.Join("..", "..", "examples", "eight-schools", f))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dst, f), raw, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dst := copyExample(t, root, "eight-schools", "model.ppl", "schools.json")
 	gallery := func(args ...string) (int, string) {
 		var stdout, stderr strings.Builder
 		code := run(context.Background(), append([]string{"gallery", "--root", root, "--only", "eight-schools"}, args...), &stdout, &stderr)
@@ -46,5 +35,128 @@ func TestGalleryCheck(t *testing.T) {
 	}
 	if code, out := gallery("--check"); code == 0 || !strings.Contains(out, "1 of 4 files are stale (eight-schools/gallery.md)") {
 		t.Errorf("temper gallery --check of an edited page: exit %d: %s", code, out)
+	}
+}
+
+// TestGallerySlowPage makes a slow page of two runs into a copy of an
+// example and checks it as CI does, without running it: current at once;
+// then failing, with the reason, when a figure is not SVG, when a linked
+// figure is missing, and when a model changed since the page was made.
+func TestGallerySlowPage(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "examples")
+	dst := copyExample(t, root, "eight-schools", "model.ppl", "schools.json")
+	short := []string{"--iters", "200", "--chains", "2"}
+	page := galleryPage{name: "schools-seeds", dir: "eight-schools", file: "seeds.md", title: "Two seeds", shows: "a test", slow: true,
+		runs: []galleryRun{{label: "first", args: short}, {label: "second", args: append(short, "--seed", "2")}},
+		figures: []galleryFigure{
+			{file: "seeds-trace.svg", caption: "mu.", run: "first", args: []string{"--kind", "trace", "--params", "mu"}},
+			{file: "seeds-rank.svg", caption: "tau.", run: "second", args: []string{"--kind", "rank", "--params", "tau"}},
+		},
+		results: func(g *galleryRuns) (string, error) {
+			a, err := g.first("first")
+			if err != nil {
+				return "", err
+			}
+			b, err := g.first("second")
+			return mdTable([]string{"run", "draws per chain"}, [][]string{{"first", strconv.Itoa(a.diag.DrawsPerChain)}, {"second", strconv.Itoa(b.diag.DrawsPerChain)}}), err
+		}}
+	pages := []galleryPage{page}
+	gallery := func(check bool) (error, string) {
+		var stdout, stderr strings.Builder
+		err := makeGallery(context.Background(), pages, root, "", !check, check, &stdout, &stderr)
+		return err, stdout.String()
+	}
+	if err, out := gallery(false); err != nil {
+		t.Fatalf("temper gallery --slow: %v %s", err, out)
+	}
+	md, err := os.ReadFile(filepath.Join(dst, "seeds.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"| first | 200 |", "**second.** tau.", "--out out/eight-schools-second", "## Size", "<!-- " + slowHashMark} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("the page lacks %q:\n%s", want, md)
+		}
+	}
+	index, err := os.ReadFile(filepath.Join(root, "index.md"))
+	if err != nil || !strings.Contains(string(index), "[Two seeds](eight-schools/seeds.md)") {
+		t.Errorf("the index does not link the slow page: %v\n%s", err, index)
+	}
+	if err, out := gallery(true); err != nil || !strings.Contains(out, "the slow pages' 3 files are there") {
+		t.Fatalf("temper gallery --check of a fresh slow page: %v %s", err, out)
+	}
+	breaks := []struct {
+		name, want string
+		change     func(path string) error
+		path       string
+	}{
+		{"not SVG", "is not a well-formed SVG file", func(p string) error { return os.WriteFile(p, []byte("<svg><g></svg>"), 0o644) }, "figures/seeds-trace.svg"},
+		{"missing", "seeds-rank.svg: no such file", os.Remove, "figures/seeds-rank.svg"},
+		{"model edited", "was made from other inputs", func(p string) error {
+			raw, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			return os.WriteFile(p, append(raw, "\n// edited\n"...), 0o644)
+		}, "model.ppl"},
+	}
+	for _, b := range breaks {
+		path := filepath.Join(dst, b.path)
+		saved, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := b.change(path); err != nil {
+			t.Fatal(err)
+		}
+		if err, _ := gallery(true); err == nil || !strings.Contains(err.Error(), b.want) || !strings.Contains(err.Error(), "--only schools-seeds") {
+			t.Errorf("%s: temper gallery --check says %v, want %q and how to remake the page", b.name, err, b.want)
+		}
+		if err := os.WriteFile(path, saved, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err, _ := gallery(true); err != nil {
+		t.Errorf("temper gallery --check after the files are restored: %v", err)
+	}
+}
+
+// copyExample copies files of the example folder name into root/name,
+// which it returns.
+func copyExample(t *testing.T, root, name string, files ...string) string {
+	t.Helper()
+	dst := filepath.Join(root, name)
+	if err := os.MkdirAll(dst, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		raw, err := os.ReadFile(filepath.Join("..", "..", "examples", name, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dst, f), raw, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dst
+}
+
+// TestInRepo: a page's input is hashed by its bytes only inside the
+// repository, so that a data set kept beside the checkout (which CI does
+// not have) leaves the hash the same on every machine.
+func TestInRepo(t *testing.T) {
+	root := filepath.Join("..", "..", "examples")
+	for _, c := range []struct {
+		path string
+		want bool
+	}{
+		{filepath.Join(root, "mog5", "model.ppl"), true},
+		{filepath.Join(root, "mog5", "missing.ppl"), false},
+		{filepath.Join(root, "..", "..", "shared", "data", "mnist"), false},
+		{filepath.Join(root, "..", ".."), false},
+	} {
+		if got := inRepo(root, c.path); got != c.want {
+			t.Errorf("inRepo(%s, %s) = %v, want %v", root, c.path, got, c.want)
+		}
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -68,6 +69,27 @@ func TestPlotExchange(t *testing.T) {
 		if code := run(context.Background(), []string{"plot", out, "--kind", kind}, &stdout, &stderr); code != 0 || !strings.Contains(stdout.String(), kind+" plot of chain 1's ladder") {
 			t.Errorf("temper plot --kind %s: exit %d, %q %q", kind, code, stdout.String(), stderr.String())
 		}
+	}
+	// --rounds draws the start of the index process: fewer paths, a
+	// smaller file than the whole run's.
+	size := func(args ...string) int64 {
+		var stdout, stderr strings.Builder
+		path := filepath.Join(t.TempDir(), "index.svg")
+		if code := run(context.Background(), append([]string{"plot", out, "--kind", "index", "--out", path}, args...), &stdout, &stderr); code != 0 {
+			t.Fatalf("temper plot --kind index %v: exit %d, %s", args, code, stderr.String())
+		}
+		info, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return info.Size()
+	}
+	if all, first := size(), size("--rounds", "100"); first >= all {
+		t.Errorf("--rounds 100 drew %d bytes, the whole run %d", first, all)
+	}
+	var stdout, stderr strings.Builder
+	if code := run(context.Background(), []string{"plot", out, "--kind", "index", "--rounds", "-5"}, &stdout, &stderr); code != 2 || !strings.Contains(stderr.String(), "--rounds -5") {
+		t.Errorf("--rounds -5: exit %d, %q", code, stderr.String())
 	}
 }
 

@@ -62,7 +62,8 @@ usage:
                                               simulated truths among posterior draws, χ² per parameter
   temper samplers                             list the samplers and their options
   temper repl [MODEL.ppl] [--data FILE]...    an interactive session (:help inside lists its commands)
-  temper gallery [--check]                    make examples/index.md and each gallery page (go run -tags purego)
+  temper gallery [--check] [--slow]           make examples/index.md and the gallery's fast pages (go run -tags purego);
+                                              --slow: its slow pages, the papers' experiments (minutes)
   temper bench [--replicas 1,4,16] [flags]    SGLD on a Bayesian MLP for MNIST: steps/s, GFLOP/s, accuracy
   temper bench data [--rows N] [--cols D]     load an N × D table as CSV, .npy and Parquet: MB/s, peak RSS
 `

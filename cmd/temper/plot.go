@@ -18,7 +18,7 @@ import (
 )
 
 const plotUsage = "usage: temper plot RUN_DIR|DRAWS.csv|CHAIN.csv... [--kind trace|density|rank|acf|pair] [--params a,b,...] [--out FILE] [--replica N]\n" +
-	"       temper plot RUN_DIR --kind index|ladder|swaps [--chain N] [--out FILE]   (replica exchange)\n" +
+	"       temper plot RUN_DIR --kind index|ladder|swaps [--chain N] [--rounds N] [--out FILE]   (replica exchange)\n" +
 	"       temper plot RUN_DIR --kind schedule [--out FILE]   (cyclical SG-MCMC)\n" +
 	"       temper plot RUN_DIR --kind modes --model MODEL.ppl [--modes MODES.csv [--radius r] [--min-draws n]] [--out FILE]"
 
@@ -37,6 +37,7 @@ func plotCommand(args []string, stdout, stderr io.Writer) error {
 	out := fs.String("out", "", "the image to write, .svg, .png, .pdf, ... (default KIND.svg in RUN_DIR, or in the current folder)")
 	replica := fs.Int("replica", 1, "the ladder level to plot in a file written with --keep all (1: the target)")
 	chain := fs.Int("chain", 1, "with --kind index or ladder: the chain whose ladder to draw")
+	rounds := fs.Int("rounds", 0, "with --kind index or ladder: draw the first N exchange rounds only, where a long run's paths would fill the plot (0: all)")
 	flags, pos := reorderFlags(args)
 	if err := fs.Parse(flags); err != nil {
 		return badf("temper plot: %v", err)
@@ -45,7 +46,7 @@ func plotCommand(args []string, stdout, stderr io.Writer) error {
 		return badf("%s", plotUsage)
 	}
 	if slices.Contains(plots.ExchangeKinds, *kind) {
-		return plotExchange(pos[0], *kind, *chain, *out, stdout)
+		return plotExchange(pos[0], *kind, *chain, *rounds, *out, stdout)
 	}
 	if *kind == "schedule" {
 		return plotSchedule(pos[0], *out, stdout)
@@ -156,7 +157,7 @@ func plotModes(path string, t *draws.Table, modelPath, modesPath string, radius 
 
 // plotExchange draws a replica-exchange run's index process, ladder or
 // swap rates from the diagnostics.json of its folder.
-func plotExchange(dir, kind string, chain int, out string, stdout io.Writer) error {
+func plotExchange(dir, kind string, chain, rounds int, out string, stdout io.Writer) error {
 	var diag struct {
 		SwapAttempts []int `json:"swap_attempts"`
 		SwapAccepts  []int `json:"swap_accepts"`
@@ -180,7 +181,15 @@ func plotExchange(dir, kind string, chain int, out string, stdout io.Writer) err
 	if chain < 1 || chain > len(diag.Chains) {
 		return badf("temper plot: --chain %d: the run has chains 1 to %d", chain, len(diag.Chains))
 	}
+	if rounds < 0 {
+		return badf("temper plot: --rounds %d: want a number of rounds, or 0 for all", rounds)
+	}
 	c := diag.Chains[chain-1]
+	if every := max(1, c.Index.Every); rounds > 0 {
+		n := (rounds + every - 1) / every
+		c.Index.Levels = c.Index.Levels[:min(n, len(c.Index.Levels))]
+		c.Trace.Values = c.Trace.Values[:min(n, len(c.Trace.Values))]
+	}
 	ex := plots.NewExchange(c.Index.Every, c.Index.Levels, c.Trace.Values, c.Ladder, diag.SwapAttempts, diag.SwapAccepts)
 	if out == "" {
 		out = filepath.Join(dir, kind+".svg")

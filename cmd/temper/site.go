@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/yuin/goldmark"
@@ -21,15 +22,13 @@ import (
 // many of its images loaded, which the browser test reads.
 func writeSite(root, dir string, stdout io.Writer) error {
 	md := goldmark.New(goldmark.WithExtensions(extension.GFM), goldmark.WithRendererOptions(gmhtml.WithUnsafe()))
-	links := strings.NewReplacer("/gallery.md", "/index.html", "(../index.md)", "(../index.html)", `"../index.md"`, `"../index.html"`,
-		"(README.md)", "(README.html)")
 	convert := func(src, dst, title, up string) error {
 		raw, err := os.ReadFile(src)
 		if err != nil {
 			return err
 		}
 		var body bytes.Buffer
-		if err := md.Convert([]byte(links.Replace(string(raw))), &body); err != nil {
+		if err := md.Convert(siteLinks(raw), &body); err != nil {
 			return fmt.Errorf("%s: %v", src, err)
 		}
 		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
@@ -40,13 +39,15 @@ func writeSite(root, dir string, stdout io.Writer) error {
 	if err := convert(filepath.Join(root, "index.md"), filepath.Join(dir, "index.html"), "The temper gallery", ""); err != nil {
 		return err
 	}
+	readmes := map[string]bool{}
 	for _, p := range galleryPages {
-		src := filepath.Join(root, p.name)
-		if err := convert(filepath.Join(src, "gallery.md"), filepath.Join(dir, p.name, "index.html"), p.title, `<p><a href="../index.html">the gallery</a></p>`); err != nil {
+		src := filepath.Join(root, p.pageDir())
+		if err := convert(filepath.Join(root, p.pageFile()), filepath.Join(dir, sitePath(p.pageFile())), p.title, `<p><a href="../index.html">the gallery</a></p>`); err != nil {
 			return err
 		}
-		if _, err := os.Stat(filepath.Join(src, "README.md")); err == nil {
-			if err := convert(filepath.Join(src, "README.md"), filepath.Join(dir, p.name, "README.html"), p.title+": README", `<p><a href="index.html">the page</a></p>`); err != nil {
+		if _, err := os.Stat(filepath.Join(src, "README.md")); err == nil && !readmes[src] {
+			readmes[src] = true
+			if err := convert(filepath.Join(src, "README.md"), filepath.Join(dir, p.pageDir(), "README.html"), p.title+": README", `<p><a href="index.html">the page</a></p>`); err != nil {
 				return err
 			}
 		}
@@ -55,10 +56,10 @@ func writeSite(root, dir string, stdout io.Writer) error {
 			if err != nil {
 				return err
 			}
-			if err := os.MkdirAll(filepath.Join(dir, p.name, "figures"), 0o755); err != nil {
+			if err := os.MkdirAll(filepath.Join(dir, p.pageDir(), "figures"), 0o755); err != nil {
 				return err
 			}
-			if err := os.WriteFile(filepath.Join(dir, p.name, "figures", f.file), raw, 0o644); err != nil {
+			if err := os.WriteFile(filepath.Join(dir, p.pageDir(), "figures", f.file), raw, 0o644); err != nil {
 				return err
 			}
 		}
@@ -66,6 +67,28 @@ func writeSite(root, dir string, stdout io.Writer) error {
 	_, err := fmt.Fprintf(stdout, "the gallery's site in %s\n", dir)
 	return err
 }
+
+// sitePath is where the site puts the page of a Markdown file:
+// DIR/gallery.md (a folder's own page) at DIR/index.html, any other
+// NAME.md at NAME.html.
+func sitePath(md string) string {
+	if filepath.Base(md) == "gallery.md" {
+		return filepath.Join(filepath.Dir(md), "index.html")
+	}
+	return strings.TrimSuffix(md, ".md") + ".html"
+}
+
+// siteLinks points a page's relative links to Markdown files at their
+// HTML pages in the site.
+func siteLinks(md []byte) []byte {
+	return mdLink.ReplaceAllFunc(md, func(m []byte) []byte {
+		sub := mdLink.FindSubmatch(m)
+		return []byte(string(sub[1]) + filepath.ToSlash(sitePath(string(sub[2]))) + string(sub[3]))
+	})
+}
+
+// mdLink is a relative link to a Markdown file, in Markdown or in HTML.
+var mdLink = regexp.MustCompile(`(\]\(|href=")([^():"\s]+\.md)([)"#])`)
 
 // sitePage is the HTML around a page: its title, a link up, its body, and
 // the count of images loaded.

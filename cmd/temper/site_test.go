@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -42,6 +43,11 @@ func TestGallerySiteInChromium(t *testing.T) {
 	})
 	if len(pages) < 1+len(galleryPages) {
 		t.Fatalf("the site has %d pages, want at least %d", len(pages), 1+len(galleryPages))
+	}
+	for _, p := range galleryPages { // the slow pages too, checked in and not remade
+		if want := filepath.Join(site, sitePath(p.pageFile())); !slices.Contains(pages, want) {
+			t.Errorf("the site lacks the page %s (%s)", p.name, want)
+		}
 	}
 	images := regexp.MustCompile(`data-images="(\d+)/(\d+)"`)
 	for _, page := range pages {

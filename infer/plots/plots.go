@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -153,7 +154,12 @@ const (
 func traces(dc draw.Canvas, columns []string, draws [][][]float64, iters []int) error {
 	for i, row := range rowsOf(dc, len(columns)) {
 		name, chains := columns[i], draws[i]
-		trace := newPlot("trace of "+name, "iteration", name)
+		axis := "iteration"
+		if iters == nil {
+			axis = "draw" // a thinned run's draws are not its iterations
+		}
+		trace := newPlot("trace of "+name, axis, name)
+		trace.X.Tick.Marker = CountTicks{}
 		var all plotter.Values
 		for c, d := range chains {
 			// At most traceLength points a chain: enough to see mixing, and
@@ -341,6 +347,34 @@ func (ReadableTicks) Ticks(lo, hi float64) []plot.Tick {
 		}
 	}
 	return ticks
+}
+
+// CountTicks label an axis of counts (iterations, draws) with whole
+// numbers: ReadableTicks where those are whole, else ticks every 1, 2 or
+// 5 × 10^k, about four of them (a run of 23 draws is not marked at 2.5,
+// 12.5 and 22.5).
+type CountTicks struct{}
+
+// Ticks implements plot.Ticker.
+func (CountTicks) Ticks(lo, hi float64) []plot.Tick {
+	ticks := ReadableTicks{}.Ticks(lo, hi)
+	if !slices.ContainsFunc(ticks, func(t plot.Tick) bool { return t.Label != "" && t.Value != math.Trunc(t.Value) }) {
+		return ticks
+	}
+	step := 1.0
+	for step*4 < hi-lo {
+		switch d := step / math.Pow(10, math.Floor(math.Log10(step))); d {
+		case 2:
+			step *= 2.5
+		default:
+			step *= 2
+		}
+	}
+	var out []plot.Tick
+	for v := math.Ceil(lo/step) * step; v <= hi; v += step {
+		out = append(out, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', 0, 64)})
+	}
+	return out
 }
 
 func totalLen(chains [][]float64) int {

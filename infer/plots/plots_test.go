@@ -195,3 +195,29 @@ func TestWriteRankHistograms(t *testing.T) {
 		t.Error("2 counts in 1 bin: no error")
 	}
 }
+
+// TestCountTicks: an axis of counts is labelled with whole numbers only,
+// where gonum's ticks would mark a run of 23 draws at 2.5, 12.5 and 22.5.
+func TestCountTicks(t *testing.T) {
+	labels := func(lo, hi float64) []string {
+		var out []string
+		for _, tick := range (CountTicks{}).Ticks(lo, hi) {
+			if tick.Label != "" {
+				out = append(out, tick.Label)
+			}
+		}
+		return out
+	}
+	for _, c := range []struct {
+		lo, hi float64
+		want   string
+	}{
+		{1, 23, "10 20"},
+		{1, 4, "1 2 3 4"},
+		{1, 20000, "4000 12000 20000"}, // gonum's own, whole already
+	} {
+		if got := strings.Join(labels(c.lo, c.hi), " "); got != c.want {
+			t.Errorf("ticks of [%g, %g]: %q, want %q", c.lo, c.hi, got, c.want)
+		}
+	}
+}
