@@ -744,7 +744,7 @@ func capitalise(s string) string {
 func galleryIndex(pages []galleryPage) []byte {
 	var b strings.Builder
 	b.WriteString("# The temper gallery\n\n")
-	b.WriteString("Each page runs one example of this folder with its infer block and the default seed, and shows the model, the commands, the posterior and the figures `temper plot` draws of it. `temper gallery` makes them (`go run -tags purego ./cmd/temper gallery`, the portable kernels, so that every machine makes the same bytes); CI runs `temper gallery --check` and fails when a page is stale; `temper gallery --html DIR` writes the pages as a static site to read offline.\n\n")
+	b.WriteString("Each page runs an example of this folder, with its infer block and the default seed or several runs side by side, and shows the model, the commands, the posterior or the runs' comparison, and the figures `temper plot` draws of them. `temper gallery` makes the pages of this first table (`go run -tags purego ./cmd/temper gallery`, the portable kernels, so that every machine makes the same bytes); CI runs `temper gallery --check` and fails when a page is stale; `temper gallery --html DIR` writes the pages as a static site to read offline.\n\n")
 	row := func(p galleryPage) {
 		link := filepath.ToSlash(p.pageFile())
 		fmt.Fprintf(&b, "| <a href=\"%s\"><img src=\"%s/figures/%s\" width=\"240\" alt=\"%s\"></a> | [%s](%s) | %s |\n",
