@@ -32,6 +32,11 @@ var fastPages = []galleryPage{
 			{file: "trace.svg", caption: "The population means and scales over the iterations.", args: []string{"--kind", "trace", "--params", "mu.1,mu.2,tau.1,tau.2"}},
 			{file: "pair.svg", caption: "The scales and the correlation factor's free entry against each other.", args: []string{"--kind", "pair", "--params", "tau.1,tau.2,L.2.1"}},
 		}},
+	{name: "roaches", title: "Roaches: a negative-binomial regression with transformed data", shows: "neg_binomial_2_log with an offset, a predictor centred and scaled once on every row, and a posterior predictive check",
+		figures: []galleryFigure{
+			{file: "trace.svg", caption: "The treatment's coefficient, the dispersion and the rate ratio exp(beta.2) generated for each draw, over the iterations.", args: []string{"--kind", "trace", "--params", "beta.2,phi,rate_ratio"}},
+			{file: "pair.svg", caption: "The intercept, the pre-treatment count's coefficient and the dispersion against each other.", args: []string{"--kind", "pair", "--params", "alpha,beta.1,phi"}},
+		}},
 	{name: "funnel", title: "Neal's funnel with NUTS: divergences, and the reparameterisation that removes them", shows: "the exact sampler nuts with Stan's warm-up, on the centred and the non-centred funnel",
 		runs: []galleryRun{{}, {label: "centred", model: "centred.ppl"}},
 		figures: []galleryFigure{
