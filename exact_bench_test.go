@@ -16,7 +16,7 @@ import (
 // beside Stan's 230 on this machine class, and per second of the whole
 // run, warm-up included:
 //
-//	go test -run XXX -bench NUTSGermanCredit -benchtime 1x -count 3
+//	go test -run '^$' -bench NUTSGermanCredit -benchtime 1x -count 3
 func BenchmarkNUTSGermanCredit(b *testing.B) {
 	m, err := temper.CompileFile("examples/logistic/model.ppl", nil)
 	if err != nil {

@@ -56,7 +56,7 @@ func TestAllgatherExchange(t *testing.T) {
 // position and gradient, 16·D bytes), between ranks 0 and 1:
 //
 //	go test -tags mpi -c -o mpi.test ./infer/mpi
-//	mpirun -np 2 ./mpi.test -test.run XXX -test.bench Round -test.benchtime 2000x
+//	mpirun -np 2 ./mpi.test -test.run '^$' -test.bench Round -test.benchtime 2000x
 //
 // with a fixed count (-test.benchtime Nx): every process must make the
 // same calls, which timing each one for its own count would break.
