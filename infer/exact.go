@@ -258,9 +258,7 @@ func (k *exactKernel) fresh() {
 			copy(theta, k.o.Init[st.FirstChain+c])
 			continue
 		}
-		for i := range theta {
-			theta[i] = k.o.InitRadius * (2*k.rngs[c].Float64() - 1)
-		}
+		randomStart(theta, k.o.InitRadius, k.rngs[c])
 	}
 	es := &ExactState{Dense: x.Metric == DenseMetric, StepSize: make([]float64, rows), InvMetric: make([][]float64, rows),
 		Dual: make([]DualAverage, rows), Windows: make([]WindowEstimate, rows), Last: make([]Transition, rows), Totals: make([]TransitionTotals, rows)}
@@ -389,9 +387,7 @@ func (k *exactKernel) start() error {
 				return fmt.Errorf("no starting point where the log density and its gradient are finite in %d random draws uniform in (-%g, %g) on the unconstrained scale (energy %v at the last): check the model (a scale that can be ≤ 0, the log of a negative number), give inits, or change init_radius",
 					maxStartAttempts, k.o.InitRadius, k.o.InitRadius, u)
 			}
-			for i := range theta {
-				theta[i] = k.o.InitRadius * (2*k.rngs[c].Float64() - 1)
-			}
+			randomStart(theta, k.o.InitRadius, k.rngs[c])
 		}
 	})
 	for _, err := range k.err {

@@ -182,9 +182,7 @@ func newKernel(target Target, s Sampler, o Options) (*sgKernel, error) {
 				copy(x, o.Init[st.FirstChain+r/levels])
 				continue
 			}
-			for i := range x {
-				x[i] = o.InitRadius * (2*k.rngs[r].Float64() - 1)
-			}
+			randomStart(x, o.InitRadius, k.rngs[r])
 		}
 		if batch > 0 {
 			st.Batches = newBatchState(n, rows)
@@ -676,6 +674,14 @@ func (k *sgKernel) pull() error {
 	return nil
 }
 
+// randomStart draws a starting point uniform in (-radius, radius) on the
+// unconstrained scale, Stan's default, from the replica's own stream.
+func randomStart(x []float64, radius float64, rng *Rand) {
+	for i := range x {
+		x[i] = radius * (2*rng.Float64() - 1)
+	}
+}
+
 // maxStartAttempts is how many random starting points a replica tries
 // before the run gives up, as Stan tries 100.
 const maxStartAttempts = 100
@@ -711,9 +717,7 @@ func (k *sgKernel) start() error {
 		}
 		for _, r := range bad {
 			x := row(st.Theta, r, st.Dim)
-			for i := range x {
-				x[i] = k.o.InitRadius * (2*k.rngs[r].Float64() - 1)
-			}
+			randomStart(x, k.o.InitRadius, k.rngs[r])
 		}
 	}
 }
