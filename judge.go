@@ -62,10 +62,8 @@ func (r *Result) remedy() string {
 	switch {
 	case r.Exact != nil: // Stan's warm-up chose the step: only a longer run or a better parameterisation helps
 		return "run more iterations, or reparameterise the model if its scales differ widely"
-	case r.Tuning != nil && r.Sampler == "sghmc": // the warm-up chose the step: only a longer run helps
-		return "run more iterations (sghmc mixes fastest at the tuned step)"
-	case r.Tuning != nil:
-		return "run more iterations; the warm-up chose the step, and sghmc mixes fastest at it"
+	case r.Tuning != nil: // the warm-up chose the step: only a longer run helps
+		return "run more iterations (the warm-up chose the step size; sghmc, the default, mixes fastest at it)"
 	}
 	return "run more iterations, or a larger step size (lr) if the chains move slowly"
 }
