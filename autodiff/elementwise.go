@@ -195,6 +195,10 @@ func arithForward[T Float](op *elementwiseOp, a *ArgsOf[T]) bool {
 	p.rows(func(offs [maxOperands]int, start int) {
 		o := out[start : start+p.inner]
 		ox, oy := offs[0], offs[1]
+		if sx == 1 && sy == 1 {
+			arithRow(f, o, x[ox:ox+len(o)], y[oy:oy+len(o)])
+			return
+		}
 		switch f {
 		case addFunc:
 			for t := range o {
@@ -213,6 +217,51 @@ func arithForward[T Float](op *elementwiseOp, a *ArgsOf[T]) bool {
 	return true
 }
 
+// arithRow is a row of arithForward whose operands are contiguous: slices
+// of one length, so that the loops carry no bounds checks and no strides
+// (a bias added to the rows of a layer's output runs here).
+func arithRow[T Float](f *ScalarFunc, o, x, y []T) {
+	x, y = x[:len(o)], y[:len(o)]
+	switch f {
+	case addFunc:
+		for t := range o {
+			o[t] = x[t] + y[t]
+		}
+	case subFunc:
+		for t := range o {
+			o[t] = x[t] - y[t]
+		}
+	default:
+		for t := range o {
+			o[t] = x[t] * y[t]
+		}
+	}
+}
+
+// arithRowBackward adds a contiguous row's gradient g to the operand
+// gradient gz, where other is the other operand (for a product) and second
+// says gz is the right operand's (negated for a difference). The
+// arithmetic is arithBackward's, element by element.
+func arithRowBackward[T Float](f *ScalarFunc, second bool, gz, g, other []T) {
+	gz, other = gz[:len(g)], other[:len(g)]
+	switch {
+	case f == mulFunc:
+		for t, v := range g {
+			if v != 0 { // as the general kernel: 0·∞ must not poison unused elements
+				gz[t] += v * other[t]
+			}
+		}
+	case f == subFunc && second:
+		for t, v := range g {
+			gz[t] += -v
+		}
+	default:
+		for t, v := range g {
+			gz[t] += v
+		}
+	}
+}
+
 func arithBackward[T Float](op *elementwiseOp, a *ArgsOf[T]) bool {
 	f := op.f
 	if f != addFunc && f != subFunc && f != mulFunc {
@@ -224,6 +273,16 @@ func arithBackward[T Float](op *elementwiseOp, a *ArgsOf[T]) bool {
 	p.rows(func(offs [maxOperands]int, start int) {
 		g := a.GradOut[start : start+p.inner]
 		ox, oy := offs[0], offs[1]
+		if sx == 1 && sy == 1 {
+			n := len(g)
+			if gx != nil {
+				arithRowBackward(f, false, gx[ox:ox+n], g, y[oy:oy+n])
+			}
+			if gy != nil {
+				arithRowBackward(f, true, gy[oy:oy+n], g, x[ox:ox+n])
+			}
+			return
+		}
 		if gx != nil {
 			for t, v := range g {
 				if f == mulFunc {
