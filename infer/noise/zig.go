@@ -114,3 +114,74 @@ func (s *Stream) slowExp(j uint64, z, f float64) float64 {
 	}
 	return s.slow(j, z)
 }
+
+// fillNormal32Vec is FillNormal32 with zigBlock32AVX512, walked as
+// fillNormalVec walks its blocks but two candidates to a word: c is the
+// candidate index in the block, word c/2, its low half first. A rejected
+// candidate is finished by the scalar slow path from the word's own state
+// (or, for a high half after its low half's slow path, from where that
+// left the stream), and a rejected low half's high half is still the same
+// word's, as in fillNormal32Go.
+func (s *Stream) fillNormal32Vec(dst []float32) {
+	if len(dst) < zigMinVec {
+		s.fillNormal32Go(dst)
+		return
+	}
+	var z [2 * zigBlock]float32
+	var acc [2 * zigBlock / 64]uint64
+	g, x := s.gamma(), s.x
+	gi := inverse(g)
+	i := 0
+	for i < len(dst) {
+		// The words of the block are x + (p+1)·g for p < n: whole acc
+		// words of candidates, so no stale accept bits are read.
+		n := min(zigBlock, ((len(dst)-i+1)/2+31)&^31)
+		zigBlock32AVX512(z[:2*n], acc[:], x, g, &zk32, &zw32)
+		c := 0
+		for c < 2*n && i < len(dst) {
+			w := c >> 6
+			b := ^acc[w] &^ (1<<(c&63) - 1)
+			for b == 0 && (w+1)*64 < 2*n {
+				w++
+				b = ^acc[w]
+			}
+			q := 2 * n
+			if b != 0 {
+				q = min(w*64+bits.TrailingZeros64(b), 2*n)
+			}
+			r := min(q-c, len(dst)-i)
+			copy(dst[i:i+r], z[c:c+r])
+			i += r
+			c += r
+			if c == 2*n || i == len(dst) {
+				continue
+			}
+			// Candidate c missed the fast path.
+			st := x + uint64(c/2+1)*g
+			u := mix64(st)
+			for {
+				h := uint32(u >> (32 * (c & 1)))
+				j := h & 0xff
+				m := int32(h) >> 8
+				zc := float64(m) * zw32[j]
+				s.x = st
+				dst[i] = float32(math.Copysign(s.slow(uint64(j), math.Abs(zc)), zc))
+				i++
+				st = s.x
+				if c&1 == 1 || i == len(dst) {
+					break
+				}
+				// The word's high half.
+				c++
+				if acc[c>>6]&(1<<(c&63)) != 0 {
+					dst[i] = z[c]
+					i++
+					break
+				}
+			}
+			c = 2 * int((st-x)*gi)
+		}
+		x += uint64((c+1)/2) * g
+	}
+	s.x = x
+}

@@ -72,3 +72,71 @@ zig_loop:
 zig_done:
 	VZEROUPPER
 	RET
+
+// func zigBlock32AVX512(z []float32, acc []uint64, x uint64, inc uint64, zk *[256]uint32, zw *[256]float64)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·zigBlock32AVX512(SB), NOSPLIT, $0-80
+	MOVQ         z_base+0(FP), DI
+	MOVQ         z_len+8(FP), CX
+	MOVQ         acc_base+24(FP), R11
+	MOVQ         x+48(FP), R8
+	MOVQ         inc+56(FP), R9
+	MOVQ         zk+64(FP), SI
+	MOVQ         zw+72(FP), DX
+	SHRQ         $0x04, CX
+	VPBROADCASTQ R9, Z5
+	VPMULLQ      zigLanes<>+0(SB), Z5, Z5
+	VPBROADCASTQ R8, Z0
+	VPADDQ       Z5, Z0, Z0
+	SHLQ         $0x03, R9
+	VPBROADCASTQ R9, Z1
+	MOVQ         $0xbf58476d1ce4e5b9, R10
+	VPBROADCASTQ R10, Z2
+	MOVQ         $0x94d049bb133111eb, R10
+	VPBROADCASTQ R10, Z3
+	MOVL         $0x000000ff, R10
+	VPBROADCASTD R10, Z4
+
+zig32_loop:
+	TESTQ         CX, CX
+	JZ            zig32_done
+	VPSRLQ        $0x1e, Z0, Z8
+	VPXORQ        Z0, Z8, Z8
+	VPMULLQ       Z2, Z8, Z8
+	VPSRLQ        $0x1b, Z8, Z9
+	VPXORQ        Z9, Z8, Z8
+	VPMULLQ       Z3, Z8, Z8
+	VPSRLQ        $0x1f, Z8, Z9
+	VPXORQ        Z9, Z8, Z8
+	VPANDD        Z4, Z8, Z10
+	VPSRAD        $0x08, Z8, Z11
+	KXNORW        K1, K1, K1
+	VPGATHERDD    (SI)(Z10*4), K1, Z12
+	VEXTRACTI32X8 $0x01, Z10, Y16
+	KXNORB        K2, K2, K2
+	VGATHERDPD    (DX)(Y10*8), K2, Z13
+	KXNORB        K4, K4, K4
+	VGATHERDPD    (DX)(Y16*8), K4, Z14
+	VEXTRACTI32X8 $0x01, Z11, Y17
+	VCVTDQ2PD     Y11, Z18
+	VCVTDQ2PD     Y17, Z19
+	VMULPD        Z13, Z18, Z18
+	VMULPD        Z14, Z19, Z19
+	VCVTPD2PS     Z18, Y20
+	VCVTPD2PS     Z19, Y21
+	VINSERTF32X8  $0x01, Y21, Z20, Z20
+	VPADDD        Z12, Z11, Z15
+	VPADDD        Z12, Z12, Z12
+	VPCMPUD       $0x01, Z12, Z15, K3
+	KMOVW         K3, BX
+	MOVW          BX, (R11)
+	VMOVUPS       Z20, (DI)
+	ADDQ          $0x00000040, DI
+	ADDQ          $0x00000002, R11
+	DECQ          CX
+	VPADDQ        Z1, Z0, Z0
+	JMP           zig32_loop
+
+zig32_done:
+	VZEROUPPER
+	RET

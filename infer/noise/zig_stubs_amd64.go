@@ -9,3 +9,9 @@ package noise
 //
 //go:noescape
 func zigBlockAVX512(z []float64, acc []uint64, x uint64, inc uint64, zk *[256]uint64, zw *[256]float64)
+
+// zigBlock32AVX512 computes the float32 ziggurat's fast-path candidates, two per word, for the len(z)/2 words
+// after Weyl state x (len(z) a multiple of 16) into z and their accept bits into acc, bit p in acc[p/64] (see asm/zig.go).
+//
+//go:noescape
+func zigBlock32AVX512(z []float32, acc []uint64, x uint64, inc uint64, zk *[256]uint32, zw *[256]float64)

@@ -10,21 +10,32 @@ import (
 // fillBoth fills two buffers of length n from copies of s, one with
 // FillNormal (the vector path wherever the CPU has one: TestFillNormalUsesVec
 // fails an AVX-512 CPU that does not take it) and one with the scalar loop,
-// and checks that they and the final stream positions agree bit for bit.
+// and checks that they and the final stream positions agree bit for bit;
+// fillBoth32 does the same for FillNormal32.
 func fillBoth(t *testing.T, s Stream, n int) {
 	t.Helper()
+	fillPair(t, s, n, "", (*Stream).FillNormal, (*Stream).fillNormalGo, math.Float64bits)
+}
+
+func fillBoth32(t *testing.T, s Stream, n int) {
+	t.Helper()
+	fillPair(t, s, n, "float32 ", (*Stream).FillNormal32, (*Stream).fillNormal32Go, math.Float32bits)
+}
+
+func fillPair[T float32 | float64, B comparable](t *testing.T, s Stream, n int, what string, vec, scalar func(*Stream, []T), bits func(T) B) {
+	t.Helper()
 	vs, gs := s, s
-	v := make([]float64, n)
-	g := make([]float64, n)
-	vs.FillNormal(v)
-	gs.fillNormalGo(g)
+	v := make([]T, n)
+	g := make([]T, n)
+	vec(&vs, v)
+	scalar(&gs, g)
 	for i := range g {
-		if math.Float64bits(v[i]) != math.Float64bits(g[i]) {
-			t.Fatalf("n = %d: draw %d is %v with the vector path, %v with the scalar loop", n, i, v[i], g[i])
+		if bits(v[i]) != bits(g[i]) {
+			t.Fatalf("n = %d: %sdraw %d is %v with the vector path, %v with the scalar loop", n, what, i, v[i], g[i])
 		}
 	}
 	if vs != gs {
-		t.Fatalf("n = %d: the vector path leaves the stream at %d, the scalar loop at %d", n, vs.Pos(), gs.Pos())
+		t.Fatalf("n = %d: the %svector path leaves the stream at %d, the scalar loop at %d", n, what, vs.Pos(), gs.Pos())
 	}
 }
 
@@ -38,6 +49,7 @@ func TestFillNormalVecMatchesScalar(t *testing.T) {
 			s := newStream(seed, stream)
 			for _, n := range lengths {
 				fillBoth(t, s, n)
+				fillBoth32(t, s, n)
 			}
 		}
 	}
@@ -47,15 +59,19 @@ func TestFillNormalVecMatchesScalar(t *testing.T) {
 		s.Seek(pos)
 		for _, n := range []int{1, 7, 8, 9, 64, 65, 1000} {
 			fillBoth(t, s, n)
+			fillBoth32(t, s, n)
 		}
 	}
 	// Every start position over a stretch that crosses many rejections.
 	for pos := uint64(0); pos < 2000; pos++ {
 		s.Seek(pos)
 		fillBoth(t, s, 37)
+		fillBoth32(t, s, 37)
+		fillBoth32(t, s, 64)
 	}
 	// The zero Stream.
 	fillBoth(t, Stream{}, 5000)
+	fillBoth32(t, Stream{}, 5000)
 }
 
 // TestFillNormalUsesVec checks that FillNormal takes the vector path when
