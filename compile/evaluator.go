@@ -65,6 +65,13 @@ func newEvaluator[T ad.Float](m *Model, b *built, prog *ad.ProgramOf[T], replica
 	e := &evaluator[T]{built: b, prog: prog, p: replicas, d: m.dim, n: m.n}
 	var err error
 	e.exact, err = b.useAllRows(prog, replicas, m.n)
+	if e.exact {
+		for _, v := range m.data {
+			if isMapped(v.Values) {
+				e.mapped = append(e.mapped, v.Values)
+			}
+		}
+	}
 	return e, err
 }
 
@@ -113,6 +120,7 @@ type evaluator[T ad.Float] struct {
 	prog    *ad.ProgramOf[T]
 	p, d, n int
 	exact   bool
+	mapped  [][]float64 // the memory-mapped data an exact evaluator reads whole
 }
 
 // BatchSize is the rows per replica Evaluate takes; 0 when every row is used.
@@ -124,6 +132,10 @@ func (e *evaluator[T]) Evaluate(theta []float64, rows []int, energy, grad, varia
 	e.setTheta(theta)
 	if err := e.setRows(e.prog, rows, e.exact); err != nil {
 		return err
+	}
+	for _, x := range e.mapped { // a pass over every row: read ahead (adviseRandom)
+		adviseSequential(x)
+		defer adviseRandom(x)
 	}
 	if err := e.prog.ForwardBackward(e.energy); err != nil {
 		return err
