@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/temper-ppl/temper/compile"
 	"github.com/temper-ppl/temper/infer"
 	"github.com/temper-ppl/temper/infer/summary"
 )
@@ -106,8 +107,27 @@ func (m *Model) Sample(ctx context.Context, opts Options) (*Result, error) {
 		return nil, err
 	}
 	r.Result, r.Stopped = res, err
+	if w := m.MemoryWarning(opts); w != "" {
+		r.Warnings = append([]string{w}, r.Warnings...)
+	}
 	r.judge()
 	return r, err
+}
+
+// MemoryWarning says, when the model's memory-mapped data (large .npy
+// arrays) is larger than the memory the process may fill and its
+// minibatches draw rows at random, that batch_blocks would read the file
+// in stretches rather than a page per row; "" otherwise. temper run
+// prints it before sampling; Sample adds it to the Result's warnings.
+func (m *Model) MemoryWarning(opts Options) string {
+	mapped, avail := m.cm.MappedBytes(), compile.AvailableMemory()
+	minibatched := opts.Batch > 0 || opts.Batch == 0 && m.NumData() > 10_000 // a tuned run's own minibatches (infer's largeData)
+	if mapped == 0 || avail == 0 || mapped <= avail || !minibatched || opts.BatchBlocks > 0 || opts.Batch >= m.NumData() {
+		return ""
+	}
+	return fmt.Sprintf("the memory-mapped data (%.1f GB) is larger than the memory available (%.1f GB): minibatch rows drawn at random read a page from disk each, "+
+		"which can make each step take seconds; batch_blocks = 8 (--batch-blocks 8) deals each minibatch as 8 runs of consecutive rows instead, "+
+		"unbiased and read in stretches (shuffle the file's rows once if it is sorted)", float64(mapped)/1e9, float64(avail)/1e9)
 }
 
 // errStopIteration ends a run whose draws' consumer stopped ranging.

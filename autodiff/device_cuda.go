@@ -208,8 +208,8 @@ func (p *cudaProgram) allocate() error {
 		if p.plan.needGrad[n.id] {
 			p.grads[n.id] = p.gradArena + cuda.Ptr(gradOff[n.id])
 		}
-		if n.constant != nil {
-			if err := p.upload(p.vals[n.id], n.constant); err != nil {
+		if n.isConst() {
+			if err := p.upload(p.vals[n.id], constantOf[float64](n)); err != nil {
 				return err
 			}
 		}
@@ -624,7 +624,7 @@ func (p *cudaProgram) has(n *Node) bool {
 
 // Set implements DeviceProgram.
 func (p *cudaProgram) Set(n *Node, data []float64) error {
-	if !p.has(n) || n.op != nil || n.constant != nil {
+	if !p.has(n) || n.op != nil || n.isConst() {
 		return fmt.Errorf("autodiff: Set: %v is not an input of this program", n)
 	}
 	if want := p.reps(n) * n.shape.Size(); len(data) != want {

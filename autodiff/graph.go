@@ -79,7 +79,8 @@ type Node struct {
 	replicated bool
 	param      bool      // an input that gets a gradient
 	constant   []float64 // the value of a constant, or nil
-	constant32 []float32 // constant as float32, made by the first float32 program (under g.mu)
+	constant32 []float32 // constant as float32, made by the first float32 program (under g.mu), or a float32 Stored's own
+	stored     Stored    // data kept in their own type (ConstStored, ConstData), or nil
 	failed     bool      // a placeholder for an op that could not be built
 }
 
@@ -160,7 +161,7 @@ func (g *Graph) ConstData(name string, shape Shape, values []float64) *Node {
 	if len(values) != s.Size() {
 		return g.fail(s, "data %q of shape %v needs %d values, got %d", name, s, s.Size(), len(values))
 	}
-	return g.add(&Node{name: name, shape: s, constant: values})
+	return g.add(&Node{name: name, shape: s, constant: values, stored: StoredSlice[float64](values)})
 }
 
 // Scalar adds a scalar constant.

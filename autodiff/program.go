@@ -72,7 +72,7 @@ func compileProgram[T Float](g *Graph, outputs []*Node) (*ProgramOf[T], error) {
 		if aliasOf(n) != nil {
 			continue
 		}
-		if n.constant == nil { // constants are read in place
+		if !n.isConst() { // constants are read in place
 			valSize += p.reps(n) * n.shape.Size()
 		}
 		if pl.needGrad[n.id] {
@@ -89,7 +89,9 @@ func compileProgram[T Float](g *Graph, outputs []*Node) (*ProgramOf[T], error) {
 			p.vals[n.id], p.grads[n.id] = p.vals[in.id], p.grads[in.id]
 			continue
 		}
-		if n.constant != nil {
+		if n.isConst() && native[T](n) == nil && n.stored != nil && gatheredOnly(n, p.order) {
+			// the gathers convert their rows from n.stored: no copy of the data in T
+		} else if n.isConst() {
 			p.vals[n.id] = constantOf[T](n)[:size:size]
 		} else {
 			p.vals[n.id], valArena = valArena[:size:size], valArena[size:]
@@ -169,7 +171,7 @@ func planProgram(g *Graph, outputs []*Node, is32 bool) (*programPlan, error) {
 	}
 	p := &programPlan{outputs: append([]*Node(nil), outputs...), needGrad: make([]bool, len(g.nodes))}
 	for _, n := range g.nodes {
-		isInput := n.op == nil && n.constant == nil
+		isInput := n.op == nil && !n.isConst()
 		if !live[n.id] && !isInput {
 			continue
 		}
@@ -247,18 +249,31 @@ func call[T Float](op Op, a *ArgsOf[T], fwd bool) {
 	}
 }
 
-// constantOf is a constant's values as T: its own slice for float64, a
-// conversion made once per node for float32.
+// constantOf is a constant's values as T: its own slice where it holds T
+// (float64 constants, float32 data), else a conversion made once per node
+// (of a float64 constant for a float32 program, of narrow data for
+// either).
 func constantOf[T Float](n *Node) []T {
-	if c, ok := any(n.constant).([]T); ok {
+	if c := native[T](n); c != nil {
 		return c
 	}
 	n.g.mu.Lock()
 	defer n.g.mu.Unlock()
+	if _, ok := any(T(0)).(float64); ok {
+		if n.constant == nil {
+			n.constant = make([]float64, n.stored.Len())
+			n.stored.Float64s(n.constant, 0)
+		}
+		return any(n.constant).([]T)
+	}
 	if n.constant32 == nil {
-		n.constant32 = make([]float32, len(n.constant))
-		for i, v := range n.constant {
-			n.constant32[i] = float32(v)
+		n.constant32 = make([]float32, n.shape.Size())
+		if n.stored != nil {
+			n.stored.Float32s(n.constant32, 0)
+		} else {
+			for i, v := range n.constant {
+				n.constant32[i] = float32(v)
+			}
 		}
 	}
 	return any(n.constant32).([]T)
@@ -335,7 +350,7 @@ func (p *ProgramOf[T]) has(n *Node) bool {
 // shared one. NaN is rejected so that a bad value is reported where it
 // enters.
 func (p *ProgramOf[T]) Set(n *Node, data []float64) error {
-	if !p.has(n) || n.op != nil || n.constant != nil {
+	if !p.has(n) || n.op != nil || n.isConst() {
 		return fmt.Errorf("autodiff: Set: %v is not an input of this program", n)
 	}
 	dst := p.vals[n.id]

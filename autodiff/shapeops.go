@@ -299,8 +299,9 @@ func BroadcastTo(x *Node, shape ...int) *Node {
 
 // gatherOp copies rows of its operand, chosen by an index vector.
 type gatherOp struct {
-	ix  *Indices
-	row int // elements per row
+	ix     *Indices
+	row    int    // elements per row
+	stored Stored // the operand's data, read where a program holds no copy of it (Stored), or nil
 }
 
 func (op *gatherOp) Name() string { return "gather" }
@@ -324,13 +325,17 @@ func Gather(x *Node, ix *Indices) *Node {
 		ix.bound = x.shape[0]
 	}
 	out := append(Shape{ix.n}, x.shape[1:]...)
-	return x.g.apply(&gatherOp{ix: ix, row: x.shape.Size() / x.shape[0]}, out, ix.replicated, x)
+	return x.g.apply(&gatherOp{ix: ix, row: x.shape.Size() / x.shape[0], stored: x.stored}, out, ix.replicated, x)
 }
 
 func (op *gatherOp) Forward(a *Args)     { gatherForward(op, a) }
 func (op *gatherOp) Forward32(a *Args32) { gatherForward(op, a) }
 
 func gatherForward[T Float](op *gatherOp, a *ArgsOf[T]) {
+	if a.In[0] == nil { // the program converts the rows from the stored data
+		storedRows(op.stored, a.Indices(op.ix), op.row, a.Out)
+		return
+	}
 	for b, r := range a.Indices(op.ix) {
 		copy(a.Out[b*op.row:(b+1)*op.row], a.In[0][r*op.row:(r+1)*op.row])
 	}

@@ -44,7 +44,13 @@ func (m *Model) bindData(data Data, errs *lang.ErrorList) error {
 			errs.Add(d.Pos, "%s", err)
 			continue
 		}
+		if d.Type.Int && !isMapped(v.Values) {
+			v = m.narrowInts(d, v)
+		}
 		m.data[d.Name] = v
+		if isMapped(v.Values) {
+			adviseRandom(v.Values)
+		}
 	}
 	return nil
 }
@@ -87,7 +93,8 @@ func (m *Model) checkValue(d *lang.Decl, v *Value) error {
 			return fmt.Errorf("%s: upper bound: %v", d.Name, err)
 		}
 	}
-	for i, x := range v.Values {
+	for i := range v.Len() {
+		x := v.At(i)
 		at := func() string { return elementString(d.Name, v.Shape, i) }
 		switch {
 		case math.IsNaN(x):
@@ -102,7 +109,10 @@ func (m *Model) checkValue(d *lang.Decl, v *Value) error {
 			return fmt.Errorf("%s is %v in %s, above its upper bound %v", at(), x, v.Source, hi)
 		}
 	}
-	return forItems(d, want, v.Values, func(_ int, item string, k int, kind *stdlib.ConstrainedType, x []float64) error {
+	if d.Type.Kind == "" {
+		return nil
+	}
+	return forItems(d, want, v.Float64s(), func(_ int, item string, k int, kind *stdlib.ConstrainedType, x []float64) error {
 		if _, err := kind.Inverse(k, x); err != nil {
 			return fmt.Errorf("%s: %v (in %s)", item, err, v.Source)
 		}
@@ -216,4 +226,67 @@ func exprString(e lang.Expr) string {
 		return "[...]"
 	}
 	return "?"
+}
+
+// narrowInts keeps an int field's values, checked, in the narrowest type
+// the declaration allows: its bounds where both are given (int<lower=1,
+// upper=10> in int8, <lower=0, upper=255> in uint8, then int16, uint16,
+// int32), else int32 where the values fit it and int64 where they do not
+// (so an unbounded int column takes 4 bytes a value, not a float64's 8).
+// A value already in that type is kept as it is; the input is not
+// changed.
+func (m *Model) narrowInts(d *lang.Decl, v *Value) *Value {
+	lo, hi := math.Inf(-1), math.Inf(1)
+	if d.Type.Lower != nil {
+		lo, _ = m.constReal(d.Type.Lower)
+	}
+	if d.Type.Upper != nil {
+		hi, _ = m.constReal(d.Type.Upper)
+	}
+	if math.IsInf(lo, 0) || math.IsInf(hi, 0) { // the values' own range, for int32 or int64
+		lo, hi = math.Inf(1), math.Inf(-1)
+		for i := range v.Len() {
+			x := v.At(i)
+			lo, hi = min(lo, x), max(hi, x)
+		}
+		if lo >= math.MinInt32 && hi <= math.MaxInt32 {
+			lo, hi = math.MinInt32, math.MaxInt32
+		} else {
+			lo, hi = math.MinInt64, math.MaxInt64
+		}
+	}
+	out := &Value{Shape: v.Shape, Source: v.Source}
+	switch {
+	case lo >= math.MinInt8 && hi <= math.MaxInt8:
+		out.Stored = narrowed[int8](v)
+	case lo >= 0 && hi <= math.MaxUint8:
+		out.Stored = narrowed[uint8](v)
+	case lo >= math.MinInt16 && hi <= math.MaxInt16:
+		out.Stored = narrowed[int16](v)
+	case lo >= 0 && hi <= math.MaxUint16:
+		out.Stored = narrowed[uint16](v)
+	case lo >= math.MinInt32 && hi <= math.MaxInt32:
+		out.Stored = narrowed[int32](v)
+	default:
+		out.Stored = narrowed[int64](v)
+	}
+	return out
+}
+
+// narrowed is v's values as E, v's own Stored where it is of E already.
+func narrowed[E ad.Element](v *Value) ad.StoredSlice[E] {
+	if s, ok := v.Stored.(ad.StoredSlice[E]); ok {
+		return s
+	}
+	out := make(ad.StoredSlice[E], v.Len())
+	if v.Stored == nil {
+		for i, x := range v.Values {
+			out[i] = E(x)
+		}
+		return out
+	}
+	for i := range out {
+		out[i] = E(v.At(i))
+	}
+	return out
 }

@@ -116,7 +116,11 @@ func (m *Model) build(replicas, batch int) (*built, error) {
 func (m *Model) newBuilder(replicas int) *builder {
 	b := &builder{m: m, n: m.n, g: ad.NewGraph(replicas), data: map[string]*ad.Node{}, params: map[string]value{}, plateBy: m.plateBy}
 	for name, v := range m.data {
-		b.data[name] = b.g.ConstData(name, v.Shape, v.Values)
+		if v.Stored != nil {
+			b.data[name] = b.g.ConstStored(name, v.Shape, v.Stored)
+		} else {
+			b.data[name] = b.g.ConstData(name, v.Shape, v.Values)
+		}
 	}
 	b.scopes = []map[string]value{{}}
 	return b
@@ -551,7 +555,7 @@ func (b *builder) dataIndex(e lang.Expr, rows int) value {
 	}
 	v := b.m.data[field]
 	for _, i := range selected {
-		x := v.Values[i]
+		x := v.At(i)
 		if x != math.Trunc(x) || x < 1 || x > float64(rows) {
 			return b.fail(lang.StartPos(e), "%s = %v in %s, which indexes an axis of %d: an index by data must be an integer in 1..%d",
 				elementString(field, v.Shape, i), x, v.Source, rows, rows)
@@ -596,7 +600,7 @@ func (b *builder) selectData(e lang.Expr) (string, []int, bool) {
 	}
 	var selected []int
 	pos := make([]int, len(v.Shape))
-	for i := range v.Values {
+	for i := range v.Len() {
 		match := true
 		for k, w := range want {
 			match = match && (w < 0 || pos[k] == w)

@@ -17,13 +17,61 @@ import (
 	"strings"
 	"sync"
 	"unsafe"
+
+	ad "github.com/temper-ppl/temper/autodiff"
 )
 
 // Value is one data field: a row-major array and the file it came from.
+// Its elements are Values, float64s, or Stored, the elements in a
+// narrower type: int fields are kept in the narrowest integer type their
+// declaration allows (see narrowInts), which readers of CSV, Parquet and
+// .npy fill directly and binding makes of the others.
 type Value struct {
 	Shape  []int
-	Values []float64
-	Source string // the file that supplied it, for error messages
+	Values []float64 // nil when Stored holds the elements
+	Stored ad.Stored // the elements in their own type (int8 ... int64), or nil
+	Source string    // the file that supplied it, for error messages
+}
+
+// Len is the number of elements.
+func (v *Value) Len() int {
+	if v.Stored != nil {
+		return v.Stored.Len()
+	}
+	return len(v.Values)
+}
+
+// At is element i (row-major) as a float64.
+func (v *Value) At(i int) float64 {
+	switch s := v.Stored.(type) {
+	case nil:
+		return v.Values[i]
+	case ad.StoredSlice[int8]:
+		return float64(s[i])
+	case ad.StoredSlice[uint8]:
+		return float64(s[i])
+	case ad.StoredSlice[int16]:
+		return float64(s[i])
+	case ad.StoredSlice[uint16]:
+		return float64(s[i])
+	case ad.StoredSlice[int32]:
+		return float64(s[i])
+	case ad.StoredSlice[int64]:
+		return float64(s[i])
+	}
+	x := make([]float64, 1)
+	v.Stored.Float64s(x, i)
+	return x[0]
+}
+
+// Float64s is the elements as float64s: Values, or a copy of Stored's.
+func (v *Value) Float64s() []float64 {
+	if v.Stored == nil {
+		return v.Values
+	}
+	out := make([]float64, v.Stored.Len())
+	v.Stored.Float64s(out, 0)
+	return out
 }
 
 // Data maps declared names to values.

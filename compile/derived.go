@@ -50,7 +50,7 @@ type fullPlate struct {
 func (f *fullRows) enterPlate(b *builder, pl *lang.Plate) func() {
 	n := 0
 	if v, ok := b.m.data[identName(pl.Size)]; ok && len(v.Shape) == 0 {
-		n = int(v.Values[0])
+		n = int(v.At(0))
 	}
 	if n <= 0 {
 		b.fail(pl.Size.Position(), "the plate's size %s is %d: it must be at least 1", lang.ExprString(pl.Size), n)

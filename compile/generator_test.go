@@ -37,7 +37,7 @@ generated {
 	if cols := g.Columns(); !slices.Equal(cols, []string{"mu", "y.1", "y.2", "y.3", "y.4", "m"}) {
 		t.Fatalf("columns %v", cols)
 	}
-	if v := g.Data()["N"]; v == nil || v.Values[0] != 4 {
+	if v := g.Data()["N"]; v == nil || v.At(0) != 4 {
 		t.Errorf("data N = %v, want 4", v)
 	}
 	a, b := make([]float64, 6), make([]float64, 6)

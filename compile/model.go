@@ -166,7 +166,7 @@ func (m *Model) findPlate(errs *lang.ErrorList) error {
 				errs.Add(pl.Size.Position(), "all plates of the model must run over the same observations: this one is %s, an earlier one %s", id.Name, m.plateBy)
 				continue
 			}
-			m.plateBy, m.n = id.Name, int(v.Values[0])
+			m.plateBy, m.n = id.Name, int(v.At(0))
 		}
 	}
 	return nil
@@ -365,7 +365,7 @@ func (m *Model) constReal(e lang.Expr) (float64, error) {
 		if len(v.Shape) != 0 {
 			return 0, fmt.Errorf("%s is not a scalar", e.Name)
 		}
-		return v.Values[0], nil
+		return v.At(0), nil
 	case *lang.Unary:
 		x, err := m.constReal(e.X)
 		return -x, err
@@ -392,4 +392,16 @@ func (m *Model) constReal(e lang.Expr) (float64, error) {
 		}
 	}
 	return 0, fmt.Errorf("a dimension or index must be computed from numbers and data scalars")
+}
+
+// MappedBytes is the size of the data that is memory-mapped from files
+// (large .npy arrays, ReadNPY) rather than held in memory.
+func (m *Model) MappedBytes() int64 {
+	total := int64(0)
+	for _, v := range m.data {
+		if isMapped(v.Values) {
+			total += int64(len(v.Values)) * 8
+		}
+	}
+	return total
 }

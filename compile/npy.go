@@ -11,6 +11,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	ad "github.com/temper-ppl/temper/autodiff"
 )
 
 // NumPy's binary formats (numpy.lib.format): a .npy file is one array, a
@@ -176,28 +178,55 @@ func (h npyArray) mappable() bool {
 }
 
 // read decodes the elements that follow the header in r, a megabyte at a
-// time, into row-major float64.
+// time, into row-major float64s; an array of integers (or booleans) is
+// kept in its own type (Value.Stored: int8 ... int64, bool as uint8),
+// which binding narrows further where the field's declaration allows.
 func (h npyArray) read(r io.Reader, source string) (*Value, error) {
 	dec, err := npyDecoder(h.descr)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", source, err)
 	}
-	v := &Value{Shape: h.shape, Values: make([]float64, h.size), Source: source}
+	v := &Value{Shape: h.shape, Source: source}
+	switch kind, width := h.descr[1], h.descr[2:]; {
+	case kind == 'i' && width == "1":
+		v.Stored, err = readNPYAs[int8](h, dec, r)
+	case kind == 'u' && width == "1", kind == 'b':
+		v.Stored, err = readNPYAs[uint8](h, dec, r)
+	case kind == 'i' && width == "2":
+		v.Stored, err = readNPYAs[int16](h, dec, r)
+	case kind == 'u' && width == "2":
+		v.Stored, err = readNPYAs[uint16](h, dec, r)
+	case kind == 'i' && width == "4":
+		v.Stored, err = readNPYAs[int32](h, dec, r)
+	default: // floats, and the 4- and 8-byte ints that exceed an int32 or int64 as float64 (refused at binding where not whole)
+		var f ad.StoredSlice[float64]
+		f, err = readNPYAs[float64](h, dec, r)
+		v.Values = f
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: the shape %v needs %d bytes of elements, and the file ends before", source, h.shape, h.size*dec.width)
+	}
+	return v, nil
+}
+
+// readNPYAs decodes the elements into E, in row-major order.
+func readNPYAs[E ad.Element](h npyArray, dec npyElement, r io.Reader) (ad.StoredSlice[E], error) {
+	out := make(ad.StoredSlice[E], h.size)
 	chunk := make([]byte, max(1, (1<<20)/dec.width)*dec.width)
 	for done := 0; done < h.size; {
 		n := min(len(chunk)/dec.width, h.size-done)
 		if _, err := io.ReadFull(r, chunk[:n*dec.width]); err != nil {
-			return nil, fmt.Errorf("%s: the shape %v needs %d bytes of elements, and the file ends before", source, h.shape, h.size*dec.width)
+			return nil, err
 		}
 		for i := range n {
-			v.Values[done+i] = dec.at(chunk[i*dec.width:])
+			out[done+i] = E(dec.at(chunk[i*dec.width:]))
 		}
 		done += n
 	}
 	if h.fortran && len(h.shape) > 1 {
-		v.Values = columnToRowMajor(v.Values, v.Shape)
+		out = columnToRowMajor(out, h.shape)
 	}
-	return v, nil
+	return out, nil
 }
 
 // npyElement decodes one element of a dtype.
@@ -271,8 +300,8 @@ func npyDecoder(descr string) (npyElement, error) {
 
 // columnToRowMajor reorders a Fortran-ordered (column-major) array of the
 // given shape into C (row-major) order.
-func columnToRowMajor(x []float64, shape []int) []float64 {
-	out := make([]float64, len(x))
+func columnToRowMajor[S ~[]E, E any](x S, shape []int) S {
+	out := make(S, len(x))
 	rank := len(shape)
 	idx := make([]int, rank)
 	for i := range x { // i walks the column-major order: the first axis fastest

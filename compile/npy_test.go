@@ -4,6 +4,7 @@ import (
 	"archive/zip"
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"math"
 	"os"
 	"os/exec"
@@ -81,23 +82,30 @@ np.save(d + "/c.npy", np.array([1 + 2j]))
 			t.Errorf("%s.npy: %+v, want shape [2 3 4] and 0/8-1 ... 23/8-1", name, v)
 		}
 	}
-	for _, tp := range []string{"i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8"} {
+	// Integers up to 4 bytes are kept in their own type (int32 for u2's
+	// values would be wider); the 4-byte unsigned and 8-byte ones, which
+	// may exceed an int32, as float64s.
+	stored := map[string]string{"i1": "int8", "i2": "int16", "i4": "int32", "u1": "uint8", "u2": "uint16", "i8": "<nil>", "u4": "<nil>", "u8": "<nil>"}
+	for tp, kind := range stored {
 		v := read("k_" + tp + ".npy")["k_"+tp]
-		if v == nil || !slices.Equal(v.Shape, []int{2, 3}) || !slices.Equal(v.Values, []float64{0, 3, 6, 9, 12, 15}) {
+		if v == nil || !slices.Equal(v.Shape, []int{2, 3}) || !slices.Equal(v.Float64s(), []float64{0, 3, 6, 9, 12, 15}) {
 			t.Errorf("%s: %+v", tp, v)
 		}
+		if got := fmt.Sprintf("%T", v.Stored); !strings.Contains(got, "["+kind+"]") && !(kind == "<nil>" && v.Stored == nil) {
+			t.Errorf("%s is kept as %s, want %s", tp, got, kind)
+		}
 	}
-	if v := read("neg.npy")["neg"]; !slices.Equal(v.Values, []float64{-5, 7, -128}) {
-		t.Errorf("int8: %v", v.Values)
+	if v := read("neg.npy")["neg"]; !slices.Equal(v.Float64s(), []float64{-5, 7, -128}) {
+		t.Errorf("int8: %v", v.Float64s())
 	}
-	if v := read("flag.npy")["flag"]; !slices.Equal(v.Values, []float64{1, 0, 1}) {
-		t.Errorf("bool: %v", v.Values)
+	if v := read("flag.npy")["flag"]; !slices.Equal(v.Float64s(), []float64{1, 0, 1}) {
+		t.Errorf("bool: %v", v.Float64s())
 	}
 	if v := read("scalar.npy")["scalar"]; len(v.Shape) != 0 || !slices.Equal(v.Values, []float64{2.5}) {
 		t.Errorf("scalar: %+v", v)
 	}
 	both := read("both.npz")
-	if y, x := both["y"], both["X"]; y == nil || x == nil || !slices.Equal(y.Values, []float64{1, 0, 1}) || !slices.Equal(x.Shape, []int{3, 4}) || !slices.Equal(x.Values, want[:12]) {
+	if y, x := both["y"], both["X"]; y == nil || x == nil || !slices.Equal(y.Float64s(), []float64{1, 0, 1}) || !slices.Equal(x.Shape, []int{3, 4}) || !slices.Equal(x.Values, want[:12]) {
 		t.Errorf("both.npz: %v", both)
 	}
 	if y := read("packed.npz")["y"]; y == nil || !slices.Equal(y.Values, []float64{1.5, 2.5}) {
@@ -267,5 +275,106 @@ model { for n in plate(N) { target += -0.5 * square(dot(X[n], b) - 1) } }`
 	}
 	if energies[0] != energies[1] {
 		t.Errorf("energy %v on the mapped data, %v on a copy", energies[0], energies[1])
+	}
+}
+
+// TestChunkedPass: a pass over every row of a large data set is made in
+// parts of consecutive rows (here parts of 100 rows of 1,003, the last of
+// 3), whose energies and gradients, weighted by their share of the rows,
+// add up to one pass's to rounding (1e-12 relative), for two replicas at
+// different points; the int outcome is kept as uint8 (int<lower=0,
+// upper=1>).
+func TestChunkedPass(t *testing.T) {
+	const n = 1003
+	x, y := make([][]float64, n), make([]int, n)
+	for i := range n {
+		x[i] = []float64{math.Sin(float64(i)), math.Cos(3 * float64(i))}
+		y[i] = i % 3 % 2
+	}
+	data, err := compile.FromGo(map[string]any{"X": x, "y": y})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := `data { N: int  X: real[N, 2]  y: int<lower=0, upper=1>[N] }
+param { a: real  b: real[2] }
+model {
+  a ~ normal(0, 1)
+  b ~ normal(0, 1)
+  for n in plate(N) { y[n] ~ bernoulli_logit(a + dot(X[n], b)) }
+}`
+	m, err := tryCompileData(src, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	theta := []float64{0.2, -0.5, 0.9, -1, 0.3, 0.1}
+	pass := func() ([]float64, []float64) {
+		ev, err := m.Evaluator(2, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, g, v := make([]float64, 2), make([]float64, 6), make([]float64, 2)
+		if err := ev.Evaluate(theta, nil, e, g, v); err != nil {
+			t.Fatal(err)
+		}
+		return e, g
+	}
+	e1, g1 := pass()
+	restore := compile.SetChunkRows(100)
+	e2, g2 := pass()
+	restore()
+	for i := range e1 {
+		if math.Abs(e2[i]-e1[i]) > 1e-12*math.Abs(e1[i]) {
+			t.Errorf("replica %d: energy %v in parts, %v in one pass", i, e2[i], e1[i])
+		}
+	}
+	for i := range g1 {
+		if math.Abs(g2[i]-g1[i]) > 1e-12*(1+math.Abs(g1[i])) {
+			t.Errorf("gradient %d: %v in parts, %v in one pass", i, g2[i], g1[i])
+		}
+	}
+}
+
+// TestNarrowInts: int fields are kept in the narrowest type their
+// declaration allows (both bounds given), else int32 where the values fit
+// it and int64 where not; reals stay float64; the values are unchanged.
+func TestNarrowInts(t *testing.T) {
+	data, err := compile.FromGo(map[string]any{
+		"a": []int{0, 1, 1}, "b": []int{200, 0, 255}, "c": []int{-3, 30000, 7}, "d": []int{1, 2, 3},
+		"e": []float64{1 << 40, 0, -5}, "x": []float64{0.5, 1, 2},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := tryCompileData(`data { N: int  a: int<lower=0, upper=1>[N]  b: int<lower=0, upper=255>[N]  c: int<lower=-5, upper=40000>[N]
+  d: int[N]  e: int[N]  x: real[N] }
+param { mu: real }
+model { for n in plate(N) { x[n] ~ normal(mu + a[n] + b[n] + c[n] + d[n] + e[n], 1) } }`, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"a": "int8", "b": "uint8", "c": "int32", "d": "int32", "e": "int64", "x": "float64"}
+	for name, typ := range want {
+		if got := compile.StoredType(m, name); !strings.Contains(got, typ) {
+			t.Errorf("%s is kept as %s, want %s", name, got, typ)
+		}
+	}
+	ev, err := m.Evaluator(1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, g, v := make([]float64, 1), make([]float64, 1), make([]float64, 1)
+	if err := ev.Evaluate([]float64{0}, nil, e, g, v); err != nil {
+		t.Fatal(err)
+	}
+	// x - (a+b+c+d+e): rows -0.5-201-(-3)... computed here in float64.
+	sums := []float64{0 + 200 - 3 + 1 + (1 << 40), 1 + 0 + 30000 + 2 + 0, 1 + 255 + 7 + 3 - 5}
+	xs := []float64{0.5, 1, 2}
+	want0 := 0.0
+	for i, s := range sums {
+		r := xs[i] - s
+		want0 += 0.5*r*r + 0.5*math.Log(2*math.Pi)
+	}
+	if math.Abs(e[0]-want0) > 1e-9*want0 {
+		t.Errorf("energy %v, want %v", e[0], want0)
 	}
 }

@@ -145,7 +145,7 @@ func (m *Model) predictRows() int {
 	for _, s := range m.file.Predict.Stmts {
 		if pl, ok := s.(*lang.Plate); ok {
 			if v, ok := m.data[identName(pl.Size)]; ok && len(v.Shape) == 0 {
-				return int(v.Values[0])
+				return int(v.At(0))
 			}
 		}
 	}

@@ -185,11 +185,11 @@ func newKernel(target Target, s Sampler, o Options) (*sgKernel, error) {
 			randomStart(x, o.InitRadius, k.rngs[r])
 		}
 		if batch > 0 {
-			st.Batches = newBatchState(n, rows)
+			st.Batches = newBatchState(n, rows, o.BatchBlocks)
 		}
 	}
 	if batch > 0 {
-		k.batches = &minibatcher{st: st.Batches, batch: batch, rows: make([]int, rows*batch), rngs: k.rngs}
+		k.batches = newMinibatcher(st.Batches, n, batch, k.rngs)
 	}
 	if s.AutoStep {
 		if err := k.warmUp(target, rows, batch); err != nil {
@@ -448,6 +448,8 @@ func checkResume(st *State, target Target, s Sampler, o Options, levels, batch i
 		return fmt.Errorf("a resumed run continues from its checkpoint; it takes no starting points")
 	case (st.Batches != nil) != (batch > 0):
 		return bad("its minibatches do not match this run's batch %d", batch)
+	case st.Batches != nil && st.Batches.Blocks != o.BatchBlocks:
+		return bad("its minibatches are of %d blocks, this run's of %d (batch_blocks)", st.Batches.Blocks, o.BatchBlocks)
 	case len(st.Theta) != rows*st.Dim || len(st.Grad) != rows*st.Dim || len(st.Energy) != rows || len(st.Variance) != rows ||
 		len(st.Streams) != rows || st.AuxLen != s.Dynamics.AuxLen(st.Dim) || len(st.Aux) != rows*st.AuxLen:
 		return bad("its arrays do not have the sizes of %d chains × %d levels × %d parameters", st.Chains, st.Levels, st.Dim)
@@ -945,11 +947,26 @@ func addNoise(energy, grad, variance []float64, es, gs float64, rngs []*Rand, d 
 // permutation, B at a time, reshuffled each epoch. Every batch is a uniform
 // draw of B distinct rows, which makes the scaled minibatch energy an
 // unbiased estimate of the full one. The permutations live in the State.
+//
+// With blocks K > 0 (Options.BatchBlocks) a batch is instead K runs of
+// consecutive rows (B/K each, the first B mod K one longer), each from a
+// start drawn uniformly from the N rows and wrapping past the last row to
+// the first. Every row then lies in a run of b rows with probability b/N,
+// so the batch holds each row B/N times in expectation and the N/B-scaled
+// energy stays unbiased; but rows next to each other in the file come
+// together, so where the file is sorted (by the outcome, a covariate, a
+// group) a batch is a sample of a few neighbourhoods, not of the data,
+// and the estimator's variance grows with the correlation of neighbours.
+// What it buys is locality: a batch reads K stretches of the file, a few
+// pages each, rather than B pages scattered over it, which is what a
+// memory-mapped file larger than memory needs. No permutation is kept.
 type minibatcher struct {
-	st    *BatchState
-	batch int
-	rows  []int
-	rngs  []*Rand
+	st     *BatchState
+	batch  int
+	blocks int
+	n      int // the data's rows
+	rows   []int
+	rngs   []*Rand
 }
 
 func identity(n int) []int {
@@ -960,8 +977,13 @@ func identity(n int) []int {
 	return perm
 }
 
-func newBatchState(n, replicas int) *BatchState {
-	b := &BatchState{Perms: make([][]int, replicas), Pos: make([]int, replicas)}
+// newBatchState is the dealers' starting state: an unshuffled permutation
+// per replica, or with blocks none (a block dealer draws only its starts).
+func newBatchState(n, replicas, blocks int) *BatchState {
+	b := &BatchState{Perms: make([][]int, replicas), Pos: make([]int, replicas), Blocks: blocks}
+	if blocks > 0 {
+		return b
+	}
 	for r := range b.Perms {
 		b.Perms[r] = identity(n)
 		b.Pos[r] = n // shuffle before first use
@@ -969,7 +991,14 @@ func newBatchState(n, replicas int) *BatchState {
 	return b
 }
 
+func newMinibatcher(st *BatchState, n, batch int, rngs []*Rand) *minibatcher {
+	return &minibatcher{st: st, batch: batch, blocks: st.Blocks, n: n, rows: make([]int, len(rngs)*batch), rngs: rngs}
+}
+
 func (m *minibatcher) next() []int {
+	if m.blocks > 0 {
+		return m.nextBlocks()
+	}
 	for c, perm := range m.st.Perms {
 		if m.st.Pos[c]+m.batch > len(perm) {
 			m.rngs[c].Shuffle(len(perm), func(i, j int) { perm[i], perm[j] = perm[j], perm[i] })
@@ -977,6 +1006,30 @@ func (m *minibatcher) next() []int {
 		}
 		copy(m.rows[c*m.batch:(c+1)*m.batch], perm[m.st.Pos[c]:m.st.Pos[c]+m.batch])
 		m.st.Pos[c] += m.batch
+	}
+	return m.rows
+}
+
+// nextBlocks deals each replica K runs of consecutive rows from uniform
+// starts, wrapping at the end of the data.
+func (m *minibatcher) nextBlocks() []int {
+	k := min(m.blocks, m.batch)
+	for c, rng := range m.rngs {
+		out := m.rows[c*m.batch : (c+1)*m.batch]
+		for j := range k {
+			size := m.batch / k
+			if j < m.batch%k {
+				size++
+			}
+			r := rng.IntN(m.n)
+			for i := range out[:size] {
+				out[i] = r
+				if r++; r == m.n {
+					r = 0
+				}
+			}
+			out = out[size:]
+		}
 	}
 	return m.rows
 }

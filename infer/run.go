@@ -18,6 +18,13 @@ type Options struct {
 	Batch  int // minibatch rows per replica; 0 or ≥ NumData: every row
 	Seed   uint64
 
+	// BatchBlocks, if positive, makes each minibatch BatchBlocks runs of
+	// consecutive rows from uniform random starts (wrapping at the end)
+	// instead of rows drawn at random: still unbiased, and local in the
+	// file, for memory-mapped data larger than memory; see minibatcher
+	// for when its variance is larger.
+	BatchBlocks int
+
 	// Chain, if positive, runs chain Chain (from 1) of the Chains alone,
 	// as one task of an array job: its random streams, starting point and
 	// draws are those the chain has in the run of all Chains, bit for bit,
@@ -150,6 +157,8 @@ func (o Options) validate(dim int) error {
 		return fmt.Errorf("thin must be at least 1, got %d", o.Thin)
 	case o.Batch < 0:
 		return fmt.Errorf("batch must be ≥ 0, got %d", o.Batch)
+	case o.BatchBlocks < 0:
+		return fmt.Errorf("batch_blocks must be ≥ 0, got %d", o.BatchBlocks)
 	case o.EnergyNoise < 0 || o.GradNoise < 0:
 		return fmt.Errorf("noise scales must be ≥ 0")
 	case o.InitRadius < 0:

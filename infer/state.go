@@ -78,10 +78,13 @@ type State struct {
 }
 
 // BatchState is the minibatch dealer of every row: a permutation of the
-// data's rows and the position reached in it.
+// data's rows and the position reached in it; with Blocks > 0 (batches of
+// contiguous blocks, Options.BatchBlocks) no permutation, each Perms[r]
+// nil.
 type BatchState struct {
-	Perms [][]int
-	Pos   []int
+	Perms  [][]int
+	Pos    []int
+	Blocks int
 }
 
 // LadderState is one chain's replica-exchange state.
@@ -218,7 +221,7 @@ func (st *State) chain(c int) *State {
 	out.Aux = rows(st.Aux, st.AuxLen)
 	out.Streams = slices.Clone(st.Streams[lo:hi])
 	if b := st.Batches; b != nil {
-		out.Batches = &BatchState{Perms: slices.Clone(b.Perms[lo:hi]), Pos: slices.Clone(b.Pos[lo:hi])}
+		out.Batches = &BatchState{Perms: slices.Clone(b.Perms[lo:hi]), Pos: slices.Clone(b.Pos[lo:hi]), Blocks: b.Blocks}
 	}
 	if st.Ladders != nil {
 		out.Ladders = slices.Clone(st.Ladders[c : c+1])

@@ -313,14 +313,28 @@ func (t *tuner) prepareSubsample() error {
 	n := t.target.NumData()
 	batch := 0
 	if n > hessianRows {
+		// The first hessianRows of a random permutation, by a partial
+		// Fisher-Yates shuffle that keeps only the entries it moves (a
+		// permutation of every row would take 8 bytes a row). The rows
+		// are drawn at random even with batch_blocks: a few blocks of a
+		// sorted file would give the metric a slice of the data's
+		// curvature, and the fixed subsample's pages, once read, stay in
+		// memory.
 		batch = hessianRows
-		perm := identity(n)
+		moved := map[int]int{}
+		at := func(i int) int {
+			if v, ok := moved[i]; ok {
+				return v
+			}
+			return i
+		}
 		rng := t.rngs[0]
+		rows := make([]int, batch)
 		for i := range batch {
 			j := i + rng.IntN(n-i)
-			perm[i], perm[j] = perm[j], perm[i]
+			rows[i], moved[j] = at(j), at(i)
 		}
-		t.pairRows = append(slices.Clone(perm[:batch]), perm[:batch]...)
+		t.pairRows = append(rows, rows...)
 	}
 	var err error
 	t.pair, err = t.target.Evaluator(2, batch)
@@ -781,7 +795,7 @@ func (k *sgKernel) stepWarnings() ([]string, error) {
 	batch := 0
 	if k.batches != nil {
 		batch = k.batches.batch
-		t.batches = &minibatcher{st: newBatchState(k.target.NumData(), rows), batch: batch, rows: make([]int, rows*batch), rngs: rngs}
+		t.batches = newMinibatcher(newBatchState(k.target.NumData(), rows, k.o.BatchBlocks), k.target.NumData(), batch, rngs)
 	}
 	if t.batches != nil || k.o.GradNoise > 0 {
 		eval, err := k.target.Evaluator(rows, batch)

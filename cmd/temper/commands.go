@@ -175,6 +175,9 @@ func sample(ctx context.Context, path string, m *compile.Model, cfg config, stdo
 	}
 	defer w.Close()
 	opts.OnDraw = w.Write
+	if w := model.MemoryWarning(opts); w != "" && !quiet {
+		fmt.Fprintf(stderr, "warning: %s\n", w)
+	}
 	res, runErr := model.Sample(ctx, opts)
 	progress.finish()
 	if err := w.Flush(); err != nil && runErr == nil {
