@@ -431,6 +431,12 @@ func (r *Result) diagnosticsJSON(stats []summary.Stats) map[string]any {
 			}
 			w["moved_chains"] = moved
 		}
+		if t.ControlVariate {
+			w["control_variate"] = true
+		}
+		if t.Recentred > 0 { // the control variate's centre moved to the settled chains' mean
+			w["recentred_sds"] = t.Recentred
+		}
 		diag["warmup"] = w
 	}
 	if r.Exact != nil {

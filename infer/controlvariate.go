@@ -30,21 +30,31 @@ type ControlVariate struct {
 func newControlVariate(target Target, center []float64, rows int) (*ControlVariate, error) {
 	d := len(center)
 	cv := &ControlVariate{Centers: make([]float64, rows*d), Energies: make([]float64, rows), Grads: make([]float64, rows*d)}
+	if err := cv.centreAll(target, center); err != nil {
+		return nil, err
+	}
+	return cv, nil
+}
+
+// centreAll moves every row's centre to center, with one pass over the
+// data there.
+func (cv *ControlVariate) centreAll(target Target, center []float64) error {
+	d := len(center)
 	full, err := target.Evaluator(1, 0)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	var energy, variance [1]float64
 	g := make([]float64, d)
 	if err := full.Evaluate(center, nil, energy[:], g, variance[:]); err != nil {
-		return nil, fmt.Errorf("the full-data gradient of the control variate: %w", err)
+		return fmt.Errorf("the full-data gradient of the control variate: %w", err)
 	}
-	for r := range rows {
+	for r := range cv.Energies {
 		copy(row(cv.Centers, r, d), center)
 		copy(row(cv.Grads, r, d), g)
 		cv.Energies[r] = energy[0]
 	}
-	return cv, nil
+	return nil
 }
 
 // recentre moves row r's centre to theta, with a full pass there.

@@ -88,8 +88,12 @@ type Tuning struct {
 	LambdaMax, NoiseRatio float64
 	// Warning, if set, says what made the step small and what to change.
 	Warning string
-	// ControlVariate says whether the gradient is the control-variate one.
+	// ControlVariate says whether the gradient is the control-variate one;
+	// Recentred, if not 0, is how far (in posterior sds, in φ) the settled
+	// chains' mean lay from the warm-up's centre, where the control
+	// variate's centre then moved (sgKernel.recentre).
 	ControlVariate bool
+	Recentred      float64
 	// Settled is the number of steps of the sampler's own dynamics that
 	// ended the warm-up, Halved how often a divergence there halved the
 	// step.
@@ -155,17 +159,27 @@ func (k *sgKernel) tune(target Target) (*Metric, Tuning, error) {
 			}
 			tun.NoiseRatio = gain * tun.StepSize * sigma2 / (2 * t.temp)
 		}
-		if tun.NoiseRatio > noiseTolerance {
-			tun.StepSize *= noiseTolerance / tun.NoiseRatio
-		}
-		if tun.NoiseRatio > 10*noiseTolerance {
-			tun.Warning = fmt.Sprintf("the minibatch gradient noise caps the step size at %.3g, %.0f times below what the curvature allows, so the chains mix slowly: a batch about %.0f times larger (or every row) would let it grow", tun.StepSize, tun.NoiseRatio/noiseTolerance, tun.NoiseRatio/noiseTolerance)
-		}
+		tun.capStep(tun.NoiseRatio)
 	}
 	if err := t.startChains(m); err != nil {
 		return nil, Tuning{}, err
 	}
 	return m, tun, nil
+}
+
+// capStep records the noise ratio at the curvature's bound on the step,
+// discretisationTolerance / λ_max (Tuning.NoiseRatio), and cuts the step
+// to where the ratio is noiseTolerance if it is not already smaller, with a
+// warning where that costs more than a factor of ten.
+func (tun *Tuning) capStep(ratio float64) {
+	tun.NoiseRatio = ratio
+	if ratio > noiseTolerance {
+		tun.StepSize = min(tun.StepSize, discretisationTolerance/tun.LambdaMax*noiseTolerance/ratio)
+	}
+	tun.Warning = ""
+	if ratio > 10*noiseTolerance {
+		tun.Warning = fmt.Sprintf("the minibatch gradient noise caps the step size at %.3g, %.0f times below what the curvature allows, so the chains mix slowly: a batch about %.0f times larger (or every row) would let it grow", tun.StepSize, ratio/noiseTolerance, ratio/noiseTolerance)
+	}
 }
 
 // noiseGain is how many times SGLD's the variance that gradient noise adds
