@@ -75,6 +75,21 @@ type galleryRun struct {
 	// MNIST MLP, whose images temper run cannot read. Its folder holds
 	// bench.json and, with --out, the draws of the last configuration.
 	bench bool
+	// program, if set, runs an example's own Go program with args and
+	// --out instead of temper run: the Fashion-MNIST experiment, whose
+	// images temper run cannot read either.
+	program *galleryProgram
+}
+
+// galleryProgram is an example's Go program, called in-process by the
+// gallery and shown as go run ./examples/DIR/PATH.
+type galleryProgram struct {
+	path string // the program's package, relative to the example's folder
+	// sources are the example's files the program's results depend on
+	// besides temper's code (its Go files), relative to the example's
+	// folder: inputs of a slow page's hash, as its models are.
+	sources []string
+	main    func(ctx context.Context, args []string, stdout, stderr io.Writer) error
 }
 
 // galleryFigure is one temper plot of a page.
@@ -288,6 +303,17 @@ func makeRuns(ctx context.Context, p galleryPage, root string) (*galleryRuns, er
 			}
 			o.dirs = append(o.dirs, d)
 			var so, se strings.Builder
+			if r.program != nil {
+				args := append(slices.Clone(r.args), "--out", d)
+				if s != 0 {
+					args = append(args, "--seed", strconv.Itoa(s))
+				}
+				if err := r.program.main(ctx, args, &so, &se); err != nil {
+					return g, fmt.Errorf("%s: %v", r.program.command(p, nil), err)
+				}
+				o.stderr += se.String()
+				continue
+			}
 			args := append([]string{"run", filepath.Join(dir, r.modelFile()), "--out", d, "--quiet"}, r.args...)
 			if r.bench {
 				args = append(append([]string{"bench"}, r.args...), "--json", "--out", d)
@@ -410,6 +436,10 @@ func runCommands(p galleryPage) []string {
 	var commands []string
 	for _, r := range p.pageRuns() {
 		out := r.shownOut(p)
+		if r.program != nil {
+			commands = append(commands, r.program.command(p, append(slices.Clone(r.args), "--out", out)))
+			continue
+		}
 		if r.bench {
 			commands = append(commands, fmt.Sprintf("temper bench %s --json --out %s > %s.json", strings.Join(r.args, " "), out, out))
 			continue
@@ -430,6 +460,13 @@ func runCommands(p galleryPage) []string {
 		commands = append(commands, strings.Join(cmd, " "))
 	}
 	return commands
+}
+
+// command is the program run with args as a reader types it from the
+// repository's root.
+func (g *galleryProgram) command(p galleryPage, args []string) string {
+	pkg := "./" + filepath.ToSlash(filepath.Join("examples", p.pageDir(), g.path))
+	return strings.Join(append([]string{"go", "run", pkg}, args...), " ")
 }
 
 // galleryPageText is a page's Markdown: the model's own comment as prose,
@@ -533,7 +570,13 @@ func pageInputsHash(p galleryPage, root string) (string, error) {
 		fmt.Fprintf(h, "run %q %q %q %v %t\n", r.label, r.modelFile(), r.args, r.seeds, r.bench)
 		model := filepath.Join(dir, r.modelFile())
 		inputs = append(inputs, model)
-		if !r.bench {
+		if r.program != nil {
+			fmt.Fprintf(h, "program %q\n", r.program.path)
+			for _, src := range r.program.sources {
+				inputs = append(inputs, filepath.Join(dir, src))
+			}
+		}
+		if !r.bench && r.program == nil {
 			data, err := runDataFiles(model, r.args)
 			if err != nil {
 				return "", fmt.Errorf("run %q: %v", r.label, err)
