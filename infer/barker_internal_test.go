@@ -81,6 +81,7 @@ func TestExchangeBatchGrows(t *testing.T) {
 	if se.maxChunks() != n/batch {
 		t.Fatalf("maxChunks %d, want %d", se.maxChunks(), n/batch)
 	}
+	exactAfterAll(t, target, theta, exact, batch+3)
 	se.start()
 	for range n / batch {
 		if err := se.grow(theta); err != nil {
@@ -119,5 +120,31 @@ func TestExchangeBatchGrows(t *testing.T) {
 	}
 	if math.Abs(mean-exact[0]) > 4*math.Sqrt(spread/rounds) {
 		t.Errorf("mean estimate %.4f, exact %.4f: biased", mean, exact[0])
+	}
+}
+
+// exactAfterAll checks a round whose chunks of batch rows do not divide the
+// data: its last chunk is the exact energy, variance 0.
+func exactAfterAll(t *testing.T, target Target, theta, exact []float64, batch int) {
+	t.Helper()
+	var ss *SideState
+	se, err := newSideEstimator(target, Options{Seed: 2}, len(exact), batch, 1<<43, &ss)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := (target.NumData() + batch - 1) / batch
+	if se.maxChunks() != want {
+		t.Fatalf("batch %d: maxChunks %d, want %d", batch, se.maxChunks(), want)
+	}
+	se.start()
+	for range want {
+		if err := se.grow(theta); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for r := range exact {
+		if math.Abs(se.Energy[r]-exact[r]) > 1e-9*math.Abs(exact[r]) || se.Variance[r] != 0 {
+			t.Errorf("batch %d, replica %d after every chunk: energy %v variance %v, want %v and 0", batch, r, se.Energy[r], se.Variance[r], exact[r])
+		}
 	}
 }

@@ -50,10 +50,9 @@ func modelOf(common []string) string {
 func fashionLabel(sampler string, pct int) string { return fmt.Sprintf("%s, %d%%", sampler, pct) }
 
 // fashionLSTMArgs, fashionLSTMRungs and fashionLSTMEvery are the LSTM
-// page's size: 10,240 training images (a multiple of the exchange
-// minibatch of 256, so that RENHD's growing exchange batch can reach the
-// whole set), 2,000 test images, H = 32, 10 epochs, ladders of 4 rungs
-// exchanging every 50 iterations.
+// page's size: 10,240 training images (40 chunks of RENHD's exchange
+// minibatch of 256, which grows to the whole set), 2,000 test images,
+// H = 32, 10 epochs, ladders of 4 rungs exchanging every 50 iterations.
 var fashionLSTMArgs = []string{"--model", "lstm", "--data", "../shared/data/fashion-mnist", "--train", "10240", "--test", "2000",
 	"--hidden", "32", "--epochs", "10", "--draws", "10"}
 
