@@ -168,6 +168,11 @@ func (s *Sampler) startStages(o Options, k int) (*stages, error) {
 	return &stages{st}, nil
 }
 
+// Keeps reports whether a run of this schedule with burn-in burn and
+// thinning thin keeps the state at iteration k as a draw (stages.keep):
+// what `temper plot --kind schedule` marks.
+func (c Cyclical) Keeps(k, burn, thin int) bool { return (&stages{c}).keep(k, burn, max(1, thin)) }
+
 // keep reports whether the state at iteration k is a draw: after burn-in,
 // thinned, and for a staged schedule in a sampling stage and collected.
 func (st *stages) keep(k, burn, thin int) bool {

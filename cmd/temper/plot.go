@@ -218,9 +218,9 @@ func readDiagnostics(dir, kind string, v any) error {
 // sampler and settings its diagnostics record.
 func plotSchedule(dir, out string, stdout io.Writer) error {
 	var diag struct {
-		Sampler     string            `json:"sampler"`
-		Options     map[string]string `json:"options"`
-		Iters, Burn int
+		Sampler           string            `json:"sampler"`
+		Options           map[string]string `json:"options"`
+		Iters, Burn, Thin int
 	}
 	if err := readDiagnostics(dir, "schedule", &diag); err != nil {
 		return err
@@ -239,7 +239,7 @@ func plotSchedule(dir, out string, stdout io.Writer) error {
 	if out == "" {
 		out = filepath.Join(dir, "schedule.svg")
 	}
-	if err := plots.WriteSchedule(out, c); err != nil {
+	if err := plots.WriteSchedule(out, c, diag.Burn, diag.Thin); err != nil {
 		return badf("temper plot: %v", err)
 	}
 	_, err = fmt.Fprintf(stdout, "schedule plot of %s in %s\n", c, out)

@@ -148,14 +148,23 @@ func TestWriteExchange(t *testing.T) {
 func TestWriteSchedule(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "schedule.svg")
 	c := infer.Cyclical{Initial: 0.1, Cycles: 4, Iterations: 400, Explore: 0.25, Samples: 3}
-	if err := WriteSchedule(path, c); err != nil {
+	if err := WriteSchedule(path, c, 0, 1); err != nil {
 		t.Fatal(err)
 	}
 	raw, err := os.ReadFile(path)
 	if err != nil || !strings.Contains(string(raw), "4 cycles of 100 iterations") || !strings.Contains(string(raw), "the 12 kept draws marked") {
 		t.Errorf("%v; the schedule's title is not the expected one", err)
 	}
-	if err := WriteSchedule(path, infer.Cyclical{Initial: 0.1, Cycles: 4}); err == nil {
+	// Every sampling-stage iteration collected, but the first cycle burnt
+	// and a draw kept every 10 iterations: 30, 40, ..., 90 of cycles 2-4.
+	c.Samples = 0
+	if err := WriteSchedule(path, c, 100, 10); err != nil {
+		t.Fatal(err)
+	}
+	if raw, err = os.ReadFile(path); err != nil || !strings.Contains(string(raw), "the 21 kept draws marked") {
+		t.Errorf("%v; burn-in and thinning are not in the marks", err)
+	}
+	if err := WriteSchedule(path, infer.Cyclical{Initial: 0.1, Cycles: 4}, 0, 1); err == nil {
 		t.Error("a schedule without its iterations was drawn")
 	}
 }

@@ -13,8 +13,9 @@ import (
 
 // WriteSchedule draws a cyclical schedule (seed 002, Eq. 1): the step
 // size over the run's iterations, each cycle's exploration stage shaded,
-// and the iterations whose draws are kept marked along the top.
-func WriteSchedule(path string, c infer.Cyclical) error {
+// and the iterations whose draws a run with burn-in burn and thinning thin
+// keeps marked along the top.
+func WriteSchedule(path string, c infer.Cyclical, burn, thin int) error {
 	if c.Iterations < 1 {
 		return fmt.Errorf("plot: the schedule needs its number of iterations")
 	}
@@ -46,7 +47,7 @@ func WriteSchedule(path string, c infer.Cyclical) error {
 		if k%step == 0 || k == c.Iterations-1 {
 			xy = append(xy, plotter.XY{X: float64(k), Y: c.StepSize(k)})
 		}
-		if _, exploring := c.Stage(k); !exploring && c.Collect(k) {
+		if c.Keeps(k, burn, thin) {
 			kept = append(kept, plotter.XY{X: float64(k), Y: top * 0.97})
 		}
 	}
