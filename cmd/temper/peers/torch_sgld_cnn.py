@@ -25,10 +25,11 @@ sgld_peer.py's.
       input), a layer norm over each replica's channels, one baddbmm for
       the dense layers.
 The loop is the faster on the 2-core development machine: in a micro-
-benchmark of forward + backward, one thread, 41 ms per step at P = 1 and
-243 ms at P = 8 (loop) against 82 ms and 2.6 s (grouped): torch 1.13's CPU
-grouped convolution does not batch the groups. Channels-last tensors in
-the loop were slower still (129 ms at P = 1).
+benchmark of forward + backward on one thread (under a load average of
+about 5), 41 ms per step at P = 1 and 243 ms at P = 8 (loop) against
+82 ms and 2.6 s (grouped): torch 1.13's CPU grouped convolution is slow
+on these shapes. Channels-last tensors in the loop were slower too
+(129 ms at P = 1).
 """
 import torch
 import torch.nn.functional as nnf

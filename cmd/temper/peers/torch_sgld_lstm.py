@@ -25,11 +25,11 @@ sgld_peer.py's.
       projection of all steps by one baddbmm, then per step one baddbmm
       h_{t-1} U of the P replicas and the gates on [P, B, 4H].
 The loop is the faster on the 2-core development machine: in a micro-
-benchmark of forward + backward, one thread, 43-52 ms per step at P = 1
-for both, and 295 ms (loop) against 670-860 ms (bmm) at P = 8: torch 1.13's
-CPU bmm runs these shapes 3-4 times slower than mm does (0.68 against 0.19
-ms for 128 x 128 x 512), and the bmm form's gate slices cost a large
-zero-filled gradient each.
+benchmark of forward + backward on one thread (under a load average of
+about 6), 44-52 ms per step at P = 1 for both, and 295 ms (loop) against
+670-860 ms (bmm) at P = 8; torch 1.13's CPU bmm ran 128 x 128 x 512 in
+0.68 ms against mm's 0.19. Whole runs at P = 1 on a quieter machine made
+26-35 replica-steps/s with either.
 """
 import torch
 
