@@ -148,6 +148,21 @@ func BenchmarkConv2D(b *testing.B) {
 	}
 }
 
+// BenchmarkMaxPool2D is one forward and backward pass of the first max
+// pooling of examples/mnist/cnn.ppl, after its ReLU (so that, as there,
+// about half of the windows' values are tied zeros): [128, 28, 28, 16] to
+// [128, 14, 14, 16], per replica.
+func BenchmarkMaxPool2D(b *testing.B) {
+	for _, p := range []int{1, 4} {
+		b.Run(fmt.Sprintf("float32/P=%d", p), func(b *testing.B) {
+			g := ad.NewGraph(p)
+			x := g.Input("x", ad.Param, 128, 28, 28, 16)
+			loss := ad.SumAll(stdlib.MaxPool2D(ad.Relu(x), 2, 2))
+			runLayerBench(b, newLayerBench(b, g, loss, []*ad.Node{x}, true, 0), p)
+		})
+	}
+}
+
 // BenchmarkLSTM is one forward and backward pass of the LSTM of seed 001's
 // Fashion-MNIST experiment: 28 steps (the image's rows), 28 → 128, batch
 // 128, per replica.

@@ -24,7 +24,7 @@ import (
 	"github.com/temper-ppl/temper/infer"
 )
 
-const benchUsage = `usage: temper bench [--replicas 1,4,16] [--threads N] [--epochs E] [--data DIR] [--batch B]
+const benchUsage = `usage: temper bench [--net mlp|lstm|cnn] [--replicas 1,4,16] [--threads N] [--epochs E] [--data DIR] [--batch B]
     [--precision float32|float64] [--seed S] [--lr η] [--thin n] [--repeat K]
     [--limit-train N] [--limit-test N] [--hidden H] [--device cpu|cuda] [--json] [--out DIR]`
 
@@ -56,8 +56,8 @@ type benchConfig struct {
 	stepsPerEpoch, numSteps int
 	model                   *temper.Model
 	predictor               *compile.Predictor // the test set through the model's predict block
-	layout                  mnist.Layout       // where W1, b1, W2 and b2 are in a draw
-	net                     mnist.MLP          // the network's sizes (--hidden)
+	net                     *benchNet          // --net
+	hidden                  int                // H of the network (--hidden), 0 for one without
 }
 
 func parseBenchFlags(args []string, stderr io.Writer) (*benchConfig, error) {
@@ -77,7 +77,8 @@ func parseBenchFlags(args []string, stderr io.Writer) (*benchConfig, error) {
 	fs.IntVar(&c.repeat, "repeat", 1, "runs of each configuration; the median by speed is reported")
 	fs.IntVar(&c.limitTrain, "limit-train", 0, "use only the first N training images (0: all)")
 	fs.IntVar(&c.limitTest, "limit-test", 0, "use only the first N test images (0: all)")
-	fs.IntVar(&c.net.H, "hidden", mnist.Net.H, "hidden units of the network (the peer's --hidden; 1200 is the wide network)")
+	net := fs.String("net", "mlp", "the network: mlp (examples/mnist/model.ppl), lstm (lstm.ppl) or cnn (cnn.ppl)")
+	fs.IntVar(&c.hidden, "hidden", 0, "hidden units of the MLP (default 100; 1200 is the wide network) or of the LSTM (default 128); the peers' --hidden")
 	fs.StringVar(&c.device, "device", "cpu", "where the model is computed: cpu or cuda (a build with -tags cuda)")
 	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the runs to this file (go tool pprof reads it)")
 	fs.StringVar(&c.out, "out", "", "save the run's draws, summary.csv and diagnostics.json in this folder, as temper run does, for temper summary and temper plot (one --replicas value, --repeat 1)")
@@ -106,7 +107,7 @@ func parseBenchFlags(args []string, stderr io.Writer) (*benchConfig, error) {
 		{!(c.lr > 0) || math.IsInf(c.lr, 0), fmt.Sprintf("--lr must be a positive number, got %g", c.lr)},
 		{*seed < 0, fmt.Sprintf("--seed must be ≥ 0, got %d", *seed)},
 		{c.precision != "float32" && c.precision != "float64", fmt.Sprintf("--precision must be float32 or float64, got %q", c.precision)},
-		{c.net.H < 1, fmt.Sprintf("--hidden must be at least 1, got %d", c.net.H)},
+		{c.hidden < 0, fmt.Sprintf("--hidden must be at least 1, got %d", c.hidden)},
 		{c.device != "cpu" && c.device != "cuda", fmt.Sprintf("--device must be cpu or cuda, got %q", c.device)},
 		{c.out != "" && (len(c.replicas) != 1 || c.repeat != 1), "--out saves one run: give one --replicas value and --repeat 1"},
 	}
@@ -116,7 +117,15 @@ func parseBenchFlags(args []string, stderr io.Writer) (*benchConfig, error) {
 		}
 	}
 	c.seed = uint64(*seed)
-	c.net.D, c.net.K = mnist.Net.D, mnist.Net.K
+	if c.net = benchNetNamed(*net); c.net == nil {
+		return nil, badf("temper bench: --net must be mlp, lstm or cnn, got %q", *net)
+	}
+	switch {
+	case c.hidden > 0 && c.net.hidden == 0:
+		return nil, badf("temper bench: --hidden sets the units of the mlp or the lstm; the %s has none to set", c.net.name)
+	case c.hidden == 0:
+		c.hidden = c.net.hidden
+	}
 	if !c.json {
 		c.stderr = stderr
 	}
@@ -156,7 +165,7 @@ func (c *benchConfig) loadData() error {
 		return badf("temper bench: %v", err)
 	}
 	c.train, c.test = d.Train.Head(c.limitTrain), d.Test.Head(c.limitTest)
-	if c.train.Dim() != c.net.D {
+	if c.train.Dim() != mnist.Net.D {
 		return badf("temper bench: images of %d × %d pixels; the network takes 28 × 28", c.train.Rows, c.train.Cols)
 	}
 	if c.batch > c.train.N {
@@ -167,38 +176,39 @@ func (c *benchConfig) loadData() error {
 	return nil
 }
 
-// compileOn binds set to examples/mnist/model.ppl.
+// compileOn binds set to the network's model.
 func (c *benchConfig) compileOn(set *mnist.Set) (*temper.Model, error) {
 	labels := make([]float64, set.N)
 	for i, y := range set.Labels {
 		labels[i] = float64(y + 1) // categorical labels are 1-based
 	}
-	return temper.Compile("examples/mnist/model.ppl", example.Model, map[string]any{
-		"H":     c.net.H,
-		"K":     c.net.K,
-		"X":     &compile.Value{Shape: []int{set.N, set.Dim()}, Values: set.Pixels, Source: c.dataLabel},
+	data := map[string]any{
+		"X":     &compile.Value{Shape: append([]int{set.N}, c.net.image...), Values: set.Pixels, Source: c.dataLabel},
 		"label": &compile.Value{Shape: []int{set.N}, Values: labels, Source: c.dataLabel},
-	})
+	}
+	if c.hidden > 0 {
+		data["H"] = c.hidden
+	}
+	for k, v := range c.net.sizes {
+		data[k] = v
+	}
+	return temper.Compile(c.net.file, c.net.source, data)
 }
 
-// compileModel binds the training set to examples/mnist/model.ppl, finds
-// its parameters in a draw, and prepares the test set's predictive.
+// compileModel binds the training set to the network's model, checks that
+// a draw holds θ as it is, and prepares the test set's predictive.
 func (c *benchConfig) compileModel() error {
 	m, err := c.compileOn(c.train)
 	if err != nil {
 		return err
 	}
-	var params []mnist.Param
-	for _, p := range m.Params() {
-		params = append(params, mnist.Param{Name: p.Name, Shape: p.Shape, Offset: p.Offset})
-	}
-	if c.layout, err = c.net.LayoutOf(params); err != nil {
-		return fmt.Errorf("examples/mnist/model.ppl: %v", err)
-	}
 	// Every parameter is unconstrained, so a draw's values after lp__ are
 	// θ itself, in the same layout.
-	if cols := m.Columns(); len(cols) != 1+m.Dim() || cols[1+c.layout.W2] != "W2.1.1" {
-		return fmt.Errorf("examples/mnist/model.ppl: unexpected draw columns (%d for %d parameters)", len(cols), m.Dim())
+	cols := m.Columns()
+	for _, p := range m.Params() {
+		if p.Kind != "" || len(cols) != 1+m.Dim() || cols[1+p.Offset] != p.Name+strings.Repeat(".1", len(p.Shape)) {
+			return fmt.Errorf("%s: parameter %s is not laid out in the draws as θ (%d columns for %d parameters)", c.net.file, p.Name, len(cols), m.Dim())
+		}
 	}
 	c.model = m
 	// The test set through the same model's predict block: the accuracy of
@@ -206,18 +216,18 @@ func (c *benchConfig) compileModel() error {
 	// computes it.
 	tm, err := c.compileOn(c.test)
 	if err != nil {
-		return fmt.Errorf("examples/mnist/model.ppl with the test set: %v", err)
+		return fmt.Errorf("%s with the test set: %v", c.net.file, err)
 	}
 	if c.predictor, err = tm.Compiled().Predictor(); err != nil {
-		return fmt.Errorf("examples/mnist/model.ppl: %v", err)
+		return fmt.Errorf("%s: %v", c.net.file, err)
 	}
 	return nil
 }
 
 // benchCommand is temper bench, issue 7's reproducible benchmark: SGLD on
-// the Bayesian MLP of examples/mnist, set up as the PyTorch peer
-// (shared/peers/torch_sgld_mlp.py) sets up the same experiment, so that the
-// two print comparable steps/s and accuracies.
+// the Bayesian MLP of examples/mnist (or its LSTM or CNN, --net), set up as
+// the PyTorch peers (cmd/temper/peers) set up the same experiment, so that
+// the two print comparable steps/s and accuracies.
 func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) > 0 && args[0] == "data" {
 		return benchDataCommand(ctx, args[1:], stdout, stderr)
@@ -266,6 +276,7 @@ func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 // benchResult is one configuration's figures, the median run by speed of
 // --repeat runs; it is what --json prints.
 type benchResult struct {
+	Net              string  `json:"net"`
 	Replicas         int     `json:"replicas"`
 	Threads          int     `json:"threads"`
 	Precision        string  `json:"precision"`
@@ -354,7 +365,7 @@ func (c *benchConfig) runOnce(ctx context.Context, p int) (benchResult, error) {
 	init := make([][]float64, p)
 	for i := range init {
 		init[i] = make([]float64, c.model.Dim())
-		c.net.Init(init[i], c.layout, rand.New(rand.NewPCG(c.seed, 1<<32+uint64(i))))
+		c.net.initialise(init[i], c.model.Params(), rand.New(rand.NewPCG(c.seed, 1<<32+uint64(i))))
 	}
 	clock := &stepClock{warm: warm}
 	if warm == 0 { // a one-step run: time it from the start
@@ -396,9 +407,9 @@ func (c *benchConfig) runOnce(ctx context.Context, p int) (benchResult, error) {
 	if err != nil {
 		return benchResult{}, err
 	}
-	flops := c.net.StepFLOPs(c.batch)
+	flops := c.net.flops(c.hidden, c.batch)
 	return benchResult{
-		Replicas: p, Threads: c.threads, Precision: c.precision, Device: c.device, Batch: c.batch, Epochs: c.epochs,
+		Net: c.net.name, Replicas: p, Threads: c.threads, Precision: c.precision, Device: c.device, Batch: c.batch, Epochs: c.epochs,
 		Steps: c.numSteps, BurnIn: burn, Thin: c.thin, LR: c.lr, Seed: c.seed, Data: c.dataLabel,
 		TrainRows: c.train.N, TestRows: c.test.N, ParamsPerReplica: c.model.Dim(),
 		WarmupSteps: warm, TimedSteps: clock.timed,
@@ -512,7 +523,7 @@ type freeEvaluator struct{}
 // replica count.
 func (c *benchConfig) writeTable(w io.Writer, results []benchResult) error {
 	r0 := results[0]
-	fmt.Fprintf(w, "temper bench: SGLD on a Bayesian MLP %d-%d-%d (%d parameters per replica), MNIST\n", c.net.D, c.net.H, c.net.K, r0.ParamsPerReplica)
+	fmt.Fprintf(w, "temper bench: SGLD on %s (%d parameters per replica), MNIST\n", c.net.title(c.hidden), r0.ParamsPerReplica)
 	fmt.Fprintf(w, "data: %s, %d training and %d test images\n", c.dataLabel, c.train.N, c.test.N)
 	fmt.Fprintf(w, "lr %g, batch %d, %s of %d steps (burn-in %d, a draw every %d), %s, %s, %s, seed %d",
 		c.lr, c.batch, plural(c.epochs, "epoch"), c.stepsPerEpoch, r0.BurnIn, c.thin, c.precision, c.device, plural(c.threads, "thread"), c.seed)

@@ -149,6 +149,9 @@ func TestBenchErrors(t *testing.T) {
 		{[]string{"--frobnicate"}, "flag provided but not defined: -frobnicate"},
 		{[]string{"extra"}, `unexpected argument "extra"`},
 		{[]string{"--replicas", "1,2", "--out", bad}, "--out saves one run: give one --replicas value and --repeat 1"},
+		{[]string{"--net", "rnn"}, `--net must be mlp, lstm or cnn, got "rnn"`},
+		{[]string{"--net", "cnn", "--hidden", "32"}, "--hidden sets the units of the mlp or the lstm; the cnn has none to set"},
+		{[]string{"--hidden", "-1"}, "--hidden must be at least 1, got -1"},
 	}
 	for _, c := range cases {
 		code, _, stderr := runCLI(t, context.Background(), append([]string{"bench"}, c.args...)...)

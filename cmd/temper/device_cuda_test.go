@@ -25,7 +25,7 @@ func TestGermanCreditOnGPU(t *testing.T) {
 // orders over 784 terms).
 func TestMLPOnGPU(t *testing.T) {
 	gputest.Require(t)
-	c := &benchConfig{batch: 128, epochs: 1, net: mnist.Net}
+	c := &benchConfig{batch: 128, epochs: 1, net: benchNetNamed("mlp"), hidden: mnist.Net.H}
 	if err := c.loadData(); err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,6 @@
-// Package mnist holds the Bayesian MLP of temper bench and the MNIST subset
-// shipped with it, embedded so that the temper command finds them from any
-// folder.
+// Package mnist holds the Bayesian networks of temper bench (the MLP, the
+// LSTM and the CNN) and the MNIST subset shipped with them, embedded so
+// that the temper command finds them from any folder.
 package mnist
 
 import (
@@ -12,6 +12,16 @@ import (
 //
 //go:embed model.ppl
 var Model string
+
+// LSTM is the source of lstm.ppl.
+//
+//go:embed lstm.ppl
+var LSTM string
+
+// CNN is the source of cnn.ppl.
+//
+//go:embed cnn.ppl
+var CNN string
 
 //go:embed data/*.gz
 var data embed.FS
