@@ -161,7 +161,22 @@ func (g *Graph) ConstData(name string, shape Shape, values []float64) *Node {
 	if len(values) != s.Size() {
 		return g.fail(s, "data %q of shape %v needs %d values, got %d", name, s, s.Size(), len(values))
 	}
-	return g.add(&Node{name: name, shape: s, constant: values, stored: StoredSlice[float64](values)})
+	return g.add(&Node{name: name, shape: s, constant: values})
+}
+
+// ConstMapped is ConstData for values that lie in a memory-mapped file: a
+// float32 program whose only readers of it are gathers converts the rows
+// each gather takes (Stored) rather than copying the array whole into
+// float32 on its first use, which would read the whole file into memory.
+// In-memory data take ConstData's copy instead: a minibatch gather of
+// float32 rows moves half the bytes and converts nothing (converting each
+// gather made the MLP of temper bench 10-15% slower).
+func (g *Graph) ConstMapped(name string, shape Shape, values []float64) *Node {
+	n := g.ConstData(name, shape, values)
+	if n.constant != nil {
+		n.stored = StoredSlice[float64](values)
+	}
+	return n
 }
 
 // Scalar adds a scalar constant.

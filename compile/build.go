@@ -116,9 +116,12 @@ func (m *Model) build(replicas, batch int) (*built, error) {
 func (m *Model) newBuilder(replicas int) *builder {
 	b := &builder{m: m, n: m.n, g: ad.NewGraph(replicas), data: map[string]*ad.Node{}, params: map[string]value{}, plateBy: m.plateBy}
 	for name, v := range m.data {
-		if v.Stored != nil {
+		switch {
+		case v.Stored != nil:
 			b.data[name] = b.g.ConstStored(name, v.Shape, v.Stored)
-		} else {
+		case isMapped(v.Values):
+			b.data[name] = b.g.ConstMapped(name, v.Shape, v.Values)
+		default:
 			b.data[name] = b.g.ConstData(name, v.Shape, v.Values)
 		}
 	}
