@@ -58,7 +58,7 @@ func TestBenchData(t *testing.T) {
 			first = d
 		}
 		for _, name := range []string{"y", "X"} {
-			if !slices.Equal(d[name].Values, first[name].Values) || !slices.Equal(d[name].Shape, first[name].Shape) {
+			if !slices.Equal(d[name].Float64s(), first[name].Float64s()) || !slices.Equal(d[name].Shape, first[name].Shape) { // .npy ints stay int8 ... int64 (Stored)
 				t.Errorf("%v: %s is not the CSV's", files, name)
 			}
 		}
