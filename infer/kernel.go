@@ -340,8 +340,9 @@ func (k *sgKernel) settle() error {
 // the control variate's in the metric's coordinates.
 func (k *sgKernel) recentre(target Target) error {
 	st := k.st
-	cv, me := st.ControlVariate, k.eval.(*metricEvaluator)
-	if cv == nil || k.s.CVRefresh > 0 {
+	cv := st.ControlVariate
+	me, ok := k.eval.(*metricEvaluator)
+	if cv == nil || !ok || k.s.CVRefresh > 0 {
 		return nil
 	}
 	d := st.Dim
