@@ -139,7 +139,6 @@ func (ks *kernelSet[T]) gemmRange(ws *workspace[T], g *gemmArgs[T], i0, i1, j0, 
 	nkb := (g.k + ks.kc - 1) / ks.kc
 	kcb := min(ks.kc, ((g.k+nkb-1)/nkb+7)&^7)
 	packed := ws.packed
-	inPlace := ks.readsBInPlace(g, i1-i0)
 	for jc := j0; jc < j1; jc += ks.nc {
 		nb := min(ks.nc, j1-jc)
 		for pc := 0; pc < g.k; pc += kcb {
@@ -148,7 +147,7 @@ func (ks *kernelSet[T]) gemmRange(ws *workspace[T], g *gemmArgs[T], i0, i1, j0, 
 			if pc > 0 {
 				beta, mode = 1, 1
 			}
-			packB(packed, g, pc, kb, jc, nb, nr, ks.lanes, inPlace)
+			packB(packed, g, pc, kb, jc, nb, nr, ks.lanes, ks.maskedB)
 			for ir := i0; ir < i1; ir += mr {
 				mb := min(mr, i1-ir)
 				a, tsi, tsk := g.a[ir*si+pc*sk:], si, sk
@@ -158,7 +157,7 @@ func (ks *kernelSet[T]) gemmRange(ws *workspace[T], g *gemmArgs[T], i0, i1, j0, 
 				c := g.c[ir*g.ldc+jc:]
 				for jr := 0; jr < nb; jr += nr {
 					w := min(nr, nb-jr)
-					b, sb := panel(packed, g, pc, kb, jc+jr, jr, w, ks.lanes, inPlace)
+					b, sb := panel(packed, g, pc, kb, jc+jr, jr, w, ks.lanes, ks.maskedB)
 					ks.tile(mb, w, kb, a, tsi, tsk, b, sb, c[jr:], g.ldc, g.alpha, beta, mode)
 				}
 			}
@@ -196,36 +195,18 @@ func scaleRange[T float](g *gemmArgs[T], i0, i1, j0, j1 int) {
 	}
 }
 
-// readsBInPlace says whether the tiles of a block of rows rows may read
-// a non-transposed B in place (tiles that mask their loads of B) rather than
-// from packed panels. They may unless B's rows do not start on a vector
-// boundary and the block has many row tiles: every tile then loads each B row
-// across two cache lines, and a copy made once per block is cheaper. (Xᵀ·∂H
-// of the MLP, 784 × 128 × 100 with rows of 100 floats, ran at 80-120
-// GFLOP/s in place and 160-170 packed; X·W1 does not lose.) Packing copies
-// values, so the products are the same bits either way.
-func (ks *kernelSet[T]) readsBInPlace(g *gemmArgs[T], rows int) bInPlace {
-	return bInPlace{masked: ks.maskedB, aligned: g.ldb%ks.lanes == 0 || rows < 4*ks.mr}
-}
-
-// bInPlace is what decides which panels of B a block reads in place.
-type bInPlace struct {
-	masked  bool // the tiles mask their loads of B (kernelSet.maskedB)
-	aligned bool // B's rows start on vector boundaries, or few tiles read them
-}
-
 // direct reports whether the tile reads a panel of w columns of op(B) in
-// place, its rows then lying in B with stride ldb: when B is not transposed,
-// its rows are aligned (see readsBInPlace), and either the tile masks its
-// loads of B or w is whole vectors. Other panels are packed.
-func direct[T float](g *gemmArgs[T], w, lanes int, p bInPlace) bool {
-	return !g.transB && p.aligned && (p.masked || w%lanes == 0)
+// place, its rows then lying in B with stride ldb: when B is not transposed
+// and either the tile masks its loads of B (maskedB) or w is whole vectors.
+// Other panels are packed.
+func direct[T float](g *gemmArgs[T], w, lanes int, maskedB bool) bool {
+	return !g.transB && (maskedB || w%lanes == 0)
 }
 
 // panel returns the panel of op(B) for rows pc..pc+kb and the w columns
 // from column j (jr within the block), and its row stride.
-func panel[T float](packed []T, g *gemmArgs[T], pc, kb, j, jr, w, lanes int, inPlace bInPlace) ([]T, int) {
-	if direct(g, w, lanes, inPlace) {
+func panel[T float](packed []T, g *gemmArgs[T], pc, kb, j, jr, w, lanes int, maskedB bool) ([]T, int) {
+	if direct(g, w, lanes, maskedB) {
 		return g.b[pc*g.ldb+j:], g.ldb
 	}
 	return packed[jr*kb:], (w + lanes - 1) / lanes * lanes
@@ -235,11 +216,11 @@ func panel[T float](packed []T, g *gemmArgs[T], pc, kb, j, jr, w, lanes int, inP
 // panels of nr columns, each stored row by row (kb rows of the panel's width
 // rounded up to whole vectors, zero padded), panel after panel: the panel
 // at column jr starts at dst[jr·kb]. Panels read in place are skipped.
-func packB[T float](dst []T, g *gemmArgs[T], pc, kb, jc, nb, nr, lanes int, inPlace bInPlace) {
+func packB[T float](dst []T, g *gemmArgs[T], pc, kb, jc, nb, nr, lanes int, maskedB bool) {
 	b, ldb := g.b, g.ldb
 	for jr := 0; jr < nb; jr += nr {
 		w := min(nr, nb-jr)
-		if direct(g, w, lanes, inPlace) {
+		if direct(g, w, lanes, maskedB) {
 			continue
 		}
 		wp := (w + lanes - 1) / lanes * lanes
