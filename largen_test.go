@@ -15,6 +15,14 @@ import (
 	"github.com/temper-ppl/temper"
 )
 
+// largeLogisticModel is the model of largeLogistic's data.
+const largeLogisticModel = `data { N: int  D: int  X: real[N, D]  y: int<lower=0, upper=1>[N] }
+param { beta: real[D] }
+model {
+  beta ~ normal(0, 1)
+  for n in plate(N) { y[n] ~ bernoulli_logit(dot(X[n], beta)) }
+}`
+
 // largeLogistic is a logistic regression of n rows and d standard normal
 // features with coefficients N(0, 0.5²), and its Laplace approximation:
 // the mode by Newton's method on every row and the sds from the inverse
@@ -110,12 +118,7 @@ func TestLargeN(t *testing.T) {
 	start := time.Now()
 	x, y, mode, sd := largeLogistic(n, d, 1)
 	setup := time.Since(start)
-	m, err := temper.Compile("large.ppl", `data { N: int  D: int  X: real[N, D]  y: int<lower=0, upper=1>[N] }
-param { beta: real[D] }
-model {
-  beta ~ normal(0, 1)
-  for n in plate(N) { y[n] ~ bernoulli_logit(dot(X[n], beta)) }
-}`, map[string]any{"X": x, "y": y})
+	m, err := temper.Compile("large.ppl", largeLogisticModel, map[string]any{"X": x, "y": y})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,12 +183,7 @@ func TestControlVariateRecentred(t *testing.T) {
 	}
 	const n, d = 200_000, 5
 	x, y, mode, sd := largeLogistic(n, d, 2)
-	m, err := temper.Compile("recentred.ppl", `data { N: int  D: int  X: real[N, D]  y: int<lower=0, upper=1>[N] }
-param { beta: real[D] }
-model {
-  beta ~ normal(0, 1)
-  for n in plate(N) { y[n] ~ bernoulli_logit(dot(X[n], beta)) }
-}`, map[string]any{"X": x, "y": y})
+	m, err := temper.Compile("recentred.ppl", largeLogisticModel, map[string]any{"X": x, "y": y})
 	if err != nil {
 		t.Fatal(err)
 	}
