@@ -44,7 +44,9 @@ var (
 	cublasCreate, cublasDestroy, cublasSgemmBatched, cublasDgemmBatched uintptr
 )
 
-// libcuda is the driver; libcublas's soname carries the toolkit's major
+// libcuda is the driver (TEMPER_LIBCUDA names another file: a driver
+// outside the loader's path, or the tests' CPU emulator,
+// emulator/emulator.cpp); libcublas's soname carries the toolkit's major
 // version, so several are tried, newest first. TEMPER_CUBLAS names the file
 // where it lies outside the loader's path (a CUDA toolkit's lib64, or the
 // nvidia-cublas wheel PyTorch installs).
@@ -69,7 +71,11 @@ func dlopenFirst(names []string) (uintptr, error) {
 
 func load() error {
 	loadOnce.Do(func() {
-		drv, err := dlopenFirst(libcudaNames)
+		driverNames := libcudaNames
+		if p := os.Getenv("TEMPER_LIBCUDA"); p != "" {
+			driverNames = []string{p}
+		}
+		drv, err := dlopenFirst(driverNames)
 		if err != nil {
 			loadErr = fmt.Errorf("no NVIDIA driver (libcuda.so.1) could be loaded: %v", err)
 			return

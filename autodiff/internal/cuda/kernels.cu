@@ -422,9 +422,11 @@ template <typename T> __device__ void langevin(const LangevinArgs& a) {
 
 // ---------------------------------------------------------------------------
 
+#ifndef INSTANTIATE  // the CPU emulator (emulator/emulator.cpp) has its own
 #define INSTANTIATE(name, Args)                                                   \
 	extern "C" __global__ void name##_f32(const Args a) { name<float>(a); }  \
 	extern "C" __global__ void name##_f64(const Args a) { name<double>(a); }
+#endif
 
 INSTANTIATE(ew_forward, EwArgs)
 INSTANTIATE(ew_backward, EwArgs)
