@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/temper-ppl/temper/autodiff"
+	"github.com/temper-ppl/temper/autodiff/internal/cuda"
 )
 
 // Require skips the test when no CUDA device can run a program (a build
@@ -69,7 +70,7 @@ func buildEmulator() error {
 	}
 	src := filepath.Join(filepath.Dir(here), "..", "internal", "cuda")
 	h := sha256.New()
-	for _, f := range []string{"emulator/emulator.cpp", "kernels.cu", "args.h", "scalar.cuh"} {
+	for _, f := range append([]string{"emulator/emulator.cpp"}, cuda.Sources...) {
 		b, err := os.ReadFile(filepath.Join(src, f))
 		if err != nil {
 			return err

@@ -17,4 +17,4 @@ var PTX string
 
 // Sources are the files kernels.ptx is compiled from, in the order their
 // hash is taken.
-var Sources = []string{"kernels.cu", "args.h", "scalar.cuh"}
+var Sources = []string{"kernels.cu", "args.h", "scalar.cuh", "shapes.cuh", "layers.cuh", "recurrent.cuh"}

@@ -442,3 +442,10 @@ INSTANTIATE(normal_sum_forward, NormalSumArgs)
 INSTANTIATE(normal_sum_backward, NormalSumArgs)
 INSTANTIATE(fill, FillArgs)
 INSTANTIATE(langevin, LangevinArgs)
+
+// The kernels of the other op families, each file with its INSTANTIATE
+// lines (the file list is Sources in gen.go, whose hash kernels.ptx
+// carries).
+#include "shapes.cuh"
+#include "layers.cuh"
+#include "recurrent.cuh"

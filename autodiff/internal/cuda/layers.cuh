@@ -1,0 +1,4 @@
+// The layers of stdlib (conv.go, norm.go) on the device: included at the
+// end of kernels.cu, after INSTANTIATE. Each kernel follows kernels.cu's
+// rules: templated on T, arithmetic in double, grid-stride loops correct
+// for any launch shape (the CPU emulator runs every launch as one thread).

@@ -1,0 +1,5 @@
+// The recurrent layers of stdlib (recurrent.go) on the device: included at
+// the end of kernels.cu, after INSTANTIATE. Each kernel follows
+// kernels.cu's rules: templated on T, arithmetic in double, grid-stride
+// loops correct for any launch shape (the CPU emulator runs every launch
+// as one thread).
