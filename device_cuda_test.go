@@ -6,6 +6,7 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/stat"
@@ -158,6 +159,110 @@ model {
 		}
 		if batch == 0 && (math.Abs(gm-exactMean) > 4*gse || math.Abs(gs/exactSD-1) > 0.1) {
 			t.Errorf("the GPU's SGLD gives %.4f ± %.4f, the exact posterior is %.4f ± %.4f", gm, gs, exactMean, exactSD)
+		}
+	}
+}
+
+// TestDeviceReplicaExchange runs replica exchange with the model on the
+// GPU and on the CPU, from one seed: the host draws the same noise and the
+// same uniforms, and float64 energies agree to the last bits, so the two
+// runs decide every exchange round alike for as long as their
+// trajectories stay together.
+//
+//   - reSGLD on a normal mean (4 temperatures, lr 1e-3): the dynamics
+//     contract (lr·curvature = 0.1 at the target), the positions stay
+//     within rounding, and all 2,000 rounds must decide alike, pair by pair
+//     and swap by swap.
+//   - examples/cosine2d's 16-level DEO ladder (its infer block): the hot
+//     levels' steps (up to 0.6 on curvatures near 160) multiply a
+//     difference in the last bits by about 90 a step, so the runs part
+//     after some tens of rounds; the first 10 must decide alike, and over
+//     the block's 20,000 iterations the two runs' means must agree within 5
+//     Monte Carlo standard errors and their sds within 10%.
+func TestDeviceReplicaExchange(t *testing.T) {
+	gputest.Require(t)
+	rounds := func(m *Model, o Options) (gpu, cpu *Result) {
+		for _, d := range []string{"cuda", "cpu"} {
+			o.Device = d
+			res, err := m.Sample(context.Background(), o)
+			if err != nil {
+				t.Fatalf("%s: %v", d, err)
+			}
+			if d == "cuda" {
+				gpu = res
+			} else {
+				cpu = res
+			}
+		}
+		return gpu, cpu
+	}
+	// alike counts the rounds from the first that leave every replica at
+	// the same level on both (the index process, recorded every round of
+	// these short runs).
+	alike := func(gpu, cpu *Result, c int) int {
+		ge, ce := gpu.Exchange[c], cpu.Exchange[c]
+		if ge.IndexEvery != 1 || len(ge.Index) != ge.Rounds {
+			t.Fatalf("the index process is sampled every %d rounds (%d of %d): the test needs every round", ge.IndexEvery, len(ge.Index), ge.Rounds)
+		}
+		n := 0
+		for n < len(ge.Index) && slices.Equal(ge.Index[n], ce.Index[n]) {
+			n++
+		}
+		return n
+	}
+
+	r := rand.New(rand.NewPCG(7, 8))
+	y := make([]float64, 100)
+	for i := range y {
+		y[i] = 3 + r.NormFloat64()
+	}
+	mean, err := Compile("mean.ppl", `
+data { N: int; y: real[N] }
+param { mu: real }
+model {
+  mu ~ normal(0, 10)
+  for n in plate(N) { y[n] ~ normal(mu, 1) }
+}`, map[string]any{"N": len(y), "y": y})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gpu, cpu := rounds(mean, Options{Sampler: "resgld", Settings: map[string]any{"lr": 1e-3, "t_max": 8, "replicas": 4},
+		Chains: 2, Iters: 1000, Batch: 20, Seed: 3})
+	for c := range gpu.Exchange {
+		ge, ce := gpu.Exchange[c], cpu.Exchange[c]
+		if n := alike(gpu, cpu, c); n != ge.Rounds || !slices.Equal(ge.Accepts, ce.Accepts) {
+			t.Errorf("normal mean, chain %d: the first %d of %d rounds decided alike; swaps accepted per pair %v on the GPU, %v on the CPU", c, n, ge.Rounds, ge.Accepts, ce.Accepts)
+		} else {
+			t.Logf("normal mean, chain %d: all %d rounds decided alike, swaps accepted per pair %v", c, ge.Rounds, ge.Accepts)
+		}
+	}
+
+	cos, err := CompileFile("examples/cosine2d/model.ppl", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := cos.InferOptions()
+	if err != nil {
+		t.Fatal(err)
+	}
+	short := o
+	short.Iters, short.Thin = 1000, 1
+	gpu, cpu = rounds(cos, short)
+	n := alike(gpu, cpu, 0)
+	t.Logf("cosine2d: the first %d of %d rounds decided alike", n, gpu.Exchange[0].Rounds)
+	if n < 10 {
+		t.Errorf("cosine2d: only the first %d rounds decided alike on the GPU and the CPU", n)
+	}
+	gpu, cpu = rounds(cos, o)
+	gs, cs := gpu.Summary(), cpu.Summary()
+	for i, g := range gs {
+		c := cs[i]
+		t.Logf("%s: GPU %.3f ± %.3f (MCSE %.3f), CPU %.3f ± %.3f (MCSE %.3f)", g.Name, g.Mean, g.SD, g.MCSE, c.Mean, c.SD, c.MCSE)
+		if g.Name == "lp__" {
+			continue
+		}
+		if math.Abs(g.Mean-c.Mean) > 5*math.Hypot(g.MCSE, c.MCSE) || math.Abs(g.SD/c.SD-1) > 0.1 {
+			t.Errorf("cosine2d %s: %.3f ± %.3f on the GPU, %.3f ± %.3f on the CPU", g.Name, g.Mean, g.SD, c.Mean, c.SD)
 		}
 	}
 }
