@@ -23,18 +23,45 @@ type DeviceProgram interface {
 	// gradient, zeros where none flows.
 	Read(n *Node, dst []float64) error
 	ReadGrad(n *Node, dst []float64) error
-	// Langevin moves the Param input n, in every replica r, by
-	// x ← x − lr[r]·∂L/∂x + √(2·lr[r]·temperature[r])·ξ, with the gradient
-	// of the last ForwardBackward and ξ standard normal from a counter-based
-	// stream of (seed, r, step, offset + i) for element i: the SGLD update
-	// of a parameter that is coordinates offset, offset+1, ... of the
-	// replica's point, so that the parameters of one point get unrelated
-	// noise.
-	Langevin(n *Node, lr, temperature []float64, seed uint64, step, offset int) error
+	// Move takes one step of a sampler's dynamics for the Param input n,
+	// with the gradient of the last ForwardBackward (see DeviceMove).
+	Move(n *Node, m *DeviceMove) error
+	// Momentum copies the momentum of n's SGHMC moves (Friction > 0) into
+	// dst (Value's layout; zeros before any); SetMomentum sets it.
+	Momentum(n *Node, dst []float64) error
+	SetMomentum(n *Node, src []float64) error
 	// Device describes the device, for messages: "cuda: NVIDIA H100 ...".
 	Device() string
 	// Close frees the device memory. The program is unusable afterwards.
 	Close() error
+}
+
+// DeviceMove is one step of a sampler's dynamics for one parameter, in
+// every replica r: Langevin's
+//
+//	θ ← θ − η_r·∇ + √(2·η_r·T_r)·ξ
+//
+// or, with Friction α > 0, SGHMC's, whose momentum v stays on the device,
+//
+//	v ← (1 − α)·v − η_r·∇ + √(2·α·η_r·T_r)·ξ,  θ ← θ + v,
+//
+// with ∇ the gradient of the last ForwardBackward and ξ standard normal
+// from a counter-based stream of (Seed, r, Step, Offset + i) for element i:
+// the parameter is coordinates Offset, Offset+1, ... of the replica's
+// point, so the parameters of one point get unrelated noise. With Scale,
+// the dynamics run in the coordinates φ = (θ − c)/s of a diagonal metric
+// (∇_φ = s⊙∇, θ moves by s⊙Δφ, v is in φ). A replica whose η_r is 0 stays
+// put.
+type DeviceMove struct {
+	LR, Temperature []float64 // per replica
+	Friction        float64
+	// Scale is s, one per element of the parameter, or nil. A program
+	// uploads it when the slice changes: pass the same slice, unchanged,
+	// for every move of a run.
+	Scale  []float64
+	Seed   uint64
+	Step   int
+	Offset int
 }
 
 // DeviceOp is implemented by ops defined outside this package (stdlib's

@@ -62,8 +62,17 @@ type cudaProgram struct {
 	stage32   []float32 // host staging for transfers
 	stageIdx  []int32
 	described string
-	steps     cuda.Ptr  // lr and temperature per replica, for Langevin
-	stepsHost []float64 // what steps holds
+	steps     cuda.Ptr            // lr and temperature per replica, for Move
+	stepsHost []float64           // what steps holds
+	momentum  map[int]cuda.Ptr    // per parameter node id, SGHMC's v
+	scales    map[int]deviceScale // per parameter node id, a metric's s
+}
+
+// deviceScale is a metric's scale on the device and the host slice it was
+// uploaded from.
+type deviceScale struct {
+	ptr  cuda.Ptr
+	from []float64
 }
 
 // step is one queued piece of device work.
@@ -746,14 +755,20 @@ func (p *cudaProgram) read(n *Node, src cuda.Ptr, dst []float64) error {
 	return p.download(dst, src)
 }
 
-// Langevin implements DeviceProgram.
-func (p *cudaProgram) Langevin(n *Node, lr, temperature []float64, seed uint64, step, offset int) error {
+// Move implements DeviceProgram.
+func (p *cudaProgram) Move(n *Node, m *DeviceMove) error {
 	if !p.has(n) || !n.param || p.grads[n.id] == 0 {
-		return fmt.Errorf("autodiff: Langevin: %v is not a parameter of this program", n)
+		return fmt.Errorf("autodiff: Move: %v is not a parameter of this program", n)
 	}
-	P := p.g.replicas
-	if len(lr) != P || len(temperature) != P {
-		return fmt.Errorf("autodiff: Langevin: %d step sizes and %d temperatures for %d replicas", len(lr), len(temperature), P)
+	P, size := p.g.replicas, n.shape.Size()
+	if len(m.LR) != P || len(m.Temperature) != P {
+		return fmt.Errorf("autodiff: Move: %d step sizes and %d temperatures for %d replicas", len(m.LR), len(m.Temperature), P)
+	}
+	if m.Scale != nil && len(m.Scale) != size {
+		return fmt.Errorf("autodiff: Move: %d scales for %v's %d elements", len(m.Scale), n, size)
+	}
+	if !(m.Friction >= 0 && m.Friction <= 1) {
+		return fmt.Errorf("autodiff: Move: friction %v is outside [0, 1]", m.Friction)
 	}
 	if err := p.dev.Enter(); err != nil {
 		return err
@@ -768,20 +783,115 @@ func (p *cudaProgram) Langevin(n *Node, lr, temperature []float64, seed uint64, 
 	}
 	// The parameters of one point share their step sizes: upload them
 	// when they change, not once per parameter.
-	if !slices.Equal(p.stepsHost[:P], lr) || !slices.Equal(p.stepsHost[P:], temperature) {
-		copy(p.stepsHost, lr)
-		copy(p.stepsHost[P:], temperature)
+	if !slices.Equal(p.stepsHost[:P], m.LR) || !slices.Equal(p.stepsHost[P:], m.Temperature) {
+		copy(p.stepsHost, m.LR)
+		copy(p.stepsHost[P:], m.Temperature)
 		if err := p.dev.Upload(p.steps, unsafe.Pointer(&p.stepsHost[0]), 16*P); err != nil {
 			return err
 		}
 	}
-	a := &cuda.LangevinArgs{Theta: p.vals[n.id], Grad: p.grads[n.id], LR: p.steps, Temp: p.steps + cuda.Ptr(8*P),
-		N: int64(n.shape.Size()), Offset: int64(offset), Replicas: int64(P), Seed: seed, Step: uint64(step)}
-	s, err := p.kernel("langevin", (a.N+3)/4*a.Replicas, unsafe.Pointer(a), a)
+	a := &cuda.MoveArgs{Theta: p.vals[n.id], Grad: p.grads[n.id], LR: p.steps, Temp: p.steps + cuda.Ptr(8*P),
+		N: int64(size), Offset: int64(m.Offset), Replicas: int64(P), Seed: m.Seed, Step: uint64(m.Step), Friction: m.Friction}
+	if m.Scale != nil {
+		sc, err := p.scaleOf(n, m.Scale)
+		if err != nil {
+			return err
+		}
+		a.Scale = sc
+	}
+	if m.Friction > 0 {
+		v, err := p.momentumOf(n)
+		if err != nil {
+			return err
+		}
+		a.Momentum = v
+	}
+	s, err := p.kernel("move", (a.N+3)/4*a.Replicas, unsafe.Pointer(a), a)
 	if err != nil {
 		return err
 	}
 	return s.run(p.dev)
+}
+
+// scaleOf is n's metric scale on the device, uploaded (in double, as the
+// kernel reads it) when the slice differs from the last one's.
+func (p *cudaProgram) scaleOf(n *Node, scale []float64) (cuda.Ptr, error) {
+	if p.scales == nil {
+		p.scales = map[int]deviceScale{}
+	}
+	sc, ok := p.scales[n.id]
+	if ok && unsafe.SliceData(sc.from) == unsafe.SliceData(scale) && len(sc.from) == len(scale) {
+		return sc.ptr, nil
+	}
+	if !ok {
+		ptr, err := p.alloc(8 * len(scale))
+		if err != nil {
+			return 0, err
+		}
+		sc.ptr = ptr
+	}
+	if err := p.dev.Upload(sc.ptr, unsafe.Pointer(unsafe.SliceData(scale)), 8*len(scale)); err != nil {
+		return 0, err
+	}
+	sc.from = scale
+	p.scales[n.id] = sc
+	return sc.ptr, nil
+}
+
+// momentumOf is n's SGHMC momentum on the device, allocated as zeros on
+// first use.
+func (p *cudaProgram) momentumOf(n *Node) (cuda.Ptr, error) {
+	if v, ok := p.momentum[n.id]; ok {
+		return v, nil
+	}
+	bytes := p.reps(n) * n.shape.Size() * p.elem
+	v, err := p.alloc(bytes)
+	if err != nil {
+		return 0, err
+	}
+	if err := p.dev.Zero(v, bytes); err != nil {
+		return 0, err
+	}
+	if p.momentum == nil {
+		p.momentum = map[int]cuda.Ptr{}
+	}
+	p.momentum[n.id] = v
+	return v, nil
+}
+
+// Momentum implements DeviceProgram.
+func (p *cudaProgram) Momentum(n *Node, dst []float64) error {
+	if !p.has(n) || !n.param {
+		return fmt.Errorf("autodiff: Momentum: %v is not a parameter of this program", n)
+	}
+	v, ok := p.momentum[n.id]
+	if !ok {
+		if want := p.reps(n) * n.shape.Size(); len(dst) != want {
+			return fmt.Errorf("autodiff: reading %v's momentum needs %d values, got room for %d", n, want, len(dst))
+		}
+		clear(dst)
+		return nil
+	}
+	return p.read(n, v, dst)
+}
+
+// SetMomentum implements DeviceProgram.
+func (p *cudaProgram) SetMomentum(n *Node, src []float64) error {
+	if !p.has(n) || !n.param {
+		return fmt.Errorf("autodiff: SetMomentum: %v is not a parameter of this program", n)
+	}
+	if want := p.reps(n) * n.shape.Size(); len(src) != want {
+		return fmt.Errorf("autodiff: %v's momentum needs %d values, got %d", n, want, len(src))
+	}
+	if err := p.dev.Enter(); err != nil {
+		return err
+	}
+	defer p.dev.Exit()
+	v, err := p.momentumOf(n)
+	if err != nil {
+		return err
+	}
+	return p.upload(v, src)
 }
 
 // Device implements DeviceProgram.

@@ -4,6 +4,7 @@ import (
 	"runtime"
 
 	ad "github.com/temper-ppl/temper/autodiff"
+	"github.com/temper-ppl/temper/infer"
 )
 
 // deviceEvaluator is the evaluator of a model compiled for an accelerator
@@ -90,12 +91,16 @@ func (e *deviceEvaluator) evaluate(rows []int, energy, grad, variance []float64)
 	return nil
 }
 
-// LangevinStep implements infer.DeviceStepper: each parameter block takes
-// its Langevin move where the last evaluation left it, then the energy is
-// evaluated at the new point.
-func (e *deviceEvaluator) LangevinStep(lr, temperature []float64, seed uint64, step int, rows []int, energy, variance []float64) error {
+// DeviceStep implements infer.DeviceStepper: each parameter block takes
+// its move where the last evaluation left it, then the energy is evaluated
+// at the new point.
+func (e *deviceEvaluator) DeviceStep(m *infer.DeviceMove, rows []int, energy, variance []float64) error {
 	for _, bl := range e.blocks {
-		if err := e.prog.Langevin(bl.node, lr, temperature, seed, step, bl.offset); err != nil {
+		mv := ad.DeviceMove{LR: m.LR, Temperature: m.Temperature, Friction: m.Friction, Seed: m.Seed, Step: m.Step, Offset: bl.offset}
+		if m.Scale != nil {
+			mv.Scale = m.Scale[bl.offset : bl.offset+bl.size]
+		}
+		if err := e.prog.Move(bl.node, &mv); err != nil {
 			return err
 		}
 	}
@@ -103,19 +108,36 @@ func (e *deviceEvaluator) LangevinStep(lr, temperature []float64, seed uint64, s
 }
 
 // Positions implements infer.DeviceStepper.
-func (e *deviceEvaluator) Positions(theta, grad []float64) error {
+func (e *deviceEvaluator) Positions(theta, grad, momentum []float64) error {
 	for _, bl := range e.blocks {
 		e.block = grow(e.block, e.p*bl.size)
 		for _, x := range []struct {
 			dst  []float64
 			read func(*ad.Node, []float64) error
-		}{{theta, e.prog.Read}, {grad, e.prog.ReadGrad}} {
+		}{{theta, e.prog.Read}, {grad, e.prog.ReadGrad}, {momentum, e.prog.Momentum}} {
+			if x.dst == nil {
+				continue
+			}
 			if err := x.read(bl.node, e.block); err != nil {
 				return err
 			}
 			for r := range e.p {
 				copy(x.dst[r*e.d+bl.offset:][:bl.size], e.block[r*bl.size:(r+1)*bl.size])
 			}
+		}
+	}
+	return nil
+}
+
+// SetMomentum implements infer.DeviceStepper.
+func (e *deviceEvaluator) SetMomentum(momentum []float64) error {
+	for _, bl := range e.blocks {
+		e.block = grow(e.block, e.p*bl.size)
+		for r := range e.p {
+			copy(e.block[r*bl.size:(r+1)*bl.size], momentum[r*e.d+bl.offset:][:bl.size])
+		}
+		if err := e.prog.SetMomentum(bl.node, e.block); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -95,9 +95,10 @@ type sgKernel struct {
 	// dev moves the replicas on the model's device (DeviceStepper), where
 	// the run allows it; stale is set while the device's positions are
 	// ahead of st.Theta and st.Grad.
-	dev        DeviceStepper
-	stale      bool
-	lrs, temps []float64 // per replica, for dev
+	dev         DeviceStepper
+	stale       bool
+	momentaSent bool      // SGHMC's momenta are on the device
+	lrs, temps  []float64 // per replica, for dev
 	// dp is this process's share of a run split across processes; nil in
 	// a run of one.
 	dp *distributed
@@ -208,17 +209,22 @@ func newKernel(target Target, s Sampler, o Options) (*sgKernel, error) {
 	return k, nil
 }
 
-// deviceStepper is the evaluator as a DeviceStepper when the run is plain
-// Langevin dynamics that needs its positions on the host only for its
-// draws: no ladder to swap rows, no metric or control variate to
-// transform them, no synthetic noise. Other runs move on the host.
+// deviceStepper is the evaluator as a DeviceStepper when the run's moves
+// can be made on the device: Langevin or SGHMC dynamics, in θ or in a
+// diagonal metric's coordinates, that need the positions on the host only
+// for their draws: no ladder to swap rows, no control variate (its
+// gradient needs a second evaluation), no synthetic noise. Other runs move
+// on the host.
 func (k *sgKernel) deviceStepper() DeviceStepper {
-	ds, ok := k.eval.(DeviceStepper)
-	if _, langevin := k.s.Dynamics.(Langevin); !ok || !langevin || k.ex != nil || k.st.Metric != nil ||
-		k.st.ControlVariate != nil || k.o.EnergyNoise != 0 || k.o.GradNoise != 0 {
+	switch k.s.Dynamics.(type) {
+	case Langevin, *Hamiltonian:
+	default:
 		return nil
 	}
-	return ds
+	if k.ex != nil || k.st.ControlVariate != nil || k.o.EnergyNoise != 0 || k.o.GradNoise != 0 {
+		return nil
+	}
+	return asDeviceStepper(k.eval)
 }
 
 // warmUp runs the warm-up of an automatic step size (useMetric). A run
@@ -721,12 +727,21 @@ func (k *sgKernel) deviceMove(it int, rows []int) error {
 		}
 		k.lrs[r], k.temps[r] = lv.LR, lv.Temperature
 	}
-	k.stale = true
-	seed := st.Seed
+	m := DeviceMove{LR: k.lrs, Temperature: k.temps, Seed: st.Seed, Step: it}
 	if st.FirstChain > 0 { // the device numbers its streams by the replicas it holds: a chain run alone gets its own seed
-		seed = DrawSeed(st.Seed, st.FirstChain, -1, -1)
+		m.Seed = DrawSeed(st.Seed, st.FirstChain, -1, -1)
 	}
-	if err := k.dev.LangevinStep(k.lrs, k.temps, seed, it, rows, st.Energy, st.Variance); err != nil {
+	if h, ok := k.s.Dynamics.(*Hamiltonian); ok {
+		m.Friction = h.Friction
+		if !k.momentaSent { // the host's momenta (zeros, or a resumed run's) go first
+			if err := k.dev.SetMomentum(st.Aux); err != nil {
+				return fmt.Errorf("iteration %d: %w", it+1, err)
+			}
+			k.momentaSent = true
+		}
+	}
+	k.stale = true
+	if err := k.dev.DeviceStep(&m, rows, st.Energy, st.Variance); err != nil {
 		return fmt.Errorf("iteration %d: %w", it+1, err)
 	}
 	return nil
@@ -737,7 +752,11 @@ func (k *sgKernel) pull() error {
 	if !k.stale {
 		return nil
 	}
-	if err := k.dev.Positions(k.st.Theta, k.st.Grad); err != nil {
+	var momentum []float64
+	if _, ok := k.s.Dynamics.(*Hamiltonian); ok {
+		momentum = k.st.Aux
+	}
+	if err := k.dev.Positions(k.st.Theta, k.st.Grad, momentum); err != nil {
 		return err
 	}
 	k.stale = false
@@ -827,10 +846,11 @@ func (k *sgKernel) cyclical() bool       { return k.stages != nil }
 func (k *sgKernel) statNames() []string  { return nil }
 func (k *sgKernel) stats(int, []float64) {}
 func (k *sgKernel) name() string         { return k.s.Name }
-func (k *sgKernel) finish(*Result) {
+func (k *sgKernel) finish(res *Result) {
 	if k.ex != nil {
 		k.ex.finish(k.st.Done)
 	}
+	res.MovedOnDevice = k.dev != nil
 }
 
 // check finds the rows of running chains whose energy or position is not

@@ -137,3 +137,47 @@ func (e *metricEvaluator) Evaluate(phi []float64, rows []int, energy, grad, vari
 	}
 	return nil
 }
+
+// asDeviceStepper is e as a DeviceStepper, where it is one or a diagonal
+// metric's view of one; nil otherwise.
+func asDeviceStepper(e Evaluator) DeviceStepper {
+	if me, ok := e.(*metricEvaluator); ok {
+		inner, ok := me.Evaluator.(DeviceStepper)
+		if !ok || me.m.Dense {
+			return nil
+		}
+		return &metricStepper{metricEvaluator: me, dev: inner}
+	}
+	ds, _ := e.(DeviceStepper)
+	return ds
+}
+
+// metricStepper is a DeviceStepper seen in the coordinates φ of a diagonal
+// Metric: the device keeps θ and moves it by the metric's scale, as the
+// dynamics in φ would, and the positions and gradients come back in φ.
+// Momenta are in φ on both sides.
+type metricStepper struct {
+	*metricEvaluator
+	dev DeviceStepper
+}
+
+func (s *metricStepper) DeviceStep(m *DeviceMove, rows []int, energy, variance []float64) error {
+	mv := *m
+	mv.Scale = s.m.A
+	return s.dev.DeviceStep(&mv, rows, energy, variance)
+}
+
+func (s *metricStepper) Positions(phi, grad, momentum []float64) error {
+	if err := s.dev.Positions(s.theta, grad, momentum); err != nil {
+		return err
+	}
+	d := s.m.dim()
+	for r := range len(phi) / d {
+		s.m.phi(row(phi, r, d), row(s.theta, r, d))
+		copy(s.g, row(grad, r, d))
+		s.m.gradPhi(row(grad, r, d), s.g)
+	}
+	return nil
+}
+
+func (s *metricStepper) SetMomentum(momentum []float64) error { return s.dev.SetMomentum(momentum) }

@@ -234,6 +234,9 @@ type Result struct {
 	// Tuning is what the warm-up of an automatic step size found; nil
 	// when the step size was given.
 	Tuning *Tuning
+	// MovedOnDevice says the replicas moved on the model's device
+	// (DeviceStepper): positions crossed to the host only for kept draws.
+	MovedOnDevice bool
 }
 
 // Finished lists the chains that ran to the end (or to where the run was

@@ -68,19 +68,37 @@ type Evaluator interface {
 }
 
 // DeviceStepper is an Evaluator on an accelerator that can also make the
-// Langevin move itself (Langevin's update, fused with noise from a
-// counter-based generator on the device), so that a run of plain SGLD
-// keeps the positions and gradients on the device: only the energies and
+// samplers' moves itself (Langevin's and SGHMC's updates, fused with noise
+// from a counter-based generator on the device), so that a run keeps the
+// positions, gradients and momenta on the device: only the energies and
 // their variances cross to the host each step, and the positions when a
 // draw is kept.
 type DeviceStepper interface {
 	Evaluator
-	// LangevinStep moves each replica p from the point of the last
-	// evaluation by θ ← θ − lr[p]·∇Ũ(θ) + √(2·lr[p]·T[p])·ξ, ξ standard
-	// normal from the stream (seed, p, step), then evaluates there on rows,
-	// setting energy and variance as Evaluate does.
-	LangevinStep(lr, temperature []float64, seed uint64, step int, rows []int, energy, variance []float64) error
-	// Positions copies the replicas' current points and their gradients
-	// (P × D) to the host.
-	Positions(theta, grad []float64) error
+	// DeviceStep moves each replica p from the point of the last
+	// evaluation by one step of m, then evaluates there on rows, setting
+	// energy and variance as Evaluate does.
+	DeviceStep(m *DeviceMove, rows []int, energy, variance []float64) error
+	// Positions copies the replicas' current points and gradients (P × D)
+	// to the host, and SGHMC's momenta unless momentum is nil.
+	Positions(theta, grad, momentum []float64) error
+	// SetMomentum sets SGHMC's momenta (P × D) where the next DeviceStep
+	// starts.
+	SetMomentum(momentum []float64) error
+}
+
+// DeviceMove is one step of the dynamics for every replica p: Langevin's
+// θ ← θ − η_p·∇Ũ(θ) + √(2·η_p·T_p)·ξ, or with Friction α > 0 SGHMC's
+// (Hamiltonian): v ← (1 − α)·v − η_p·∇Ũ + √(2·α·η_p·T_p)·ξ, θ ← θ + v;
+// ξ standard normal from the stream (Seed, p, Step). A replica whose η_p
+// is 0 stays put.
+type DeviceMove struct {
+	LR, Temperature []float64
+	Friction        float64
+	// Scale is a diagonal metric's A: the dynamics run in the coordinates
+	// φ = (θ − c)/A, where ∇_φ = A⊙∇_θ and θ moves by A⊙Δφ; nil for none.
+	// It is the same slice, unchanged, for every step of a run.
+	Scale []float64
+	Seed  uint64
+	Step  int
 }

@@ -59,9 +59,10 @@ type FillArgs struct {
 	V float64
 }
 
-// LangevinArgs: langevin.
-type LangevinArgs struct {
-	Theta, Grad, LR, Temp Addr
-	N, Offset, Replicas   int64
-	Seed, Step            uint64
+// MoveArgs: move.
+type MoveArgs struct {
+	Theta, Grad, Momentum, LR, Temp, Scale Addr
+	N, Offset, Replicas                    int64
+	Seed, Step                             uint64
+	Friction                               float64
 }

@@ -89,16 +89,19 @@ struct FillArgs {
 	double v;
 };
 
-struct LangevinArgs {
+struct MoveArgs {
 	void* theta;
 	void* grad;
-	const double* lr;    // per replica
-	const double* temp;  // per replica
-	i64 n;               // elements per replica of this parameter
-	i64 offset;          // its first coordinate in a replica's point
+	void* momentum;       // SGHMC's v, in the metric's coordinates; null for Langevin
+	const double* lr;     // per replica
+	const double* temp;   // per replica
+	const double* scale;  // a diagonal metric's s per element; null: none
+	i64 n;                // elements per replica of this parameter
+	i64 offset;           // its first coordinate in a replica's point
 	i64 replicas;
 	u64 seed;
 	u64 step;
+	double friction;      // SGHMC's α
 };
 
 #endif

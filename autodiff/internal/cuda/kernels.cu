@@ -372,13 +372,26 @@ template <typename T> __device__ void fill(const FillArgs& a) {
 }
 
 // ---------------------------------------------------------------------------
-// Langevin's update fused with its noise (infer.Langevin, seed 000's SGLD):
-// θ ← θ − η·∇Ũ + √(2ηT)·ξ. The noise is Philox4x32-10 (Salmon et al.
-// 2011), a counter-based generator: counter (coordinate, replica, step),
-// key the seed, so each number depends only on where and when it is used
-// and a run's noise is reproducible whatever the launch shape. One thread
-// makes four coordinates from one Philox block through two Box-Muller
-// pairs.
+// The samplers' moves fused with their noise: Langevin's (seed 000's SGLD)
+//
+//	θ ← θ − η·∇Ũ + √(2ηT)·ξ
+//
+// and, with a momentum buffer, SGHMC's (Chen, Fox & Guestrin 2014, Eq. 15
+// with β̂ = 0; infer.Hamiltonian)
+//
+//	v ← (1 − α)·v − η·∇Ũ + √(2αηT)·ξ,  θ ← θ + v,
+//
+// both in the coordinates φ = (θ − c)/s of a diagonal metric when scale
+// holds s (infer.Metric): ∇_φ = s⊙∇_θ and θ moves by s⊙Δφ, so the host's
+// state, in φ, and the device's, in θ, take the same chain. The momentum
+// is kept in φ, as the host keeps it. A replica whose step is 0 (a stopped
+// chain) stays put, momentum included.
+//
+// The noise is Philox4x32-10 (Salmon et al. 2011), a counter-based
+// generator: counter (coordinate, replica, step), key the seed, so each
+// number depends only on where and when it is used and a run's noise is
+// reproducible whatever the launch shape. One thread makes four
+// coordinates from one Philox block through two Box-Muller pairs.
 
 __device__ __forceinline__ void philox4x32(unsigned c[4], unsigned k0, unsigned k1) {
 	for (int i = 0; i < 10; i++) {
@@ -394,15 +407,18 @@ __device__ __forceinline__ void philox4x32(unsigned c[4], unsigned k0, unsigned 
 	}
 }
 
-template <typename T> __device__ void langevin(const LangevinArgs& a) {
+template <typename T> __device__ void move(const MoveArgs& a) {
 	i64 groups = (a.n + 3) / 4;
 	for (i64 t = thread_index(); t < groups * a.replicas; t += thread_count()) {
 		i64 r = t / groups, first = (t - r * groups) * 4;
-		double lr = a.lr[r], scale = sqrt(2 * lr * a.temp[r]);
+		double lr = a.lr[r];
+		if (!(lr > 0)) continue;
+		double noise = sqrt(2 * lr * a.temp[r] * (a.momentum ? a.friction : 1.0));
 		T* theta = (T*)a.theta + r * a.n;
 		const T* grad = (const T*)a.grad + r * a.n;
+		T* mom = a.momentum ? (T*)a.momentum + r * a.n : 0;
 		double z[4] = {0, 0, 0, 0};
-		if (scale > 0) {
+		if (noise > 0) {
 			u64 coord = (u64)(a.offset + first);
 			unsigned c[4] = {(unsigned)coord, (unsigned)(coord >> 32), (unsigned)r, (unsigned)a.step};
 			philox4x32(c, (unsigned)a.seed, (unsigned)(a.seed >> 32));
@@ -415,7 +431,13 @@ template <typename T> __device__ void langevin(const LangevinArgs& a) {
 		}
 		for (int j = 0; j < 4 && first + j < a.n; j++) {
 			i64 i = first + j;
-			theta[i] = (T)((double)theta[i] - lr * (double)grad[i] + scale * z[j]);
+			double s = a.scale ? a.scale[i] : 1.0;
+			double u = -lr * s * (double)grad[i] + noise * z[j];
+			if (mom) {
+				u += (1 - a.friction) * (double)mom[i];
+				mom[i] = (T)u;
+			}
+			theta[i] = (T)((double)theta[i] + s * u);
 		}
 	}
 }
@@ -441,7 +463,7 @@ INSTANTIATE(categorical_backward, CategoricalArgs)
 INSTANTIATE(normal_sum_forward, NormalSumArgs)
 INSTANTIATE(normal_sum_backward, NormalSumArgs)
 INSTANTIATE(fill, FillArgs)
-INSTANTIATE(langevin, LangevinArgs)
+INSTANTIATE(move, MoveArgs)
 
 // The kernels of the other op families, each file with its INSTANTIATE
 // lines (the file list is Sources in gen.go, whose hash kernels.ptx
