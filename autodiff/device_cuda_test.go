@@ -412,7 +412,7 @@ func recurrentCases(real func(*rand.Rand) float64) []struct {
 		name  string
 		gates int
 		f     func(x, w, u, b *ad.Node, seq bool) *ad.Node
-	}{{"lstm", 4, stdlib.LSTM}}
+	}{{"lstm", 4, stdlib.LSTM}, {"gru", 3, stdlib.GRU}}
 	small := uniform(-0.7, 0.7)
 	for _, l := range layers {
 		for _, seq := range []bool{false, true} {
@@ -438,6 +438,13 @@ func recurrentCases(real func(*rand.Rand) float64) []struct {
 	}{"lstm shared W and b", func(b *builder) *ad.Node {
 		return stdlib.LSTM(b.in(ad.Param, real, 2, 4, 3), b.in(ad.Data, small, 3, 12), b.in(ad.Param, small, 3, 12),
 			b.in(ad.Data, small, 12), true)
+	}})
+	cases = append(cases, struct {
+		name  string
+		build func(b *builder) *ad.Node
+	}{"gru shared W and b", func(b *builder) *ad.Node {
+		return stdlib.GRU(b.in(ad.Param, real, 2, 4, 3), b.in(ad.Data, small, 3, 9), b.in(ad.Param, small, 3, 9),
+			b.in(ad.Data, small, 9), false)
 	}})
 	// examples/fashion-mnist/lstm.ppl's network on 4 images of 7 rows of 6
 	// pixels, H 5: lstm → relu → dense relu → dense → categorical_logit.
@@ -469,9 +476,6 @@ func TestDeviceRefusesUnknownOps(t *testing.T) {
 		"avg_pool2d": func(g *ad.Graph) *ad.Node { return stdlib.AvgPool2D(g.Input("x", ad.Param, 2, 4, 4, 1), 2, 2) },
 		"layer_norm": func(g *ad.Graph) *ad.Node {
 			return stdlib.LayerNorm(g.Input("x", ad.Param, 2, 3), g.Input("g", ad.Param, 3), g.Input("b", ad.Param, 3))
-		},
-		"gru": func(g *ad.Graph) *ad.Node {
-			return stdlib.GRU(g.Input("x", ad.Data, 2, 3, 2), g.Input("W", ad.Param, 2, 6), g.Input("U", ad.Param, 2, 6), g.Input("b", ad.Param, 6), true)
 		},
 	} {
 		g := ad.NewGraph(2)

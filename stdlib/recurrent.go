@@ -325,6 +325,9 @@ type gruOp struct{ seqShape }
 
 func (op *gruOp) Name() string { return "gru" }
 
+// DeviceKernel implements autodiff.DeviceOp, as lstmOp's.
+func (op *gruOp) DeviceKernel() autodiff.DeviceKernel { return op.deviceKernel("gru") }
+
 // GRU runs a GRU layer over sequences x [..., T, D] with W [D, 3H], U [H,
 // 3H] and b [3H], the blocks of H columns being the reset gate, the update
 // gate and the candidate, in PyTorch's order (weight_ih_l0 is Wᵀ,

@@ -120,7 +120,73 @@ template <typename T> __device__ void lstm_step_backward(const RnnArgs& a) {
 	}
 }
 
+// gru_step_forward activates step t's gates in place: r and z from their
+// pre-activations x_t·W + b plus h_{t-1}·U (in a.r, the product of this
+// step, for t > 0), the candidate n = tanh(x_t·W_n + b_n + r⊙(h_{t−1}·U_n))
+// with the recurrent term kept in rec, and h_t = (1 − z)⊙n + z⊙h_{t−1}.
+template <typename T> __device__ void gru_step_forward(const RnnArgs& a) {
+	i64 H = a.h, bh = a.batch * H, gh = 3 * H, t = a.t;
+	i64 rs_z = a.steps * a.batch * gh, rs_c = a.steps * bh, rs_s = (a.steps + 1) * bh;
+	for (i64 e = thread_index(); e < a.replicas * bh; e += thread_count()) {
+		i64 r = e / bh, q = e - r * bh, b = q / H, j = q - b * H;
+		T* z = (T*)a.z + r * rs_z + (t * a.batch + b) * gh;
+		T zr = z[j], zz = z[H + j], nrec = 0;
+		if (t > 0) {
+			const T* rr = (const T*)a.r + r * bh * gh + b * gh;
+			zr = (T)((double)zr + (double)rr[j]);
+			zz = (T)((double)zz + (double)rr[H + j]);
+			nrec = rr[2 * H + j];
+		}
+		T rg = (T)sf_sigmoid((double)zr), u = (T)sf_sigmoid((double)zz);
+		T n = (T)tanh((double)(T)((double)z[2 * H + j] + (double)rg * (double)nrec));
+		z[j] = rg;
+		z[H + j] = u;
+		z[2 * H + j] = n;
+		((T*)a.rec)[r * rs_c + t * bh + q] = nrec;
+		T* hidden = (T*)a.hidden + r * rs_s;
+		double h = (1 - (double)u) * (double)n + (double)u * (double)hidden[t * bh + q];
+		hidden[(t + 1) * bh + q] = (T)h;
+		rnn_write_out<T>(a, r, b, j, h);
+	}
+}
+
+// gru_step_backward: with δh the gradient of h_t (the result's, plus what
+// dh holds: δh_t⊙z of step t+1 plus its product through U),
+//
+//	δn = δh⊙(1 − z),  δz = δh⊙(h_{t−1} − n),  δa_n = δn⊙(1 − n²),
+//	δr = δa_n⊙(h_{t−1}·U_n),
+//
+// the input pre-activations' gradients (δr, δz, δa_n)⊙σ' into dz, the
+// recurrent ones (the candidate's scaled by r) into dzh, and δh⊙z into dh,
+// to which the product through Uᵀ after this kernel adds.
+template <typename T> __device__ void gru_step_backward(const RnnArgs& a) {
+	i64 H = a.h, bh = a.batch * H, gh = 3 * H, t = a.t;
+	i64 rs_z = a.steps * a.batch * gh, rs_c = a.steps * bh, rs_s = (a.steps + 1) * bh;
+	for (i64 e = thread_index(); e < a.replicas * bh; e += thread_count()) {
+		i64 r = e / bh, q = e - r * bh, b = q / H, j = q - b * H;
+		i64 row = r * rs_z + (t * a.batch + b) * gh;
+		const T* z = (const T*)a.z + row;
+		T *dx = (T*)a.dz + row, *dr = (T*)a.dzh + row;
+		double rg = (double)z[j], u = (double)z[H + j], n = (double)z[2 * H + j];
+		double nrec = (double)((const T*)a.rec)[r * rs_c + t * bh + q];
+		double hprev = (double)((const T*)a.hidden)[r * rs_s + t * bh + q];
+		double dh = (double)((const T*)a.dh)[e] + rnn_grad_out<T>(a, r, b, j);
+		double dan = dh * (1 - u) * (1 - n * n);
+		double dar = dan * nrec * rg * (1 - rg);
+		double dau = dh * (hprev - n) * u * (1 - u);
+		dx[j] = (T)dar;
+		dx[H + j] = (T)dau;
+		dx[2 * H + j] = (T)dan;
+		dr[j] = (T)dar;
+		dr[H + j] = (T)dau;
+		dr[2 * H + j] = (T)(dan * rg);
+		((T*)a.dh)[e] = (T)(dh * u);
+	}
+}
+
 INSTANTIATE(rnn_prepare, RnnArgs)
 INSTANTIATE(rnn_bias_grad, RnnArgs)
 INSTANTIATE(lstm_step_forward, RnnArgs)
 INSTANTIATE(lstm_step_backward, RnnArgs)
+INSTANTIATE(gru_step_forward, RnnArgs)
+INSTANTIATE(gru_step_backward, RnnArgs)
