@@ -90,7 +90,7 @@ func (tb *ptrTable) commit(p *cudaProgram) error {
 	return nil
 }
 
-// reps lists, per replica r of a batch of P, base + (r·rs + off)
+// reps64 lists, per replica r of a batch of P, base + (r·rs + off)
 // elements, as byte addresses.
 func (p *cudaProgram) reps64(P int, base cuda.Ptr, rs, off int64) []uint64 {
 	list := make([]uint64, P)
