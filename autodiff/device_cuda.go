@@ -386,6 +386,8 @@ func lowering(n *Node) func(p *cudaProgram, fwd bool) ([]step, error) {
 			return func(p *cudaProgram, fwd bool) ([]step, error) { return p.lowerNormalSum(n, fwd) }
 		case "categorical", "categorical_logit":
 			return func(p *cudaProgram, fwd bool) ([]step, error) { return p.lowerCategorical(n, k, fwd) }
+		case "lstm", "gru":
+			return func(p *cudaProgram, fwd bool) ([]step, error) { return p.lowerRecurrent(n, k, fwd) }
 		}
 	}
 	return nil

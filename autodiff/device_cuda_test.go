@@ -388,11 +388,78 @@ func TestDeviceOps(t *testing.T) {
 			return stdlib.CategoricalLogitLPMF(b.in(ad.Data, integers(1, 3), 16), logits)
 		}},
 	}
+	cases = append(cases, recurrentCases(real)...)
 	for _, c := range cases {
 		for _, f32 := range []bool{false, true} {
 			conformance(t, fmt.Sprintf("%s f32=%v", c.name, f32), f32, c.build)
 		}
 	}
+}
+
+// recurrentCases are stdlib's lstm and gru: the last state and every
+// step's, x shared data or a parameter, odd sizes (B 3, T 5, D 3, H 5,
+// and a lone sequence without batch axes), and the Fashion-MNIST example's
+// stack.
+func recurrentCases(real func(*rand.Rand) float64) []struct {
+	name  string
+	build func(b *builder) *ad.Node
+} {
+	var cases []struct {
+		name  string
+		build func(b *builder) *ad.Node
+	}
+	layers := []struct {
+		name  string
+		gates int
+		f     func(x, w, u, b *ad.Node, seq bool) *ad.Node
+	}{{"lstm", 4, stdlib.LSTM}, {"gru", 3, stdlib.GRU}}
+	small := uniform(-0.7, 0.7)
+	for _, l := range layers {
+		for _, seq := range []bool{false, true} {
+			for _, kind := range []ad.InputKind{ad.Data, ad.Param} {
+				for _, xs := range [][]int{{3, 5, 3}, {5, 3}, {2, 1, 5, 3}} {
+					name := fmt.Sprintf("%s seq=%v x %v %v", l.name, seq, kind, xs)
+					d, gh := xs[len(xs)-1], l.gates*5
+					cases = append(cases, struct {
+						name  string
+						build func(b *builder) *ad.Node
+					}{name, func(b *builder) *ad.Node {
+						return l.f(b.in(kind, real, xs...), b.in(ad.Param, small, d, gh), b.in(ad.Param, small, 5, gh),
+							b.in(ad.Param, small, gh), seq)
+					}})
+				}
+			}
+		}
+	}
+	// Shared input weights and bias, the recurrent weights a parameter.
+	cases = append(cases, struct {
+		name  string
+		build func(b *builder) *ad.Node
+	}{"lstm shared W and b", func(b *builder) *ad.Node {
+		return stdlib.LSTM(b.in(ad.Param, real, 2, 4, 3), b.in(ad.Data, small, 3, 12), b.in(ad.Param, small, 3, 12),
+			b.in(ad.Data, small, 12), true)
+	}})
+	cases = append(cases, struct {
+		name  string
+		build func(b *builder) *ad.Node
+	}{"gru shared W and b", func(b *builder) *ad.Node {
+		return stdlib.GRU(b.in(ad.Param, real, 2, 4, 3), b.in(ad.Data, small, 3, 9), b.in(ad.Param, small, 3, 9),
+			b.in(ad.Data, small, 9), false)
+	}})
+	// examples/fashion-mnist/lstm.ppl's network on 4 images of 7 rows of 6
+	// pixels, H 5: lstm → relu → dense relu → dense → categorical_logit.
+	cases = append(cases, struct {
+		name  string
+		build func(b *builder) *ad.Node
+	}{"lstm fashion-mnist stack", func(b *builder) *ad.Node {
+		ix := b.indices(4, 9)
+		x := ad.Gather(b.in(ad.Data, uniform(0, 1), 9, 7, 6), ix)
+		h := ad.Relu(stdlib.LSTM(x, b.in(ad.Param, small, 6, 20), b.in(ad.Param, small, 5, 20), b.in(ad.Param, small, 20), false))
+		h1 := ad.Relu(ad.Add(ad.Matmul(h, b.in(ad.Param, real, 5, 8)), b.in(ad.Param, real, 8)))
+		logits := ad.Add(ad.Matmul(h1, b.in(ad.Param, real, 8, 3)), b.in(ad.Param, real, 3))
+		return stdlib.CategoricalLogitLPMF(b.in(ad.Data, integers(1, 3), 4), logits)
+	}})
+	return cases
 }
 
 // TestDeviceRefusesUnknownOps: an op without a kernel is an error that
@@ -409,12 +476,6 @@ func TestDeviceRefusesUnknownOps(t *testing.T) {
 		"avg_pool2d": func(g *ad.Graph) *ad.Node { return stdlib.AvgPool2D(g.Input("x", ad.Param, 2, 4, 4, 1), 2, 2) },
 		"layer_norm": func(g *ad.Graph) *ad.Node {
 			return stdlib.LayerNorm(g.Input("x", ad.Param, 2, 3), g.Input("g", ad.Param, 3), g.Input("b", ad.Param, 3))
-		},
-		"lstm": func(g *ad.Graph) *ad.Node {
-			return stdlib.LSTM(g.Input("x", ad.Data, 2, 3, 2), g.Input("W", ad.Param, 2, 8), g.Input("U", ad.Param, 2, 8), g.Input("b", ad.Param, 8), false)
-		},
-		"gru": func(g *ad.Graph) *ad.Node {
-			return stdlib.GRU(g.Input("x", ad.Data, 2, 3, 2), g.Input("W", ad.Param, 2, 6), g.Input("U", ad.Param, 2, 6), g.Input("b", ad.Param, 6), true)
 		},
 	} {
 		g := ad.NewGraph(2)

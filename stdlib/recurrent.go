@@ -168,6 +168,18 @@ type lstmOp struct{ seqShape }
 
 func (op *lstmOp) Name() string { return "lstm" }
 
+// DeviceKernel implements autodiff.DeviceOp: the sizes batch, steps, D,
+// H, gates and seq (0 or 1).
+func (op *lstmOp) DeviceKernel() autodiff.DeviceKernel { return op.deviceKernel("lstm") }
+
+func (s *seqShape) deviceKernel(name string) autodiff.DeviceKernel {
+	seq := 0
+	if s.seq {
+		seq = 1
+	}
+	return autodiff.DeviceKernel{Name: name, Ints: []int{s.batch, s.steps, s.d, s.h, s.gates, seq}}
+}
+
 // LSTM runs an LSTM layer over sequences x [..., T, D] with input weights
 // W [D, 4H], recurrent weights U [H, 4H] and bias b [4H], the four blocks
 // of H columns being the input, forget, candidate and output gates, in
@@ -312,6 +324,9 @@ func lstmBackward[T autodiff.Float](op *lstmOp, a *autodiff.ArgsOf[T]) {
 type gruOp struct{ seqShape }
 
 func (op *gruOp) Name() string { return "gru" }
+
+// DeviceKernel implements autodiff.DeviceOp, as lstmOp's.
+func (op *gruOp) DeviceKernel() autodiff.DeviceKernel { return op.deviceKernel("gru") }
 
 // GRU runs a GRU layer over sequences x [..., T, D] with W [D, 3H], U [H,
 // 3H] and b [3H], the blocks of H columns being the reset gate, the update

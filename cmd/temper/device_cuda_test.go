@@ -20,12 +20,27 @@ func TestGermanCreditOnGPU(t *testing.T) {
 }
 
 // TestMLPOnGPU evaluates the bench's network on the shipped MNIST subset in
-// float32 on the GPU and the CPU: energies within 1e-5 relative, gradients
-// within 1e-4 in norm (the cuBLAS and temper products round in different
-// orders over 784 terms).
+// float32 on the GPU and the CPU: energies within 1e-5 relative, each
+// parameter's gradient within 1e-4 in norm (the cuBLAS and temper
+// products round in different orders over 784 terms).
 func TestMLPOnGPU(t *testing.T) {
 	gputest.Require(t)
-	c := &benchConfig{batch: 128, epochs: 1, net: benchNetNamed("mlp"), hidden: mnist.Net.H}
+	benchNetOnGPU(t, "mlp", mnist.Net.H, 128)
+}
+
+// TestLSTMOnGPU is TestMLPOnGPU's check for the bench's LSTM network (28
+// steps of 28 pixels), with 16 units and minibatches of 16 so that the
+// CPU emulator runs it in seconds.
+func TestLSTMOnGPU(t *testing.T) {
+	gputest.Require(t)
+	benchNetOnGPU(t, "lstm", 16, 16)
+}
+
+// benchNetOnGPU compares the energies and gradients of the named bench
+// network, with hidden units, on minibatches of B rows, on the GPU and
+// the CPU.
+func benchNetOnGPU(t *testing.T, net string, hidden, B int) {
+	c := &benchConfig{batch: B, epochs: 1, net: benchNetNamed(net), hidden: hidden}
 	if err := c.loadData(); err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +48,7 @@ func TestMLPOnGPU(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const P, B = 3, 128
+	const P = 3
 	cpu, err := m.Compiled().EvaluatorWith(P, B, compile.EvalOptions{Float32: true, Threads: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -67,13 +82,17 @@ func TestMLPOnGPU(t *testing.T) {
 		if math.Abs(ge[p]-we[p]) > 1e-5*math.Abs(we[p]) {
 			t.Errorf("replica %d: energy %.9g on the GPU, %.9g on the CPU", p, ge[p], we[p])
 		}
-		diff, norm := 0.0, 0.0
-		for i := p * d; i < (p+1)*d; i++ {
-			diff += (gg[i] - wg[i]) * (gg[i] - wg[i])
-			norm += wg[i] * wg[i]
-		}
-		if math.Sqrt(diff) > 1e-4*math.Sqrt(norm) {
-			t.Errorf("replica %d: gradients differ by %.3g in norm (of %.3g)", p, math.Sqrt(diff), math.Sqrt(norm))
+		// Per parameter: the dense layers' and priors' gradients would
+		// hide an error in a small one (the LSTM's).
+		for _, prm := range m.Params() {
+			diff, norm := 0.0, 0.0
+			for i := p*d + prm.Offset; i < p*d+prm.Offset+prm.Size; i++ {
+				diff += (gg[i] - wg[i]) * (gg[i] - wg[i])
+				norm += wg[i] * wg[i]
+			}
+			if math.Sqrt(diff) > 1e-4*math.Sqrt(norm) {
+				t.Errorf("replica %d: the gradients of %s differ by %.3g in norm (of %.3g)", p, prm.Name, math.Sqrt(diff), math.Sqrt(norm))
+			}
 		}
 	}
 }

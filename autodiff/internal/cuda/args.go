@@ -66,3 +66,13 @@ type MoveArgs struct {
 	Seed, Step                             uint64
 	Friction                               float64
 }
+
+// RnnArgs: rnn_prepare, rnn_bias_grad, lstm_step_forward,
+// lstm_step_backward, gru_step_forward, gru_step_backward.
+type RnnArgs struct {
+	X, Xt, Bias, Z, Rec, Cells, Hidden, R, Out, GOut, Dz, Dzh, Dh, Dc, GBias Addr
+	RsX, RsXt, RsBias, RsOut, RsGBias                                        int64
+	Batch, Steps, D, H, Gates                                                int64
+	Replicas, XReps                                                          int64
+	T, Seq                                                                   int32
+}

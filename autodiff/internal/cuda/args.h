@@ -104,4 +104,35 @@ struct MoveArgs {
 	double friction;      // SGHMC's α
 };
 
+// The recurrent layers (recurrent.cuh): lstm and gru, one struct for the
+// preparation, step and bias-gradient kernels. Per replica of the node,
+// the device scratch holds, time-major: gates z [T, B, G·H] (activated in
+// the forward pass), the LSTM's tanh(c_t) [T, B, H] or the GRU's recurrent
+// candidate term [T, B, H] (rec), cells and hidden [T+1, B, H] from the
+// zero initial states; backward, the gates' gradients dz (the GRU's input
+// part; dzh its recurrent part) [T, B, G·H], and dh, dc [B, H].
+struct RnnArgs {
+	void* x;       // [B, T, D] per replica of x
+	void* xt;      // x time-major [T, B, D], per replica of x
+	void* bias;    // [G·H]
+	void* z;
+	void* rec;     // lstm: tanh(c_t); gru: h_{t-1}·U_n
+	void* cells;   // lstm only
+	void* hidden;
+	void* r;       // gru: this step's h_{t-1}·U [B, G·H]
+	void* out;
+	void* gout;
+	void* dz;
+	void* dzh;     // gru only
+	void* dh;
+	void* dc;      // lstm only
+	void* gbias;   // null: no bias gradient
+	i64 rs_x, rs_xt, rs_bias, rs_out, rs_gbias;  // replica strides (0: shared)
+	i64 batch, steps, d, h, gates;
+	i64 replicas;  // of the node
+	i64 xreps;     // of x: 1 when shared
+	int t;         // the step of a step kernel
+	int seq;       // the result is every step's hidden state, else the last
+};
+
 #endif
