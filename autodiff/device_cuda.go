@@ -377,6 +377,12 @@ func lowering(n *Node) func(p *cudaProgram, fwd bool) ([]step, error) {
 			return func(p *cudaProgram, fwd bool) ([]step, error) { return p.lowerNormalSum(n, fwd) }
 		case "categorical", "categorical_logit":
 			return func(p *cudaProgram, fwd bool) ([]step, error) { return p.lowerCategorical(n, k, fwd) }
+		case "conv2d":
+			return func(p *cudaProgram, fwd bool) ([]step, error) { return p.lowerConv2D(n, k, fwd) }
+		case "max_pool2d", "avg_pool2d":
+			return func(p *cudaProgram, fwd bool) ([]step, error) { return p.lowerPool(n, k, fwd) }
+		case "layer_norm":
+			return func(p *cudaProgram, fwd bool) ([]step, error) { return p.lowerLayerNorm(n, k, fwd) }
 		}
 	}
 	return nil

@@ -388,6 +388,7 @@ func TestDeviceOps(t *testing.T) {
 			return stdlib.CategoricalLogitLPMF(b.in(ad.Data, integers(1, 3), 16), logits)
 		}},
 	}
+	cases = append(cases, layerCases()...)
 	for _, c := range cases {
 		for _, f32 := range []bool{false, true} {
 			conformance(t, fmt.Sprintf("%s f32=%v", c.name, f32), f32, c.build)
@@ -396,20 +397,12 @@ func TestDeviceOps(t *testing.T) {
 }
 
 // TestDeviceRefusesUnknownOps: an op without a kernel is an error that
-// names it and says what to do, not a wrong answer; stdlib's layers have
-// none yet. The error comes before the GPU is opened, so this runs on any
-// machine.
+// names it and says what to do, not a wrong answer; stdlib's recurrent
+// layers have none yet. The error comes before the GPU is opened, so this
+// runs on any machine.
 func TestDeviceRefusesUnknownOps(t *testing.T) {
 	for name, build := range map[string]func(g *ad.Graph) *ad.Node{
 		"softmax": func(g *ad.Graph) *ad.Node { return ad.Softmax(g.Input("x", ad.Param, 3, 4), 1) },
-		"conv2d": func(g *ad.Graph) *ad.Node {
-			return stdlib.Conv2D(g.Input("x", ad.Data, 2, 5, 5, 1), g.Input("w", ad.Param, 3, 3, 1, 2), g.Input("b", ad.Param, 2), 1, 1)
-		},
-		"max_pool2d": func(g *ad.Graph) *ad.Node { return stdlib.MaxPool2D(g.Input("x", ad.Param, 2, 4, 4, 1), 2, 2) },
-		"avg_pool2d": func(g *ad.Graph) *ad.Node { return stdlib.AvgPool2D(g.Input("x", ad.Param, 2, 4, 4, 1), 2, 2) },
-		"layer_norm": func(g *ad.Graph) *ad.Node {
-			return stdlib.LayerNorm(g.Input("x", ad.Param, 2, 3), g.Input("g", ad.Param, 3), g.Input("b", ad.Param, 3))
-		},
 		"lstm": func(g *ad.Graph) *ad.Node {
 			return stdlib.LSTM(g.Input("x", ad.Data, 2, 3, 2), g.Input("W", ad.Param, 2, 8), g.Input("U", ad.Param, 2, 8), g.Input("b", ad.Param, 8), false)
 		},
