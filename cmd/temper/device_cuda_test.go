@@ -25,7 +25,22 @@ func TestGermanCreditOnGPU(t *testing.T) {
 // orders over 784 terms).
 func TestMLPOnGPU(t *testing.T) {
 	gputest.Require(t)
-	c := &benchConfig{batch: 128, epochs: 1, net: benchNetNamed("mlp"), hidden: mnist.Net.H}
+	netOnGPU(t, &benchConfig{batch: 128, epochs: 1, net: benchNetNamed("mlp"), hidden: mnist.Net.H}, 128, false)
+}
+
+// TestCNNOnGPU is TestMLPOnGPU for the bench's CNN (examples/mnist/cnn.ppl:
+// convolutions, max pooling, a residual block with a layer norm) on 16
+// images, from PyTorch's initialisation moved a little (so that the layer
+// norm's gain and bias are not 1 and 0).
+func TestCNNOnGPU(t *testing.T) {
+	gputest.Require(t)
+	netOnGPU(t, &benchConfig{batch: 16, epochs: 1, net: benchNetNamed("cnn")}, 16, true)
+}
+
+// netOnGPU compares the energy and gradient of c's network on a minibatch
+// of B rows per replica, float32, on the GPU and the CPU.
+func netOnGPU(t *testing.T, c *benchConfig, B int, initialise bool) {
+	t.Helper()
 	if err := c.loadData(); err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +48,7 @@ func TestMLPOnGPU(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const P, B = 3, 128
+	const P = 3
 	cpu, err := m.Compiled().EvaluatorWith(P, B, compile.EvalOptions{Float32: true, Threads: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -47,6 +62,15 @@ func TestMLPOnGPU(t *testing.T) {
 	theta := make([]float64, P*d)
 	for i := range theta {
 		theta[i] = r.NormFloat64() * 0.05
+	}
+	if initialise {
+		for p := range P {
+			point := theta[p*d : (p+1)*d]
+			c.net.initialise(point, m.Params(), r)
+			for i := range point {
+				point[i] += 0.1 * r.NormFloat64()
+			}
+		}
 	}
 	rows := make([]int, P*B)
 	for i := range rows {
