@@ -182,7 +182,7 @@ func (p *cudaProgram) lowerPool(n *Node, k DeviceKernel, fwd bool) ([]step, erro
 
 // lowerLayerNorm runs layer_norm over rows of k.Ints[0]: a block per row
 // forward; backward, a block per row for ∂x (which keeps each row's
-// moments in a buffer of this lowering) and then a thread per (replica,
+// moments in a buffer of this lowering) and then a block per (replica,
 // column) for ∂γ and ∂β, one writer each.
 func (p *cudaProgram) lowerLayerNorm(n *Node, k DeviceKernel, fwd bool) ([]step, error) {
 	if len(k.Ints) != 1 || k.Ints[0] < 1 {
@@ -217,11 +217,11 @@ func (p *cudaProgram) lowerLayerNorm(n *Node, k DeviceKernel, fwd bool) ([]step,
 	}
 	steps := []step{layerBlocks(s, rowBlocks)}
 	if a.Stats != 0 {
-		s, err := p.kernel("layer_norm_params", a.Replicas*d, unsafe.Pointer(a), a)
+		s, err := p.kernel("layer_norm_params", 0, unsafe.Pointer(a), a)
 		if err != nil {
 			return nil, err
 		}
-		steps = append(steps, s)
+		steps = append(steps, layerBlocks(s, a.Replicas*d))
 	}
 	return steps, nil
 }

@@ -236,19 +236,25 @@ template <typename T> __device__ void layer_norm_backward(const LayerNormArgs& a
 	}
 }
 
-// layer_norm_params: one thread per (replica, j), ∂γ_j += Σ_rows ∂y·x̂ and
-// ∂β_j += Σ_rows ∂y, with the moments layer_norm_backward stored.
+// layer_norm_params: one block per (replica, j), its threads striding over
+// the rows: ∂γ_j += Σ_rows ∂y·x̂ and ∂β_j += Σ_rows ∂y, with the moments
+// layer_norm_backward stored.
 template <typename T> __device__ void layer_norm_params(const LayerNormArgs& a) {
-	for (i64 t = thread_index(); t < a.replicas * a.d; t += thread_count()) {
-		i64 r = t / a.d, j = t - r * a.d;
+	__shared__ double sh[REDUCE_THREADS];
+	for (i64 o = blockIdx.x; o < a.replicas * a.d; o += gridDim.x) {
+		i64 r = o / a.d, j = o - r * a.d;
 		const double* st = (const double*)a.stats + 2 * r * a.rows;
+		const T* x = (const T*)a.x + r * a.rs_x + j;
+		const T* dy = (const T*)a.gout + r * a.rs_out + j;
 		double sgamma = 0, sbeta = 0;
-		for (i64 row = 0; row < a.rows; row++) {
-			double g = (double)((const T*)a.gout)[r * a.rs_out + row * a.d + j];
-			double xh = ((double)((const T*)a.x)[r * a.rs_x + row * a.d + j] - st[2 * row]) * st[2 * row + 1];
+		for (i64 row = threadIdx.x; row < a.rows; row += blockDim.x) {
+			double g = (double)dy[row * a.d], xh = ((double)x[row * a.d] - st[2 * row]) * st[2 * row + 1];
 			sgamma += g * (double)(T)xh;
 			sbeta += g;
 		}
+		sgamma = block_sum(sgamma, sh);
+		sbeta = block_sum(sbeta, sh);
+		if (threadIdx.x != 0) continue;
 		if (a.ggamma) ((T*)a.ggamma)[r * a.rs_gamma + j] += (T)sgamma;
 		if (a.gbeta) ((T*)a.gbeta)[r * a.rs_beta + j] += (T)sbeta;
 	}
