@@ -9,11 +9,11 @@ import (
 	"github.com/temper-ppl/temper/autodiff"
 )
 
-// TestLayersRefuseCUDA: a model with a layer run with Device "cuda" fails
-// with a clear error and never panics: in a build with the cuda tag the
-// error names the layer (it has no CUDA kernel yet), whether or not a GPU
-// is there; without the tag it says how to get a build with CUDA.
-func TestLayersRefuseCUDA(t *testing.T) {
+// TestLayersOnCUDA: a CNN run with Device "cuda" never panics. Without the
+// cuda tag the error says how to get a build with CUDA; with it the layers
+// have kernels, so it runs where a device does (the emulator's included)
+// and otherwise fails opening the device, never for want of a kernel.
+func TestLayersOnCUDA(t *testing.T) {
 	rows := make([]any, 4)
 	for i := range rows {
 		img := make([]any, 6)
@@ -37,13 +37,16 @@ model {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "built without CUDA support"
-	if len(autodiff.Devices()) > 0 {
-		want = "conv2d has no CUDA kernel yet"
-	}
 	_, err = m.Sample(context.Background(), temper.Options{Sampler: "sgld", Settings: map[string]any{"lr": 1e-3},
 		Chains: 1, Iters: 2, Device: "cuda"})
-	if err == nil || !strings.Contains(err.Error(), want) {
-		t.Fatalf("a CNN on cuda: %v, want an error containing %q", err, want)
+	if len(autodiff.Devices()) == 0 {
+		if want := "built without CUDA support"; err == nil || !strings.Contains(err.Error(), want) {
+			t.Fatalf("a CNN on cuda: %v, want an error containing %q", err, want)
+		}
+		return
+	}
+	t.Logf("a CNN on cuda: %v", err)
+	if err != nil && strings.Contains(err.Error(), "no CUDA kernel") {
+		t.Fatalf("a CNN on cuda: %v", err)
 	}
 }

@@ -388,6 +388,12 @@ func lowering(n *Node) func(p *cudaProgram, fwd bool) ([]step, error) {
 			return func(p *cudaProgram, fwd bool) ([]step, error) { return p.lowerCategorical(n, k, fwd) }
 		case "lstm", "gru":
 			return func(p *cudaProgram, fwd bool) ([]step, error) { return p.lowerRecurrent(n, k, fwd) }
+		case "conv2d":
+			return func(p *cudaProgram, fwd bool) ([]step, error) { return p.lowerConv2D(n, k, fwd) }
+		case "max_pool2d", "avg_pool2d":
+			return func(p *cudaProgram, fwd bool) ([]step, error) { return p.lowerPool(n, k, fwd) }
+		case "layer_norm":
+			return func(p *cudaProgram, fwd bool) ([]step, error) { return p.lowerLayerNorm(n, k, fwd) }
 		}
 	}
 	return nil

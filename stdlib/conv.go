@@ -272,6 +272,14 @@ const transposeChannels = 2
 
 func (op *conv2dOp) Name() string { return "conv2d" }
 
+// DeviceKernel implements autodiff.DeviceOp: the images, the window and the
+// result, [batch, H, W, C, KH, KW, F, stride, padding, OH, OW].
+func (op *conv2dOp) DeviceKernel() autodiff.DeviceKernel {
+	g := &op.win
+	return autodiff.DeviceKernel{Name: "conv2d",
+		Ints: []int{op.batch, g.h, g.w, g.c, g.kh, g.kw, op.f, g.stride, g.pad, g.oh, g.ow}}
+}
+
 // Conv2D is the two-dimensional convolution (a cross-correlation, as in
 // every deep-learning library) of images x [..., H, W, C] with filters w
 // [KH, KW, C, F] and a bias b [F]:
@@ -443,6 +451,13 @@ func (op *poolOp) Name() string {
 		return "max_pool2d"
 	}
 	return "avg_pool2d"
+}
+
+// DeviceKernel implements autodiff.DeviceOp: [batch, H, W, C, size, stride,
+// OH, OW].
+func (op *poolOp) DeviceKernel() autodiff.DeviceKernel {
+	g := &op.win
+	return autodiff.DeviceKernel{Name: op.Name(), Ints: []int{op.batch, g.h, g.w, g.c, g.kh, g.stride, g.oh, g.ow}}
 }
 
 // MaxPool2D is the largest value of each size × size window of images x

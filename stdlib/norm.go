@@ -15,6 +15,12 @@ type layerNormOp struct{ d int }
 
 func (op *layerNormOp) Name() string { return "layer_norm" }
 
+// DeviceKernel implements autodiff.DeviceOp: [D], the normalised axis (the
+// kernel's ε is layerNormEps).
+func (op *layerNormOp) DeviceKernel() autodiff.DeviceKernel {
+	return autodiff.DeviceKernel{Name: op.Name(), Ints: []int{op.d}}
+}
+
 // LayerNorm is layer normalisation (Ba, Kiros and Hinton, "Layer
 // normalization", 2016, Eq. 4) over the last axis of x [..., D], with gain
 // γ [D] and bias β [D]:

@@ -25,7 +25,7 @@ func TestGermanCreditOnGPU(t *testing.T) {
 // products round in different orders over 784 terms).
 func TestMLPOnGPU(t *testing.T) {
 	gputest.Require(t)
-	benchNetOnGPU(t, "mlp", mnist.Net.H, 128)
+	netOnGPU(t, &benchConfig{batch: 128, epochs: 1, net: benchNetNamed("mlp"), hidden: mnist.Net.H}, 128, false)
 }
 
 // TestLSTMOnGPU is TestMLPOnGPU's check for the bench's LSTM network (28
@@ -33,14 +33,22 @@ func TestMLPOnGPU(t *testing.T) {
 // CPU emulator runs it in seconds.
 func TestLSTMOnGPU(t *testing.T) {
 	gputest.Require(t)
-	benchNetOnGPU(t, "lstm", 16, 16)
+	netOnGPU(t, &benchConfig{batch: 16, epochs: 1, net: benchNetNamed("lstm"), hidden: 16}, 16, false)
 }
 
-// benchNetOnGPU compares the energies and gradients of the named bench
-// network, with hidden units, on minibatches of B rows, on the GPU and
-// the CPU.
-func benchNetOnGPU(t *testing.T, net string, hidden, B int) {
-	c := &benchConfig{batch: B, epochs: 1, net: benchNetNamed(net), hidden: hidden}
+// TestCNNOnGPU is TestMLPOnGPU for the bench's CNN (examples/mnist/cnn.ppl:
+// convolutions, max pooling, a residual block with a layer norm) on 16
+// images, from PyTorch's initialisation moved a little (so that the layer
+// norm's gain and bias are not 1 and 0).
+func TestCNNOnGPU(t *testing.T) {
+	gputest.Require(t)
+	netOnGPU(t, &benchConfig{batch: 16, epochs: 1, net: benchNetNamed("cnn")}, 16, true)
+}
+
+// netOnGPU compares the energy and gradient of c's network on a minibatch
+// of B rows per replica, float32, on the GPU and the CPU.
+func netOnGPU(t *testing.T, c *benchConfig, B int, initialise bool) {
+	t.Helper()
 	if err := c.loadData(); err != nil {
 		t.Fatal(err)
 	}
@@ -62,6 +70,15 @@ func benchNetOnGPU(t *testing.T, net string, hidden, B int) {
 	theta := make([]float64, P*d)
 	for i := range theta {
 		theta[i] = r.NormFloat64() * 0.05
+	}
+	if initialise {
+		for p := range P {
+			point := theta[p*d : (p+1)*d]
+			c.net.initialise(point, m.Params(), r)
+			for i := range point {
+				point[i] += 0.1 * r.NormFloat64()
+			}
+		}
 	}
 	rows := make([]int, P*B)
 	for i := range rows {

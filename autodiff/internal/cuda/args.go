@@ -76,3 +76,28 @@ type RnnArgs struct {
 	Replicas, XReps                                                          int64
 	T, Seq                                                                   int32
 }
+
+// ConvArgs: conv_im2col, conv_bias, conv_col2im, conv_bias_backward.
+type ConvArgs struct {
+	X, B, Out, Cols, GX, GB, GOut         Addr
+	RsX, RsB, RsOut, RsCols, Batch, Total int64
+	Height, Width, Channels               int32
+	KH, KW, Filters, Stride, Padding      int32
+	OH, OW                                int32
+	Pad                                   [2]int32
+}
+
+// PoolArgs: pool_forward, max_pool_backward, avg_pool_backward.
+type PoolArgs struct {
+	In, Out, GIn, GOut      Addr
+	Batch, Total            int64
+	Height, Width, Channels int32
+	Window, Stride, OH, OW  int32
+	IsMax                   int32
+}
+
+// LayerNormArgs: layer_norm_forward, layer_norm_backward, layer_norm_params.
+type LayerNormArgs struct {
+	X, Gamma, Beta, Out, GX, GGamma, GBeta, GOut, Stats Addr
+	RsX, RsGamma, RsBeta, RsOut, Rows, D, Replicas      int64
+}

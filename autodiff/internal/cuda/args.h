@@ -135,4 +135,52 @@ struct RnnArgs {
 	int seq;       // the result is every step's hidden state, else the last
 };
 
+// conv_im2col, conv_bias, conv_col2im, conv_bias_backward (layers.cuh).
+struct ConvArgs {
+	void* x;
+	void* b;
+	void* out;
+	void* cols;   // im2col matrix or its gradient, reps × rows × KH·KW·C
+	void* gx;
+	void* gb;
+	void* gout;
+	i64 rs_x, rs_b, rs_out, rs_cols;  // replica strides
+	i64 batch;    // images per replica
+	i64 total;    // the launch's elements (blocks for conv_bias_backward)
+	int height, width, channels;
+	int kh, kw, filters, stride, padding;
+	int oh, ow;
+	int pad[2];
+};
+
+// pool_forward, max_pool_backward, avg_pool_backward (layers.cuh).
+struct PoolArgs {
+	void* in;
+	void* out;
+	void* gin;
+	void* gout;
+	i64 batch;    // images per replica
+	i64 total;    // the launch's elements
+	int height, width, channels;
+	int window, stride, oh, ow;  // window: its side
+	int is_max;
+};
+
+// layer_norm_forward, layer_norm_backward, layer_norm_params (layers.cuh).
+struct LayerNormArgs {
+	void* x;
+	void* gamma;
+	void* beta;
+	void* out;
+	void* gx;
+	void* ggamma;
+	void* gbeta;
+	void* gout;
+	void* stats;  // double: per replica and row, the mean and 1/√(σ² + ε)
+	i64 rs_x, rs_gamma, rs_beta, rs_out;
+	i64 rows;     // rows per replica
+	i64 d;        // the normalised axis
+	i64 replicas;
+};
+
 #endif

@@ -31,6 +31,7 @@ func TestArgsLayout(t *testing.T) {
 		"RowsArgs": reflect.TypeFor[RowsArgs](), "CategoricalArgs": reflect.TypeFor[CategoricalArgs](),
 		"NormalSumArgs": reflect.TypeFor[NormalSumArgs](), "FillArgs": reflect.TypeFor[FillArgs](),
 		"MoveArgs": reflect.TypeFor[MoveArgs](), "RnnArgs": reflect.TypeFor[RnnArgs](),
+		"ConvArgs": reflect.TypeFor[ConvArgs](), "PoolArgs": reflect.TypeFor[PoolArgs](), "LayerNormArgs": reflect.TypeFor[LayerNormArgs](),
 	}
 	if len(structs) != len(goTypes) {
 		t.Fatalf("args.h has %d structs, args.go mirrors %d", len(structs), len(goTypes))
