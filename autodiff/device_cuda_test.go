@@ -332,7 +332,7 @@ func scalarCase(name string) (func(...*ad.Node) *ad.Node, int, []argDraw) {
 }
 
 // TestDeviceOps checks the ops that are not scalar functions: products,
-// reductions, gathers and stdlib's fused densities.
+// reductions, softmax, shape ops, gathers and stdlib's fused densities.
 func TestDeviceOps(t *testing.T) {
 	requireGPU(t)
 	real := uniform(-2, 2)
@@ -380,6 +380,73 @@ func TestDeviceOps(t *testing.T) {
 			d, _ := stdlib.Lookup("normal")
 			return stdlib.SumAll(d.LogDensity(b.in(ad.Param, real, 500), b.g.Scalar(0), b.g.Scalar(1)))
 		}},
+		// Softmax on every axis, both kinds, replicated and shared operands,
+		// and a row longer than a block.
+		{"softmax axis 0", func(b *builder) *ad.Node { return ad.Softmax(b.in(ad.Param, real, 4, 5, 3), 0) }},
+		{"softmax axis 1", func(b *builder) *ad.Node { return ad.Softmax(b.in(ad.Param, real, 4, 5, 3), 1) }},
+		{"softmax axis 2", func(b *builder) *ad.Node { return ad.Softmax(b.in(ad.Param, real, 4, 5, 3), 2) }},
+		{"softmax axis -1, vector", func(b *builder) *ad.Node { return ad.Softmax(b.in(ad.Param, uniform(-20, 20), 7), -1) }},
+		{"log_softmax axis 0", func(b *builder) *ad.Node { return ad.LogSoftmax(b.in(ad.Param, real, 4, 5, 3), 0) }},
+		{"log_softmax axis 1", func(b *builder) *ad.Node { return ad.LogSoftmax(b.in(ad.Param, real, 4, 5, 3), 1) }},
+		{"log_softmax axis 2", func(b *builder) *ad.Node { return ad.LogSoftmax(b.in(ad.Param, real, 4, 5, 3), 2) }},
+		{"softmax long rows", func(b *builder) *ad.Node { return ad.Softmax(b.in(ad.Param, real, 3, 601), 1) }},
+		{"log_softmax long rows", func(b *builder) *ad.Node { return ad.LogSoftmax(b.in(ad.Param, real, 601, 2), 0) }},
+		{"softmax of data", func(b *builder) *ad.Node {
+			return ad.Mul(ad.Softmax(b.in(ad.Data, real, 6, 5), 1), b.in(ad.Param, real, 5))
+		}},
+		{"log_softmax of param + data", func(b *builder) *ad.Node {
+			return ad.LogSoftmax(ad.Add(b.in(ad.Data, real, 6, 5), b.in(ad.Param, real, 5)), 0)
+		}},
+		// Shape ops, and reshape (an alias of its operand's buffers).
+		{"transpose matrix", func(b *builder) *ad.Node { return ad.Transpose(b.in(ad.Param, real, 5, 7)) }},
+		{"transpose 3-d", func(b *builder) *ad.Node { return ad.Transpose(b.in(ad.Param, real, 3, 4, 5), 2, 0, 1) }},
+		{"transpose inner pair", func(b *builder) *ad.Node { return ad.Transpose(b.in(ad.Param, real, 2, 3, 4), 0, 2, 1) }},
+		{"transpose with unit axes", func(b *builder) *ad.Node {
+			return ad.Transpose(b.in(ad.Param, real, 3, 1, 5, 2, 1), 4, 2, 0, 3, 1)
+		}},
+		{"transpose identity", func(b *builder) *ad.Node { return ad.Transpose(b.in(ad.Param, real, 3, 4), 0, 1) }},
+		{"transpose of data", func(b *builder) *ad.Node {
+			return ad.Mul(ad.Transpose(b.in(ad.Data, real, 4, 6)), b.in(ad.Param, real, 4))
+		}},
+		{"concat axis 0", func(b *builder) *ad.Node {
+			return ad.Concat(0, b.in(ad.Param, real, 2, 3), b.in(ad.Param, real, 5, 3), b.in(ad.Param, real, 1, 3))
+		}},
+		{"concat axis 1, data and param", func(b *builder) *ad.Node {
+			return ad.Concat(1, b.in(ad.Param, real, 4, 3, 2), b.in(ad.Data, real, 4, 1, 2), b.in(ad.Param, real, 4, 5, 2))
+		}},
+		{"concat last axis", func(b *builder) *ad.Node {
+			return ad.Concat(-1, b.in(ad.Param, real, 3, 2), b.in(ad.Param, real, 3, 7))
+		}},
+		{"concat of data", func(b *builder) *ad.Node {
+			return ad.Mul(ad.Concat(0, b.in(ad.Data, real, 3), b.in(ad.Data, real, 4)), b.in(ad.Param, real, 7))
+		}},
+		{"concat of one operand twice", func(b *builder) *ad.Node {
+			x := b.in(ad.Param, real, 3, 2)
+			return ad.Concat(0, x, ad.Exp(x), x)
+		}},
+		{"slice axis 0", func(b *builder) *ad.Node { return ad.Slice(b.in(ad.Param, real, 7, 3), 0, 2, 5) }},
+		{"slice axis 1", func(b *builder) *ad.Node { return ad.Slice(b.in(ad.Param, real, 4, 7, 3), 1, 1, 6) }},
+		{"slice last axis", func(b *builder) *ad.Node { return ad.Slice(b.in(ad.Param, real, 4, 9), -1, 0, 4) }},
+		{"slices that overlap", func(b *builder) *ad.Node {
+			x := b.in(ad.Param, real, 5, 6)
+			return ad.Add(ad.Slice(x, 1, 0, 4), ad.Slice(x, 1, 2, 6))
+		}},
+		{"index", func(b *builder) *ad.Node { return ad.Index(b.in(ad.Param, real, 4, 5, 3), 1, 2) }},
+		{"slice of data", func(b *builder) *ad.Node {
+			return ad.Mul(ad.Slice(b.in(ad.Data, real, 6, 5), 0, 1, 4), b.in(ad.Param, real, 5))
+		}},
+		{"reshape", func(b *builder) *ad.Node { return ad.Reshape(b.in(ad.Param, real, 4, 6), 3, -1) }},
+		{"reshape then softmax", func(b *builder) *ad.Node {
+			return ad.Softmax(ad.Reshape(ad.Exp(b.in(ad.Param, real, 4, 6)), 8, 3), 0)
+		}},
+		{"reshape of data", func(b *builder) *ad.Node {
+			return ad.Mul(ad.Reshape(b.in(ad.Data, real, 2, 6), 3, 4), b.in(ad.Param, real, 4))
+		}},
+		{"shape ops chained", func(b *builder) *ad.Node {
+			x := ad.Transpose(b.in(ad.Param, real, 3, 4, 5), 1, 2, 0)
+			y := ad.Concat(1, ad.Slice(x, 1, 1, 4), b.in(ad.Param, real, 4, 2, 3))
+			return ad.LogSoftmax(ad.Reshape(y, 4, 15), 1)
+		}},
 		{"mlp layer", func(b *builder) *ad.Node {
 			ix := b.indices(16, 50)
 			x := ad.Gather(b.in(ad.Data, uniform(0, 1), 50, 12), ix)
@@ -401,7 +468,6 @@ func TestDeviceOps(t *testing.T) {
 // machine.
 func TestDeviceRefusesUnknownOps(t *testing.T) {
 	for name, build := range map[string]func(g *ad.Graph) *ad.Node{
-		"softmax": func(g *ad.Graph) *ad.Node { return ad.Softmax(g.Input("x", ad.Param, 3, 4), 1) },
 		"conv2d": func(g *ad.Graph) *ad.Node {
 			return stdlib.Conv2D(g.Input("x", ad.Data, 2, 5, 5, 1), g.Input("w", ad.Param, 3, 3, 1, 2), g.Input("b", ad.Param, 2), 1, 1)
 		},

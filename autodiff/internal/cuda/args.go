@@ -66,3 +66,25 @@ type MoveArgs struct {
 	Seed, Step                             uint64
 	Friction                               float64
 }
+
+// SoftmaxArgs: softmax_forward, softmax_backward (shapes.cuh).
+type SoftmaxArgs struct {
+	In, Out, GIn, GOut                 Addr
+	RsIn, RsOut, Outer, N, Inner, Rows int64
+	Kind, Pad                          int32
+}
+
+// TransposeArgs: transpose_forward, transpose_backward (shapes.cuh).
+type TransposeArgs struct {
+	In, Out, GIn, GOut    Addr
+	RsIn, RsOut, N, Total int64
+	Rank, Pad             int32
+	Dims, Strides         [MaxRank]int32
+}
+
+// BlockCopyArgs: block_copy_forward, block_copy_backward (shapes.cuh):
+// slice and concat.
+type BlockCopyArgs struct {
+	In, Out, GIn, GOut                                             Addr
+	RsIn, RsOut, Outer, Width, InRow, InOff, OutRow, OutOff, Total int64
+}

@@ -104,4 +104,45 @@ struct MoveArgs {
 	double friction;      // SGHMC's α
 };
 
+// shapes.cuh: softmax_forward, softmax_backward.
+struct SoftmaxArgs {
+	void* in;
+	void* out;
+	void* gin;
+	void* gout;
+	i64 rs_in, rs_out;  // replica strides
+	i64 outer, n, inner;
+	i64 rows;           // outer × inner × replicas
+	int kind;           // 0 softmax, 1 log_softmax
+	int pad;
+};
+
+// shapes.cuh: transpose_forward, transpose_backward.
+struct TransposeArgs {
+	void* in;
+	void* out;
+	void* gin;
+	void* gout;
+	i64 rs_in, rs_out;
+	i64 n;              // elements per replica
+	i64 total;          // n × replicas
+	int rank;           // merged result axes
+	int pad;
+	int dims[MAXR];     // the result's extents
+	int strides[MAXR];  // the operand's stride along each result axis
+};
+
+// shapes.cuh: block_copy_forward, block_copy_backward (slice, concat).
+struct BlockCopyArgs {
+	void* in;
+	void* out;
+	void* gin;
+	void* gout;
+	i64 rs_in, rs_out;
+	i64 outer, width;     // rows copied, elements per row
+	i64 in_row, in_off;   // the operand's row length and the first element copied
+	i64 out_row, out_off; // the result's
+	i64 total;            // outer × width × replicas
+};
+
 #endif

@@ -30,7 +30,9 @@ func TestArgsLayout(t *testing.T) {
 		"EwArgs": reflect.TypeFor[EwArgs](), "ReduceArgs": reflect.TypeFor[ReduceArgs](),
 		"RowsArgs": reflect.TypeFor[RowsArgs](), "CategoricalArgs": reflect.TypeFor[CategoricalArgs](),
 		"NormalSumArgs": reflect.TypeFor[NormalSumArgs](), "FillArgs": reflect.TypeFor[FillArgs](),
-		"MoveArgs": reflect.TypeFor[MoveArgs](),
+		"MoveArgs":    reflect.TypeFor[MoveArgs](),
+		"SoftmaxArgs": reflect.TypeFor[SoftmaxArgs](), "TransposeArgs": reflect.TypeFor[TransposeArgs](),
+		"BlockCopyArgs": reflect.TypeFor[BlockCopyArgs](),
 	}
 	if len(structs) != len(goTypes) {
 		t.Fatalf("args.h has %d structs, args.go mirrors %d", len(structs), len(goTypes))

@@ -1,0 +1,99 @@
+//go:build cuda
+
+package autodiff
+
+import (
+	"fmt"
+	"unsafe"
+
+	"github.com/temper-ppl/temper/autodiff/internal/cuda"
+)
+
+// The lowering of softmax and the shape ops (transpose, concat, slice) to
+// shapes.cuh's kernels. reshape needs none: it aliases its operand's
+// buffers (aliasOf).
+
+// lowerSoftmax runs softmax or log_softmax with one block per row along
+// the axis, as reduce_forward does.
+func (p *cudaProgram) lowerSoftmax(n *Node, op *softmaxOp, fwd bool) ([]step, error) {
+	x := n.ins[0]
+	a := &cuda.SoftmaxArgs{In: p.vals[x.id], Out: p.vals[n.id], GIn: p.grads[x.id], GOut: p.grads[n.id],
+		RsIn: p.rstride(x), RsOut: p.rstride(n), Outer: int64(op.outer), N: int64(op.n), Inner: int64(op.inner)}
+	if op.log {
+		a.Kind = 1
+	}
+	a.Rows = a.Outer * a.Inner * int64(p.reps(n))
+	s, err := p.kernel(kernelFor("softmax", fwd), 0, unsafe.Pointer(a), a)
+	if err != nil {
+		return nil, err
+	}
+	s.grid = [3]uint32{uint32(min(a.Rows, 1<<20)), 1, 1}
+	return []step{s}, nil
+}
+
+// lowerTranspose merges the result's axes that stay contiguous in the
+// operand (and drops those of extent 1), so that any rank whose merged
+// form fits the kernel's MaxRank runs.
+func (p *cudaProgram) lowerTranspose(n *Node, op *transposeOp, fwd bool) ([]step, error) {
+	x := n.ins[0]
+	var dims, strides []int
+	for d, e := range op.out {
+		switch {
+		case e == 1:
+		case len(dims) > 0 && strides[len(strides)-1] == op.strides[d]*e:
+			dims[len(dims)-1] *= e
+			strides[len(strides)-1] = op.strides[d]
+		default:
+			dims, strides = append(dims, e), append(strides, op.strides[d])
+		}
+	}
+	if len(dims) > cuda.MaxRank {
+		return nil, fmt.Errorf("autodiff: transpose of %v to %v has %d axes after merging, past the CUDA kernel's %d",
+			x.shape, n.shape, len(dims), cuda.MaxRank)
+	}
+	a := &cuda.TransposeArgs{In: p.vals[x.id], Out: p.vals[n.id], GIn: p.grads[x.id], GOut: p.grads[n.id],
+		RsIn: p.rstride(x), RsOut: p.rstride(n), N: int64(n.shape.Size()), Rank: int32(len(dims))}
+	a.Total = a.N * int64(p.reps(n))
+	for d := range dims {
+		a.Dims[d], a.Strides[d] = int32(dims[d]), int32(strides[d])
+	}
+	return one(p.kernel(kernelFor("transpose", fwd), a.Total, unsafe.Pointer(a), a))
+}
+
+// blockCopy is one block_copy launch: outer rows of width elements from
+// in (rows of inRow, from inOff) to out (rows of outRow, from outOff).
+func (p *cudaProgram) blockCopy(in, out *Node, outer, width, inRow, inOff, outRow, outOff int, fwd bool) (*kernelStep, error) {
+	a := &cuda.BlockCopyArgs{In: p.vals[in.id], Out: p.vals[out.id], GIn: p.grads[in.id], GOut: p.grads[out.id],
+		RsIn: p.rstride(in), RsOut: p.rstride(out), Outer: int64(outer), Width: int64(width),
+		InRow: int64(inRow), InOff: int64(inOff), OutRow: int64(outRow), OutOff: int64(outOff)}
+	a.Total = a.Outer * a.Width * int64(p.reps(out))
+	return p.kernel(kernelFor("block_copy", fwd), a.Total, unsafe.Pointer(a), a)
+}
+
+func (p *cudaProgram) lowerSlice(n *Node, op *sliceOp, fwd bool) ([]step, error) {
+	w := (op.end - op.start) * op.inner
+	return one(p.blockCopy(n.ins[0], n, op.outer, w, op.n*op.inner, op.start*op.inner, w, 0, fwd))
+}
+
+// lowerConcat copies each operand into its columns of the result, one
+// launch per operand; backward, each takes its columns of the gradient.
+func (p *cudaProgram) lowerConcat(n *Node, op *concatOp, fwd bool) ([]step, error) {
+	total := 0
+	for _, k := range op.ns {
+		total += k
+	}
+	var steps []step
+	pos := 0
+	for i, in := range n.ins {
+		w := op.ns[i] * op.inner
+		if fwd || p.grads[in.id] != 0 {
+			s, err := p.blockCopy(in, n, op.outer, w, w, 0, total*op.inner, pos, fwd)
+			if err != nil {
+				return nil, err
+			}
+			steps = append(steps, s)
+		}
+		pos += w
+	}
+	return steps, nil
+}
