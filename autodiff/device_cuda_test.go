@@ -447,6 +447,28 @@ func TestDeviceOps(t *testing.T) {
 			y := ad.Concat(1, ad.Slice(x, 1, 1, 4), b.in(ad.Param, real, 4, 2, 3))
 			return ad.LogSoftmax(ad.Reshape(y, 4, 15), 1)
 		}},
+		// stdlib's GLMs: α + x·β (a matrix-vector product) and the density.
+		{"bernoulli_logit_glm", func(b *builder) *ad.Node {
+			return stdlib.BernoulliLogitGLMLPMF(b.in(ad.Data, integers(0, 1), 9), b.in(ad.Data, real, 9, 4), b.in(ad.Param, real), b.in(ad.Param, real, 4))
+		}},
+		{"bernoulli_logit_glm, per-row alpha, param x", func(b *builder) *ad.Node {
+			return stdlib.BernoulliLogitGLMLPMF(b.in(ad.Data, integers(0, 1), 7), b.in(ad.Param, real, 7, 3), b.in(ad.Param, real, 7), b.in(ad.Param, real, 3))
+		}},
+		{"poisson_log_glm", func(b *builder) *ad.Node {
+			return stdlib.PoissonLogGLMLPMF(b.in(ad.Data, integers(0, 6), 11), b.in(ad.Data, uniform(-1, 1), 11, 5), b.in(ad.Param, real), b.in(ad.Param, uniform(-0.5, 0.5), 5))
+		}},
+		{"poisson_log_glm, batch of rows", func(b *builder) *ad.Node {
+			return stdlib.PoissonLogGLMLPMF(b.in(ad.Data, integers(0, 6), 2, 3), b.in(ad.Param, uniform(-1, 1), 2, 3, 4), b.in(ad.Param, real, 3), b.in(ad.Param, uniform(-0.5, 0.5), 4))
+		}},
+		{"normal_id_glm", func(b *builder) *ad.Node {
+			return stdlib.NormalIDGLMLPDF(b.in(ad.Data, real, 10), b.in(ad.Data, real, 10, 3), b.in(ad.Param, real), b.in(ad.Param, real, 3), b.in(ad.Param, uniform(0.5, 2)))
+		}},
+		{"normal_id_glm, per-row sigma", func(b *builder) *ad.Node {
+			return stdlib.NormalIDGLMLPDF(b.in(ad.Param, real, 6), b.in(ad.Param, real, 6, 5), b.in(ad.Data, real, 6), b.in(ad.Param, real, 5), b.in(ad.Param, uniform(0.5, 2), 6))
+		}},
+		{"normal_id_glm summed", func(b *builder) *ad.Node {
+			return stdlib.SumAll(stdlib.NormalIDGLMLPDF(b.in(ad.Data, real, 300), b.in(ad.Data, real, 300, 3), b.in(ad.Param, real), b.in(ad.Param, real, 3), b.in(ad.Param, uniform(0.5, 2))))
+		}},
 		{"mlp layer", func(b *builder) *ad.Node {
 			ix := b.indices(16, 50)
 			x := ad.Gather(b.in(ad.Data, uniform(0, 1), 50, 12), ix)
