@@ -32,6 +32,8 @@ func TestDeviceEvaluators(t *testing.T) {
 		{"examples/logistic/model.ppl", 0},
 		{"examples/eight-schools/model.ppl", 0},
 		{"examples/radon/model.ppl", 64},
+		{"examples/dirichlet/model.ppl", 0},
+		{"examples/dirichlet/model.ppl", 100},
 	} {
 		m, err := CompileFile(c.file, nil)
 		if err != nil {

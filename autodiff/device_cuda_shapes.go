@@ -97,3 +97,70 @@ func (p *cudaProgram) lowerConcat(n *Node, op *concatOp, fwd bool) ([]step, erro
 	}
 	return steps, nil
 }
+
+// lowerVec lowers stdlib's vector densities and the simplex transform
+// (DeviceKernel names "dirichlet", "multi_normal_diag",
+// "multi_normal_cholesky", "simplex", "simplex_log_jacobian"): one thread
+// per result row of k, k the kernel's Ints[0].
+func (p *cudaProgram) lowerVec(n *Node, k DeviceKernel, fwd bool) ([]step, error) {
+	if len(n.ins) > 4 || len(k.Ints) == 0 {
+		return nil, noKernel(n)
+	}
+	a := &cuda.VecArgs{Out: p.vals[n.id], GOut: p.grads[n.id], RsOut: p.rstride(n), K: int32(k.Ints[0]),
+		N: int64(n.shape.Size())}
+	for i, in := range n.ins {
+		a.In[i], a.GIn[i], a.Rs[i] = p.vals[in.id], p.grads[in.id], p.rstride(in)
+	}
+	for i, t := range k.Tables {
+		if t == nil {
+			continue
+		}
+		ptr, err := p.table(t)
+		if err != nil {
+			return nil, err
+		}
+		a.At[i] = ptr
+	}
+	family, scratch := "", 0
+	switch k.Name {
+	case "dirichlet":
+		family = "dirichlet"
+	case "multi_normal_diag":
+		family = "mvn_diag"
+	case "multi_normal_cholesky":
+		family, scratch = "mvn_cholesky", 2*k.Ints[0]
+	case "simplex", "simplex_log_jacobian":
+		family = "simplex"
+		if k.Name == "simplex_log_jacobian" {
+			a.Kind = 1
+		}
+		if !fwd {
+			scratch = k.Ints[0]
+		}
+		a.N = int64(k.Ints[1]) // rows: the value has k per row
+	default:
+		return nil, noKernel(n)
+	}
+	a.Total = a.N * int64(p.reps(n))
+	if scratch > 0 {
+		ptr, err := p.alloc(8 * scratch * int(a.Total))
+		if err != nil {
+			return nil, err
+		}
+		a.Scratch = ptr
+	}
+	return one(p.kernel(kernelFor(family, fwd), a.Total, unsafe.Pointer(a), a))
+}
+
+// table uploads an index table as int32.
+func (p *cudaProgram) table(t []int) (cuda.Ptr, error) {
+	v := make([]int32, len(t))
+	for i, x := range t {
+		v[i] = int32(x)
+	}
+	ptr, err := p.alloc(4 * len(v))
+	if err != nil || len(v) == 0 {
+		return ptr, err
+	}
+	return ptr, p.dev.Upload(ptr, unsafe.Pointer(&v[0]), 4*len(v))
+}

@@ -447,6 +447,25 @@ func TestDeviceOps(t *testing.T) {
 			y := ad.Concat(1, ad.Slice(x, 1, 1, 4), b.in(ad.Param, real, 4, 2, 3))
 			return ad.LogSoftmax(ad.Reshape(y, 4, 15), 1)
 		}},
+		// stdlib's Dirichlet on simplexes made by softmax and by the simplex
+		// transform, and the transform itself.
+		{"dirichlet", func(b *builder) *ad.Node {
+			return stdlib.DirichletLPDF(ad.Softmax(b.in(ad.Param, real, 5, 4), 1), b.in(ad.Param, uniform(0.5, 3), 5, 4))
+		}},
+		{"dirichlet, data alpha broadcast", func(b *builder) *ad.Node {
+			theta, _ := stdlib.Simplex(b.in(ad.Param, real, 2, 3, 5))
+			return stdlib.DirichletLPDF(theta, b.in(ad.Data, uniform(0.5, 3), 6))
+		}},
+		{"dirichlet, theta broadcast", func(b *builder) *ad.Node {
+			return stdlib.DirichletLPDF(ad.Softmax(b.in(ad.Param, real, 3), 0), b.in(ad.Param, uniform(0.5, 3), 4, 3))
+		}},
+		{"simplex", func(b *builder) *ad.Node { x, _ := stdlib.Simplex(b.in(ad.Param, real, 4, 5)); return x }},
+		{"simplex, one vector", func(b *builder) *ad.Node { x, _ := stdlib.Simplex(b.in(ad.Param, uniform(-6, 6), 1)); return x }},
+		{"simplex log-Jacobian", func(b *builder) *ad.Node { _, j := stdlib.Simplex(b.in(ad.Param, real, 4, 5)); return j }},
+		{"simplex, long", func(b *builder) *ad.Node {
+			x, j := stdlib.Simplex(b.in(ad.Param, real, 2, 90))
+			return ad.Mul(x, ad.Reshape(j, 2, 1))
+		}},
 		// stdlib's GLMs: α + x·β (a matrix-vector product) and the density.
 		{"bernoulli_logit_glm", func(b *builder) *ad.Node {
 			return stdlib.BernoulliLogitGLMLPMF(b.in(ad.Data, integers(0, 1), 9), b.in(ad.Data, real, 9, 4), b.in(ad.Param, real), b.in(ad.Param, real, 4))
@@ -482,6 +501,35 @@ func TestDeviceOps(t *testing.T) {
 			conformance(t, fmt.Sprintf("%s f32=%v", c.name, f32), f32, c.build)
 		}
 	}
+	// The multivariate normals have float64 kernels only, on the CPU too.
+	lower := func(b *builder, k int) *ad.Node { // a Cholesky factor; its upper triangle is ignored
+		return b.in(ad.Param, uniform(0.5, 1.5), k, k)
+	}
+	for _, c := range []struct {
+		name  string
+		build func(b *builder) *ad.Node
+	}{
+		{"multi_normal_diag", func(b *builder) *ad.Node {
+			return stdlib.MultiNormalDiagLPDF(b.in(ad.Param, real, 5, 4), b.in(ad.Param, real, 4), b.in(ad.Param, uniform(0.5, 2), 5, 4))
+		}},
+		{"multi_normal_diag, data y, scalar sigma", func(b *builder) *ad.Node {
+			return stdlib.MultiNormalDiagLPDF(b.in(ad.Data, real, 2, 3, 5), b.in(ad.Param, real, 3, 5), b.in(ad.Param, uniform(0.5, 2)))
+		}},
+		{"multi_normal_diag, one row", func(b *builder) *ad.Node {
+			return stdlib.MultiNormalDiagLPDF(b.in(ad.Param, real, 7), b.in(ad.Data, real, 7), b.in(ad.Param, uniform(0.5, 2), 7))
+		}},
+		{"multi_normal_cholesky", func(b *builder) *ad.Node {
+			return stdlib.MultiNormalCholeskyLPDF(b.in(ad.Param, real, 6, 4), b.in(ad.Param, real, 4), lower(b, 4))
+		}},
+		{"multi_normal_cholesky, broadcast y, data mu", func(b *builder) *ad.Node {
+			return stdlib.MultiNormalCholeskyLPDF(b.in(ad.Param, real, 3), b.in(ad.Data, real, 2, 5, 3), lower(b, 3))
+		}},
+		{"multi_normal_cholesky, data factor", func(b *builder) *ad.Node {
+			return stdlib.MultiNormalCholeskyLPDF(b.in(ad.Param, real, 5, 5), b.in(ad.Param, real, 5, 5), b.in(ad.Data, uniform(0.5, 1.5), 5, 5))
+		}},
+	} {
+		conformance(t, c.name, false, c.build)
+	}
 }
 
 // TestDeviceRefusesUnknownOps: an op without a kernel is an error that
@@ -492,6 +540,11 @@ func TestDeviceRefusesUnknownOps(t *testing.T) {
 	for name, build := range map[string]func(g *ad.Graph) *ad.Node{
 		"conv2d": func(g *ad.Graph) *ad.Node {
 			return stdlib.Conv2D(g.Input("x", ad.Data, 2, 5, 5, 1), g.Input("w", ad.Param, 3, 3, 1, 2), g.Input("b", ad.Param, 2), 1, 1)
+		},
+		"ordered": func(g *ad.Graph) *ad.Node {
+			c, _ := stdlib.Constrained("ordered")
+			x, _ := c.Apply(g.Input("u", ad.Param, 2, 3), 3)
+			return x
 		},
 		"max_pool2d": func(g *ad.Graph) *ad.Node { return stdlib.MaxPool2D(g.Input("x", ad.Param, 2, 4, 4, 1), 2, 2) },
 		"avg_pool2d": func(g *ad.Graph) *ad.Node { return stdlib.AvgPool2D(g.Input("x", ad.Param, 2, 4, 4, 1), 2, 2) },

@@ -88,3 +88,15 @@ type BlockCopyArgs struct {
 	In, Out, GIn, GOut                                             Addr
 	RsIn, RsOut, Outer, Width, InRow, InOff, OutRow, OutOff, Total int64
 }
+
+// VecArgs: dirichlet, mvn_diag, mvn_cholesky and simplex, forward and
+// backward (shapes.cuh).
+type VecArgs struct {
+	In, GIn         [4]Addr
+	Out, GOut       Addr
+	At              [4]Addr
+	Scratch         Addr
+	Rs              [4]int64
+	RsOut, N, Total int64
+	K, Kind         int32
+}

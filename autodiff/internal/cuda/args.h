@@ -145,4 +145,21 @@ struct BlockCopyArgs {
 	i64 total;            // outer × width × replicas
 };
 
+// shapes.cuh: dirichlet, mvn_diag, mvn_cholesky and simplex, forward
+// and backward (stdlib's vector densities and simplex transform).
+struct VecArgs {
+	void* in[4];
+	void* gin[4];       // null: no gradient for that operand
+	void* out;
+	void* gout;
+	const int* at[4];   // per operand, its row (its element, for mvn_diag) for each result row; null: the same index
+	double* scratch;    // per result row, the kernel's working vectors
+	i64 rs[4];          // per operand, elements between replicas (0: shared)
+	i64 rs_out;
+	i64 n;              // result rows per replica
+	i64 total;          // n × replicas
+	int k;              // the vectors' length
+	int kind;           // simplex: 0 the value, 1 the log-Jacobian
+};
+
 #endif

@@ -122,3 +122,257 @@ INSTANTIATE(transpose_forward, TransposeArgs)
 INSTANTIATE(transpose_backward, TransposeArgs)
 INSTANTIATE(block_copy_forward, BlockCopyArgs)
 INSTANTIATE(block_copy_backward, BlockCopyArgs)
+
+// ---------------------------------------------------------------------------
+// stdlib's densities of vectors along the last axis (dirichlet,
+// multi_normal_diag, multi_normal_cholesky) and the simplex transform:
+// one thread per result row. An operand reached through an index table
+// (broadcast: several rows may read one) takes its gradient by atomic
+// adds; so does a Cholesky factor, which every row shares.
+
+template <typename T> __device__ __forceinline__ const T* vec_row(const VecArgs& a, int i, i64 r, i64 b, i64 len) {
+	return (const T*)a.in[i] + r * a.rs[i] + (i64)(a.at[i] ? a.at[i][b] : b) * len;
+}
+
+// vec_add adds v to element j of operand i's gradient row for result row b.
+template <typename T> __device__ __forceinline__ void vec_add(const VecArgs& a, int i, i64 r, i64 b, i64 len, i64 j, double v) {
+	T* p = (T*)a.gin[i] + r * a.rs[i] + (i64)(a.at[i] ? a.at[i][b] : b) * len + j;
+	if (a.at[i]) atomic_add(p, v);
+	else *p += (T)v;
+}
+
+// dirichlet: theta (operand 0) and alpha (1), rows of k.
+template <typename T> __device__ void dirichlet_forward(const VecArgs& a) {
+	for (i64 t = thread_index(); t < a.total; t += thread_count()) {
+		i64 r = t / a.n, b = t - r * a.n;
+		const T* theta = vec_row<T>(a, 0, r, b, a.k);
+		const T* alpha = vec_row<T>(a, 1, r, b, a.k);
+		double s = 0, tol = sizeof(T) == 4 ? (a.k + 1) * 0x1p-24 : 1e-8;
+		bool ok = true;
+		for (int j = 0; j < a.k; j++) {
+			double p = (double)theta[j];
+			ok = ok && p >= 0 && p <= 1;
+			s += p;
+		}
+		ok = ok && fabs(s - 1) <= tol;
+		double sum = 0, lp = 0;
+		for (int j = 0; ok && j < a.k; j++) {
+			double al = (double)alpha[j], th = (double)theta[j];
+			if (!(al > 0) || isinf(al) || !(th > 0)) {
+				ok = false;
+				break;
+			}
+			sum += al;
+			lp += (al - 1) * log(th) - sf_lgamma(al);
+		}
+		((T*)a.out)[r * a.rs_out + b] = (T)(ok ? lp + sf_lgamma(sum) : -INFINITY);
+	}
+}
+
+// dirichlet_backward: ∂/∂θ_j = (α_j - 1)/θ_j, ∂/∂α_j = ψ(Σα) - ψ(α_j) + log θ_j.
+template <typename T> __device__ void dirichlet_backward(const VecArgs& a) {
+	for (i64 t = thread_index(); t < a.total; t += thread_count()) {
+		i64 r = t / a.n, b = t - r * a.n;
+		double g = (double)((const T*)a.gout)[r * a.rs_out + b];
+		double out = (double)((const T*)a.out)[r * a.rs_out + b];
+		if (g == 0 || (isinf(out) && out < 0)) continue;
+		const T* theta = vec_row<T>(a, 0, r, b, a.k);
+		const T* alpha = vec_row<T>(a, 1, r, b, a.k);
+		if (a.gin[0])
+			for (int j = 0; j < a.k; j++) vec_add<T>(a, 0, r, b, a.k, j, g * ((double)alpha[j] - 1) / (double)theta[j]);
+		if (!a.gin[1]) continue;
+		double sum = 0;
+		for (int j = 0; j < a.k; j++) sum += (double)alpha[j];
+		double psi = sf_digamma(sum);
+		for (int j = 0; j < a.k; j++)
+			vec_add<T>(a, 1, r, b, a.k, j, g * (psi - sf_digamma((double)alpha[j]) + log((double)theta[j])));
+	}
+}
+
+// multi_normal_diag: y, mu, sigma (operands 0-2) broadcast to rows of k;
+// a.at[i] maps each element of the broadcast (not each row) to operand
+// i's element.
+__device__ __forceinline__ i64 diag_at(const VecArgs& a, int i, i64 e) { return a.at[i] ? a.at[i][e] : e; }
+
+template <typename T> __device__ void mvn_diag_forward(const VecArgs& a) {
+	for (i64 t = thread_index(); t < a.total; t += thread_count()) {
+		i64 r = t / a.n, b = t - r * a.n;
+		double lp = 0;
+		for (i64 e = b * a.k; e < (b + 1) * a.k; e++) {
+			double y = (double)((const T*)a.in[0])[r * a.rs[0] + diag_at(a, 0, e)];
+			double m = (double)((const T*)a.in[1])[r * a.rs[1] + diag_at(a, 1, e)];
+			double s = (double)((const T*)a.in[2])[r * a.rs[2] + diag_at(a, 2, e)];
+			if (!(s > 0) || isinf(s) || isinf(y) || isinf(m)) {
+				lp = -INFINITY;
+				break;
+			}
+			double z = (y - m) / s;
+			lp += -0.5 * z * z - log(s) - LN_SQRT_2PI;
+		}
+		((T*)a.out)[r * a.rs_out + b] = (T)lp;
+	}
+}
+
+template <typename T> __device__ void mvn_diag_backward(const VecArgs& a) {
+	for (i64 t = thread_index(); t < a.total; t += thread_count()) {
+		i64 r = t / a.n, b = t - r * a.n;
+		double g = (double)((const T*)a.gout)[r * a.rs_out + b];
+		double out = (double)((const T*)a.out)[r * a.rs_out + b];
+		if (g == 0 || (isinf(out) && out < 0)) continue;
+		for (i64 e = b * a.k; e < (b + 1) * a.k; e++) {
+			i64 at[3];
+			for (int i = 0; i < 3; i++) at[i] = r * a.rs[i] + diag_at(a, i, e);
+			double y = (double)((const T*)a.in[0])[at[0]], m = (double)((const T*)a.in[1])[at[1]];
+			double s = (double)((const T*)a.in[2])[at[2]], z = (y - m) / s;
+			double d[3] = {-z / s, z / s, (z * z - 1) / s};
+			for (int i = 0; i < 3; i++) {
+				T* gi = (T*)a.gin[i];
+				if (!gi) continue;
+				if (a.at[i]) atomic_add(gi + at[i], g * d[i]);
+				else gi[at[i]] += (T)(g * d[i]);
+			}
+		}
+	}
+}
+
+// multi_normal_cholesky: y, mu (rows of k) and L (k × k, operand 2, read
+// whole by every row). a.scratch holds 2k doubles per row: z = L⁻¹(y - μ)
+// and w = L⁻ᵀz.
+template <typename T> __device__ bool mvn_cholesky_solve(const VecArgs& a, i64 t, i64 r, i64 b, double* c) {
+	const T* l = (const T*)a.in[2] + r * a.rs[2];
+	int k = a.k;
+	double ld = 0;
+	for (int i = 0; i < k; i++) {
+		for (int j = 0; j <= i; j++)
+			if (isinf((double)l[i * k + j])) return false;
+		double d = (double)l[i * k + i];
+		if (!(d > 0)) return false;
+		ld += log(d);
+	}
+	*c = -(double)k * LN_SQRT_2PI - ld;
+	const T* y = vec_row<T>(a, 0, r, b, k);
+	const T* mu = vec_row<T>(a, 1, r, b, k);
+	double* z = a.scratch + t * 2 * k;
+	for (int i = 0; i < k; i++) {
+		double s = (double)y[i] - (double)mu[i];
+		for (int j = 0; j < i; j++) s -= (double)l[i * k + j] * z[j];
+		z[i] = s / (double)l[i * k + i];
+	}
+	return true;
+}
+
+template <typename T> __device__ void mvn_cholesky_forward(const VecArgs& a) {
+	for (i64 t = thread_index(); t < a.total; t += thread_count()) {
+		i64 r = t / a.n, b = t - r * a.n;
+		double c, lp = -INFINITY;
+		if (mvn_cholesky_solve<T>(a, t, r, b, &c)) {
+			const double* z = a.scratch + t * 2 * a.k;
+			double q = 0;
+			for (int i = 0; i < a.k; i++) q += z[i] * z[i];
+			lp = c - 0.5 * q;
+			if (lp != lp) lp = -INFINITY;
+		}
+		((T*)a.out)[r * a.rs_out + b] = (T)lp;
+	}
+}
+
+// mvn_cholesky_backward: ∂/∂y = -w, ∂/∂μ = w, ∂/∂L = tril(w zᵀ) - diag(1/L_ii).
+template <typename T> __device__ void mvn_cholesky_backward(const VecArgs& a) {
+	for (i64 t = thread_index(); t < a.total; t += thread_count()) {
+		i64 r = t / a.n, b = t - r * a.n;
+		double g = (double)((const T*)a.gout)[r * a.rs_out + b];
+		double out = (double)((const T*)a.out)[r * a.rs_out + b];
+		double c;
+		if (g == 0 || (isinf(out) && out < 0) || !mvn_cholesky_solve<T>(a, t, r, b, &c)) continue;
+		int k = a.k;
+		const T* l = (const T*)a.in[2] + r * a.rs[2];
+		double *z = a.scratch + t * 2 * k, *w = z + k;
+		for (int i = k - 1; i >= 0; i--) {
+			double s = z[i];
+			for (int j = i + 1; j < k; j++) s -= (double)l[j * k + i] * w[j];
+			w[i] = s / (double)l[i * k + i];
+		}
+		for (int i = 0; i < k; i++) {
+			if (a.gin[0]) vec_add<T>(a, 0, r, b, k, i, -g * w[i]);
+			if (a.gin[1]) vec_add<T>(a, 1, r, b, k, i, g * w[i]);
+		}
+		if (!a.gin[2]) continue;
+		T* gl = (T*)a.gin[2] + r * a.rs[2];
+		for (int i = 0; i < k; i++) {
+			double gw = g * w[i];
+			for (int j = 0; j < i; j++) atomic_add(gl + i * k + j, gw * z[j]);
+			atomic_add(gl + i * k + i, gw * z[i] - g / (double)l[i * k + i]);
+		}
+	}
+}
+
+// simplex (kind 0: the value, rows of k; kind 1: the log-Jacobian, one
+// per row) from u (operand 0, rows of k - 1) by stick-breaking (stdlib's
+// simplexTransform). The backward pass keeps each row's rest_j in
+// a.scratch (k doubles per row).
+__device__ __forceinline__ double simplex_stick(double u, int j, int km1) { return sf_sigmoid(u - log((double)(km1 - j))); }
+
+template <typename T> __device__ void simplex_forward(const VecArgs& a) {
+	int km1 = a.k - 1;
+	for (i64 t = thread_index(); t < a.total; t += thread_count()) {
+		i64 r = t / a.n, b = t - r * a.n;
+		const T* u = (const T*)a.in[0] + r * a.rs[0] + b * km1;
+		double rest = 1, lj = 0;
+		if (a.kind == 0) {
+			T* x = (T*)a.out + r * a.rs_out + b * a.k;
+			for (int j = 0; j < km1; j++) {
+				double z = simplex_stick((double)u[j], j, km1);
+				x[j] = (T)(rest * z);
+				rest -= rest * z;
+			}
+			x[km1] = (T)rest;
+			continue;
+		}
+		for (int j = 0; j < km1; j++) {
+			double z = simplex_stick((double)u[j], j, km1);
+			lj += log(z) + log1p(-z) + log(rest);
+			rest -= rest * z;
+		}
+		((T*)a.out)[r * a.rs_out + b] = (T)lj;
+	}
+}
+
+template <typename T> __device__ void simplex_backward(const VecArgs& a) {
+	if (!a.gin[0]) return;
+	int km1 = a.k - 1;
+	for (i64 t = thread_index(); t < a.total; t += thread_count()) {
+		i64 r = t / a.n, b = t - r * a.n;
+		const T* u = (const T*)a.in[0] + r * a.rs[0] + b * km1;
+		T* gu = (T*)a.gin[0] + r * a.rs[0] + b * km1;
+		double* rests = a.scratch + t * a.k;
+		double cur = 1;
+		for (int j = 0; j < km1; j++) {
+			rests[j] = cur;
+			cur -= cur * simplex_stick((double)u[j], j, km1);
+		}
+		const T* gx = (const T*)a.gout + r * a.rs_out + (a.kind == 0 ? b * a.k : b);
+		double g = (double)gx[0], restBar = a.kind == 0 ? (double)gx[km1] : 0;
+		for (int j = km1 - 1; j >= 0; j--) {
+			double z = simplex_stick((double)u[j], j, km1), rest = rests[j], dz, drest;
+			if (a.kind == 0) {
+				dz = (double)gx[j] * rest;
+				drest = (double)gx[j] * z;
+			} else {
+				dz = g * (1 / z - 1 / (1 - z));
+				drest = g / rest;
+			}
+			double zBar = dz - restBar * rest;
+			restBar = drest + restBar * (1 - z);
+			gu[j] += (T)(zBar * z * (1 - z));
+		}
+	}
+}
+
+INSTANTIATE(dirichlet_forward, VecArgs)
+INSTANTIATE(dirichlet_backward, VecArgs)
+INSTANTIATE(mvn_diag_forward, VecArgs)
+INSTANTIATE(mvn_diag_backward, VecArgs)
+INSTANTIATE(mvn_cholesky_forward, VecArgs)
+INSTANTIATE(mvn_cholesky_backward, VecArgs)
+INSTANTIATE(simplex_forward, VecArgs)
+INSTANTIATE(simplex_backward, VecArgs)
