@@ -78,8 +78,9 @@ type DeviceKernel struct {
 	// Name is the kernel: "elementwise" (Func applied to the operands
 	// broadcast together), "normal_sum" (Σ normal_lpdf(y | μ, σ) for
 	// scalar μ and σ), "categorical" or "categorical_logit", "dirichlet",
-	// "multi_normal_diag", "multi_normal_cholesky", or a constrained
-	// type's transform by its name ("simplex", "simplex_log_jacobian").
+	// "multi_normal_diag", "multi_normal_cholesky", "lkj_corr_cholesky",
+	// or a constrained type's transform by its name ("simplex",
+	// "simplex_log_jacobian", "cholesky_factor_corr", ...).
 	Name string
 	// Func is the scalar function of an "elementwise" kernel.
 	Func *ScalarFunc

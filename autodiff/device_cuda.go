@@ -394,7 +394,8 @@ func lowering(n *Node) func(p *cudaProgram, fwd bool) ([]step, error) {
 			return func(p *cudaProgram, fwd bool) ([]step, error) { return p.lowerNormalSum(n, fwd) }
 		case "categorical", "categorical_logit":
 			return func(p *cudaProgram, fwd bool) ([]step, error) { return p.lowerCategorical(n, k, fwd) }
-		case "dirichlet", "multi_normal_diag", "multi_normal_cholesky", "simplex", "simplex_log_jacobian":
+		case "dirichlet", "multi_normal_diag", "multi_normal_cholesky", "lkj_corr_cholesky",
+			"simplex", "simplex_log_jacobian", "cholesky_factor_corr", "cholesky_factor_corr_log_jacobian":
 			return func(p *cudaProgram, fwd bool) ([]step, error) { return p.lowerVec(n, k, fwd) }
 		}
 	}

@@ -100,8 +100,10 @@ func (p *cudaProgram) lowerConcat(n *Node, op *concatOp, fwd bool) ([]step, erro
 
 // lowerVec lowers stdlib's vector densities and the simplex transform
 // (DeviceKernel names "dirichlet", "multi_normal_diag",
-// "multi_normal_cholesky", "simplex", "simplex_log_jacobian"): one thread
-// per result row of k, k the kernel's Ints[0].
+// "multi_normal_cholesky", "lkj_corr_cholesky", and the transforms
+// "simplex" and "cholesky_factor_corr" with their "_log_jacobian"): one
+// thread per result row (per vector, or per matrix), k the kernel's
+// Ints[0].
 func (p *cudaProgram) lowerVec(n *Node, k DeviceKernel, fwd bool) ([]step, error) {
 	if len(n.ins) > 4 || len(k.Ints) == 0 {
 		return nil, noKernel(n)
@@ -138,6 +140,16 @@ func (p *cudaProgram) lowerVec(n *Node, k DeviceKernel, fwd bool) ([]step, error
 			scratch = k.Ints[0]
 		}
 		a.N = int64(k.Ints[1]) // rows: the value has k per row
+	case "cholesky_factor_corr", "cholesky_factor_corr_log_jacobian":
+		family = "corr_cholesky"
+		if k.Name == "cholesky_factor_corr_log_jacobian" {
+			a.Kind = 1
+		} else if !fwd {
+			scratch = k.Ints[0]
+		}
+		a.N = int64(k.Ints[1])
+	case "lkj_corr_cholesky":
+		family = "lkj"
 	default:
 		return nil, noKernel(n)
 	}

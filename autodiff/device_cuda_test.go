@@ -466,6 +466,36 @@ func TestDeviceOps(t *testing.T) {
 			x, j := stdlib.Simplex(b.in(ad.Param, real, 2, 90))
 			return ad.Mul(x, ad.Reshape(j, 2, 1))
 		}},
+		{"cholesky_factor_corr", func(b *builder) *ad.Node {
+			c, _ := stdlib.Constrained("cholesky_factor_corr")
+			x, _ := c.Apply(b.in(ad.Param, real, 3, 6), 4)
+			return x
+		}},
+		{"cholesky_factor_corr, one matrix", func(b *builder) *ad.Node {
+			c, _ := stdlib.Constrained("cholesky_factor_corr")
+			x, _ := c.Apply(b.in(ad.Param, real, 10), 5)
+			return x
+		}},
+		{"cholesky_factor_corr log-Jacobian", func(b *builder) *ad.Node {
+			c, _ := stdlib.Constrained("cholesky_factor_corr")
+			_, j := c.Apply(b.in(ad.Param, real, 2, 3), 3)
+			return j
+		}},
+		{"lkj_corr_cholesky", func(b *builder) *ad.Node {
+			c, _ := stdlib.Constrained("cholesky_factor_corr")
+			l, _ := c.Apply(b.in(ad.Param, real, 3, 3), 3)
+			return stdlib.LKJCorrCholeskyLPDF(l, b.in(ad.Param, uniform(0.5, 3)))
+		}},
+		{"lkj_corr_cholesky, data eta per matrix", func(b *builder) *ad.Node {
+			c, _ := stdlib.Constrained("cholesky_factor_corr")
+			l, _ := c.Apply(b.in(ad.Param, real, 2, 6), 4)
+			return stdlib.LKJCorrCholeskyLPDF(l, b.in(ad.Data, uniform(0.5, 3), 2))
+		}},
+		{"lkj_corr_cholesky, one factor, etas", func(b *builder) *ad.Node {
+			c, _ := stdlib.Constrained("cholesky_factor_corr")
+			l, _ := c.Apply(b.in(ad.Param, real, 3), 3)
+			return stdlib.LKJCorrCholeskyLPDF(l, b.in(ad.Param, uniform(0.5, 3), 4))
+		}},
 		// stdlib's GLMs: α + x·β (a matrix-vector product) and the density.
 		{"bernoulli_logit_glm", func(b *builder) *ad.Node {
 			return stdlib.BernoulliLogitGLMLPMF(b.in(ad.Data, integers(0, 1), 9), b.in(ad.Data, real, 9, 4), b.in(ad.Param, real), b.in(ad.Param, real, 4))
@@ -524,6 +554,12 @@ func TestDeviceOps(t *testing.T) {
 		{"multi_normal_cholesky, broadcast y, data mu", func(b *builder) *ad.Node {
 			return stdlib.MultiNormalCholeskyLPDF(b.in(ad.Param, real, 3), b.in(ad.Data, real, 2, 5, 3), lower(b, 3))
 		}},
+		{"multi_normal_cholesky of a correlation factor, scaled", func(b *builder) *ad.Node {
+			c, _ := stdlib.Constrained("cholesky_factor_corr")
+			l, _ := c.Apply(b.in(ad.Param, real, 3), 3)
+			tau := ad.Reshape(b.in(ad.Param, uniform(0.5, 2), 3), 3, 1)
+			return stdlib.MultiNormalCholeskyLPDF(b.in(ad.Param, real, 8, 3), b.in(ad.Param, real, 3), ad.Mul(tau, l))
+		}},
 		{"multi_normal_cholesky, data factor", func(b *builder) *ad.Node {
 			return stdlib.MultiNormalCholeskyLPDF(b.in(ad.Param, real, 5, 5), b.in(ad.Param, real, 5, 5), b.in(ad.Data, uniform(0.5, 1.5), 5, 5))
 		}},
@@ -540,6 +576,11 @@ func TestDeviceRefusesUnknownOps(t *testing.T) {
 	for name, build := range map[string]func(g *ad.Graph) *ad.Node{
 		"conv2d": func(g *ad.Graph) *ad.Node {
 			return stdlib.Conv2D(g.Input("x", ad.Data, 2, 5, 5, 1), g.Input("w", ad.Param, 3, 3, 1, 2), g.Input("b", ad.Param, 2), 1, 1)
+		},
+		"cholesky_factor_cov": func(g *ad.Graph) *ad.Node {
+			c, _ := stdlib.Constrained("cholesky_factor_cov")
+			x, _ := c.Apply(g.Input("u", ad.Param, 6), 3)
+			return x
 		},
 		"ordered": func(g *ad.Graph) *ad.Node {
 			c, _ := stdlib.Constrained("ordered")

@@ -152,7 +152,8 @@ func (op *constrainOp) Name() string {
 }
 
 // DeviceKernel implements autodiff.DeviceOp: a backend runs the types it
-// knows by name (the CUDA one: simplex) and refuses the others.
+// knows by name (the CUDA one: simplex, cholesky_factor_corr) and refuses
+// the others.
 func (op *constrainOp) DeviceKernel() autodiff.DeviceKernel {
 	return autodiff.DeviceKernel{Name: op.Name(), Ints: []int{op.k, op.rows}}
 }

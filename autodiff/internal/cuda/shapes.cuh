@@ -376,3 +376,148 @@ INSTANTIATE(mvn_cholesky_forward, VecArgs)
 INSTANTIATE(mvn_cholesky_backward, VecArgs)
 INSTANTIATE(simplex_forward, VecArgs)
 INSTANTIATE(simplex_backward, VecArgs)
+
+// corr_cholesky (kind 0: the value, k × k per row; kind 1: the
+// log-Jacobian) from u (operand 0, rows of k(k-1)/2, the strictly lower
+// triangle row-major) by stdlib's choleskyCorrTransform: L_ij =
+// tanh(u_ij)·e^{-a_ij}, a_ij = Σ_{j'<j} log cosh u_ij', L_ii = e^{-a_ii}.
+// The backward pass keeps a row's a_ij in a.scratch (k doubles per row).
+__device__ __forceinline__ double log_cosh(double u) {
+	double a = fabs(u);
+	return a + log1p(exp(-2 * a)) - 0.69314718055994530942;
+}
+
+__device__ __forceinline__ i64 strict_index(int i, int j) { return (i64)i * (i - 1) / 2 + j; }
+
+template <typename T> __device__ void corr_cholesky_forward(const VecArgs& a) {
+	int k = a.k;
+	i64 free = (i64)k * (k - 1) / 2;
+	for (i64 t = thread_index(); t < a.total; t += thread_count()) {
+		i64 r = t / a.n, b = t - r * a.n;
+		const T* u = (const T*)a.in[0] + r * a.rs[0] + b * free;
+		if (a.kind == 1) {
+			double s = 0;
+			for (int i = 1; i < k; i++)
+				for (int j = 0; j < i; j++) s -= (double)(i - j + 1) * log_cosh((double)u[strict_index(i, j)]);
+			((T*)a.out)[r * a.rs_out + b] = (T)s;
+			continue;
+		}
+		T* x = (T*)a.out + r * a.rs_out + b * k * k;
+		for (int i = 0; i < k; i++) {
+			double acc = 0;
+			for (int j = 0; j < i; j++) {
+				double v = (double)u[strict_index(i, j)];
+				x[i * k + j] = (T)(tanh(v) * exp(-acc));
+				acc += log_cosh(v);
+			}
+			x[i * k + i] = (T)exp(-acc);
+			for (int j = i + 1; j < k; j++) x[i * k + j] = 0;
+		}
+	}
+}
+
+template <typename T> __device__ void corr_cholesky_backward(const VecArgs& a) {
+	if (!a.gin[0]) return;
+	int k = a.k;
+	i64 free = (i64)k * (k - 1) / 2;
+	for (i64 t = thread_index(); t < a.total; t += thread_count()) {
+		i64 r = t / a.n, b = t - r * a.n;
+		const T* u = (const T*)a.in[0] + r * a.rs[0] + b * free;
+		T* gu = (T*)a.gin[0] + r * a.rs[0] + b * free;
+		if (a.kind == 1) {
+			double g = (double)((const T*)a.gout)[r * a.rs_out + b];
+			for (int i = 1; i < k; i++)
+				for (int j = 0; j < i; j++) {
+					i64 p = strict_index(i, j);
+					gu[p] += (T)(-g * (double)(i - j + 1) * tanh((double)u[p]));
+				}
+			continue;
+		}
+		const T* x = (const T*)a.out + r * a.rs_out + b * k * k;
+		const T* gx = (const T*)a.gout + r * a.rs_out + b * k * k;
+		double* acc = a.scratch + t * k;
+		for (int i = 1; i < k; i++) {
+			acc[0] = 0;
+			for (int j = 1; j < i; j++) acc[j] = acc[j - 1] + log_cosh((double)u[strict_index(i, j - 1)]);
+			double tail = (double)gx[i * k + i] * (double)x[i * k + i];
+			for (int j = i - 1; j >= 0; j--) {
+				i64 p = strict_index(i, j);
+				double th = tanh((double)u[p]);
+				gu[p] += (T)((double)gx[i * k + j] * (1 - th * th) * exp(-acc[j]) - th * tail);
+				tail += (double)gx[i * k + j] * (double)x[i * k + j];
+			}
+		}
+	}
+}
+
+// lkj_corr_cholesky: L (operand 0, k × k matrices) and eta (operand 1,
+// one per matrix), stdlib's lkjOp.
+template <typename T> __device__ bool lkj_terms(const VecArgs& a, i64 r, i64 b, double* weighted, double* plain, double* eta) {
+	int k = a.k;
+	*eta = (double)((const T*)a.in[1])[r * a.rs[1] + (a.at[1] ? a.at[1][b] : b)];
+	if (!(*eta > 0) || isinf(*eta)) return false;
+	const T* l = vec_row<T>(a, 0, r, b, (i64)k * k);
+	*weighted = 0;
+	*plain = 0;
+	for (int i = 0; i < k; i++) {
+		for (int j = 0; j <= i; j++) {
+			double v = (double)l[i * k + j];
+			if (isinf(v) || v != v) return false;
+		}
+		double d = (double)l[i * k + i];
+		if (!(d > 0)) return false;
+		if (i > 0) {
+			double ld = log(d);
+			*weighted += ((double)(k - i - 3) + 2 * *eta) * ld;
+			*plain += ld;
+		}
+	}
+	return true;
+}
+
+template <typename T> __device__ void lkj_forward(const VecArgs& a) {
+	for (i64 t = thread_index(); t < a.total; t += thread_count()) {
+		i64 r = t / a.n, b = t - r * a.n;
+		double w, pl, eta, v = -INFINITY;
+		if (lkj_terms<T>(a, r, b, &w, &pl, &eta)) {
+			double logc = 0;
+			for (int i = 1; i < a.k; i++) {
+				double fi = i, bb = eta + (double)(i - 1) / 2;
+				logc += fi * ((2 * eta - 2 + fi) * 0.69314718055994530942 + 2 * sf_lgamma(bb) - sf_lgamma(2 * bb));
+			}
+			v = w - logc;
+		}
+		((T*)a.out)[r * a.rs_out + b] = (T)v;
+	}
+}
+
+// lkj_backward: ∂/∂L_ii = (k - i - 3 + 2η)/L_ii (0-based i ≥ 1), ∂/∂η =
+// 2 Σ_{i≥1} log L_ii - ∂ log C/∂η.
+template <typename T> __device__ void lkj_backward(const VecArgs& a) {
+	int k = a.k;
+	for (i64 t = thread_index(); t < a.total; t += thread_count()) {
+		i64 r = t / a.n, b = t - r * a.n;
+		double g = (double)((const T*)a.gout)[r * a.rs_out + b];
+		double out = (double)((const T*)a.out)[r * a.rs_out + b];
+		double w, pl, eta;
+		if (g == 0 || (isinf(out) && out < 0) || !lkj_terms<T>(a, r, b, &w, &pl, &eta)) continue;
+		if (a.gin[0]) {
+			const T* l = vec_row<T>(a, 0, r, b, (i64)k * k);
+			for (int i = 1; i < k; i++)
+				vec_add<T>(a, 0, r, b, (i64)k * k, i * k + i, g * ((double)(k - i - 3) + 2 * eta) / (double)l[i * k + i]);
+		}
+		if (a.gin[1]) {
+			double de = 0;
+			for (int i = 1; i < k; i++) {
+				double fi = i, bb = eta + (double)(i - 1) / 2;
+				de += fi * (2 * 0.69314718055994530942 + 2 * sf_digamma(bb) - 2 * sf_digamma(2 * bb));
+			}
+			vec_add<T>(a, 1, r, b, 1, 0, g * (2 * pl - de));
+		}
+	}
+}
+
+INSTANTIATE(corr_cholesky_forward, VecArgs)
+INSTANTIATE(corr_cholesky_backward, VecArgs)
+INSTANTIATE(lkj_forward, VecArgs)
+INSTANTIATE(lkj_backward, VecArgs)
