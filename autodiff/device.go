@@ -77,14 +77,21 @@ type DeviceOp interface {
 type DeviceKernel struct {
 	// Name is the kernel: "elementwise" (Func applied to the operands
 	// broadcast together), "normal_sum" (Σ normal_lpdf(y | μ, σ) for
-	// scalar μ and σ), "categorical" or "categorical_logit".
+	// scalar μ and σ), "categorical" or "categorical_logit", "dirichlet",
+	// "multi_normal_diag", "multi_normal_cholesky", "lkj_corr_cholesky",
+	// or a constrained type's transform by its name ("simplex",
+	// "simplex_log_jacobian", "cholesky_factor_corr", ...).
 	Name string
 	// Func is the scalar function of an "elementwise" kernel.
 	Func *ScalarFunc
-	// Ints are the kernel's sizes: the categories K of a categorical.
+	// Ints are the kernel's sizes: the categories K of a categorical, the
+	// vectors' K of the other vector kernels (then, for a transform, its
+	// rows).
 	Ints []int
-	// Tables are per-element index tables: a categorical's label and row of
-	// each result element, nil where they are the element's own index.
+	// Tables are per-element index tables, one per operand: a categorical's
+	// label and row of each result element (multi_normal_diag's: each
+	// operand's element for each element of the broadcast), nil where they
+	// are the element's own index.
 	Tables [][]int
 }
 

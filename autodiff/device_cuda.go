@@ -365,6 +365,14 @@ func lowering(n *Node) func(p *cudaProgram, fwd bool) ([]step, error) {
 		return func(p *cudaProgram, fwd bool) ([]step, error) { return p.lowerRows(n, op.row, op.ix, fwd) }
 	case *takeRowsOp:
 		return func(p *cudaProgram, fwd bool) ([]step, error) { return p.lowerRows(n, op.row, nil, fwd) }
+	case *softmaxOp:
+		return func(p *cudaProgram, fwd bool) ([]step, error) { return p.lowerSoftmax(n, op, fwd) }
+	case *transposeOp:
+		return func(p *cudaProgram, fwd bool) ([]step, error) { return p.lowerTranspose(n, op, fwd) }
+	case *concatOp:
+		return func(p *cudaProgram, fwd bool) ([]step, error) { return p.lowerConcat(n, op, fwd) }
+	case *sliceOp:
+		return func(p *cudaProgram, fwd bool) ([]step, error) { return p.lowerSlice(n, op, fwd) }
 	case DeviceOp:
 		k := op.DeviceKernel()
 		switch k.Name {
@@ -394,6 +402,9 @@ func lowering(n *Node) func(p *cudaProgram, fwd bool) ([]step, error) {
 			return func(p *cudaProgram, fwd bool) ([]step, error) { return p.lowerPool(n, k, fwd) }
 		case "layer_norm":
 			return func(p *cudaProgram, fwd bool) ([]step, error) { return p.lowerLayerNorm(n, k, fwd) }
+		case "dirichlet", "multi_normal_diag", "multi_normal_cholesky", "lkj_corr_cholesky",
+			"simplex", "simplex_log_jacobian", "cholesky_factor_corr", "cholesky_factor_corr_log_jacobian":
+			return func(p *cudaProgram, fwd bool) ([]step, error) { return p.lowerVec(n, k, fwd) }
 		}
 	}
 	return nil

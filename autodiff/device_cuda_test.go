@@ -332,7 +332,7 @@ func scalarCase(name string) (func(...*ad.Node) *ad.Node, int, []argDraw) {
 }
 
 // TestDeviceOps checks the ops that are not scalar functions: products,
-// reductions, gathers and stdlib's fused densities.
+// reductions, softmax, shape ops, gathers and stdlib's fused densities.
 func TestDeviceOps(t *testing.T) {
 	requireGPU(t)
 	real := uniform(-2, 2)
@@ -380,6 +380,144 @@ func TestDeviceOps(t *testing.T) {
 			d, _ := stdlib.Lookup("normal")
 			return stdlib.SumAll(d.LogDensity(b.in(ad.Param, real, 500), b.g.Scalar(0), b.g.Scalar(1)))
 		}},
+		// Softmax on every axis, both kinds, replicated and shared operands,
+		// and a row longer than a block.
+		{"softmax axis 0", func(b *builder) *ad.Node { return ad.Softmax(b.in(ad.Param, real, 4, 5, 3), 0) }},
+		{"softmax axis 1", func(b *builder) *ad.Node { return ad.Softmax(b.in(ad.Param, real, 4, 5, 3), 1) }},
+		{"softmax axis 2", func(b *builder) *ad.Node { return ad.Softmax(b.in(ad.Param, real, 4, 5, 3), 2) }},
+		{"softmax axis -1, vector", func(b *builder) *ad.Node { return ad.Softmax(b.in(ad.Param, uniform(-20, 20), 7), -1) }},
+		{"log_softmax axis 0", func(b *builder) *ad.Node { return ad.LogSoftmax(b.in(ad.Param, real, 4, 5, 3), 0) }},
+		{"log_softmax axis 1", func(b *builder) *ad.Node { return ad.LogSoftmax(b.in(ad.Param, real, 4, 5, 3), 1) }},
+		{"log_softmax axis 2", func(b *builder) *ad.Node { return ad.LogSoftmax(b.in(ad.Param, real, 4, 5, 3), 2) }},
+		{"softmax long rows", func(b *builder) *ad.Node { return ad.Softmax(b.in(ad.Param, real, 3, 601), 1) }},
+		{"log_softmax long rows", func(b *builder) *ad.Node { return ad.LogSoftmax(b.in(ad.Param, real, 601, 2), 0) }},
+		{"softmax of data", func(b *builder) *ad.Node {
+			return ad.Mul(ad.Softmax(b.in(ad.Data, real, 6, 5), 1), b.in(ad.Param, real, 5))
+		}},
+		{"log_softmax of param + data", func(b *builder) *ad.Node {
+			return ad.LogSoftmax(ad.Add(b.in(ad.Data, real, 6, 5), b.in(ad.Param, real, 5)), 0)
+		}},
+		// Shape ops, and reshape (an alias of its operand's buffers).
+		{"transpose matrix", func(b *builder) *ad.Node { return ad.Transpose(b.in(ad.Param, real, 5, 7)) }},
+		{"transpose 3-d", func(b *builder) *ad.Node { return ad.Transpose(b.in(ad.Param, real, 3, 4, 5), 2, 0, 1) }},
+		{"transpose inner pair", func(b *builder) *ad.Node { return ad.Transpose(b.in(ad.Param, real, 2, 3, 4), 0, 2, 1) }},
+		{"transpose with unit axes", func(b *builder) *ad.Node {
+			return ad.Transpose(b.in(ad.Param, real, 3, 1, 5, 2, 1), 4, 2, 0, 3, 1)
+		}},
+		{"transpose identity", func(b *builder) *ad.Node { return ad.Transpose(b.in(ad.Param, real, 3, 4), 0, 1) }},
+		{"transpose of data", func(b *builder) *ad.Node {
+			return ad.Mul(ad.Transpose(b.in(ad.Data, real, 4, 6)), b.in(ad.Param, real, 4))
+		}},
+		{"concat axis 0", func(b *builder) *ad.Node {
+			return ad.Concat(0, b.in(ad.Param, real, 2, 3), b.in(ad.Param, real, 5, 3), b.in(ad.Param, real, 1, 3))
+		}},
+		{"concat axis 1, data and param", func(b *builder) *ad.Node {
+			return ad.Concat(1, b.in(ad.Param, real, 4, 3, 2), b.in(ad.Data, real, 4, 1, 2), b.in(ad.Param, real, 4, 5, 2))
+		}},
+		{"concat last axis", func(b *builder) *ad.Node {
+			return ad.Concat(-1, b.in(ad.Param, real, 3, 2), b.in(ad.Param, real, 3, 7))
+		}},
+		{"concat of data", func(b *builder) *ad.Node {
+			return ad.Mul(ad.Concat(0, b.in(ad.Data, real, 3), b.in(ad.Data, real, 4)), b.in(ad.Param, real, 7))
+		}},
+		{"concat of one operand twice", func(b *builder) *ad.Node {
+			x := b.in(ad.Param, real, 3, 2)
+			return ad.Concat(0, x, ad.Exp(x), x)
+		}},
+		{"slice axis 0", func(b *builder) *ad.Node { return ad.Slice(b.in(ad.Param, real, 7, 3), 0, 2, 5) }},
+		{"slice axis 1", func(b *builder) *ad.Node { return ad.Slice(b.in(ad.Param, real, 4, 7, 3), 1, 1, 6) }},
+		{"slice last axis", func(b *builder) *ad.Node { return ad.Slice(b.in(ad.Param, real, 4, 9), -1, 0, 4) }},
+		{"slices that overlap", func(b *builder) *ad.Node {
+			x := b.in(ad.Param, real, 5, 6)
+			return ad.Add(ad.Slice(x, 1, 0, 4), ad.Slice(x, 1, 2, 6))
+		}},
+		{"index", func(b *builder) *ad.Node { return ad.Index(b.in(ad.Param, real, 4, 5, 3), 1, 2) }},
+		{"slice of data", func(b *builder) *ad.Node {
+			return ad.Mul(ad.Slice(b.in(ad.Data, real, 6, 5), 0, 1, 4), b.in(ad.Param, real, 5))
+		}},
+		{"reshape", func(b *builder) *ad.Node { return ad.Reshape(b.in(ad.Param, real, 4, 6), 3, -1) }},
+		{"reshape then softmax", func(b *builder) *ad.Node {
+			return ad.Softmax(ad.Reshape(ad.Exp(b.in(ad.Param, real, 4, 6)), 8, 3), 0)
+		}},
+		{"reshape of data", func(b *builder) *ad.Node {
+			return ad.Mul(ad.Reshape(b.in(ad.Data, real, 2, 6), 3, 4), b.in(ad.Param, real, 4))
+		}},
+		{"shape ops chained", func(b *builder) *ad.Node {
+			x := ad.Transpose(b.in(ad.Param, real, 3, 4, 5), 1, 2, 0)
+			y := ad.Concat(1, ad.Slice(x, 1, 1, 4), b.in(ad.Param, real, 4, 2, 3))
+			return ad.LogSoftmax(ad.Reshape(y, 4, 15), 1)
+		}},
+		// stdlib's Dirichlet on simplexes made by softmax and by the simplex
+		// transform, and the transform itself.
+		{"dirichlet", func(b *builder) *ad.Node {
+			return stdlib.DirichletLPDF(ad.Softmax(b.in(ad.Param, real, 5, 4), 1), b.in(ad.Param, uniform(0.5, 3), 5, 4))
+		}},
+		{"dirichlet, data alpha broadcast", func(b *builder) *ad.Node {
+			theta, _ := stdlib.Simplex(b.in(ad.Param, real, 2, 3, 5))
+			return stdlib.DirichletLPDF(theta, b.in(ad.Data, uniform(0.5, 3), 6))
+		}},
+		{"dirichlet, theta broadcast", func(b *builder) *ad.Node {
+			return stdlib.DirichletLPDF(ad.Softmax(b.in(ad.Param, real, 3), 0), b.in(ad.Param, uniform(0.5, 3), 4, 3))
+		}},
+		{"simplex", func(b *builder) *ad.Node { x, _ := stdlib.Simplex(b.in(ad.Param, real, 4, 5)); return x }},
+		{"simplex, one vector", func(b *builder) *ad.Node { x, _ := stdlib.Simplex(b.in(ad.Param, uniform(-6, 6), 1)); return x }},
+		{"simplex log-Jacobian", func(b *builder) *ad.Node { _, j := stdlib.Simplex(b.in(ad.Param, real, 4, 5)); return j }},
+		{"simplex, long", func(b *builder) *ad.Node {
+			x, j := stdlib.Simplex(b.in(ad.Param, real, 2, 90))
+			return ad.Mul(x, ad.Reshape(j, 2, 1))
+		}},
+		{"cholesky_factor_corr", func(b *builder) *ad.Node {
+			c, _ := stdlib.Constrained("cholesky_factor_corr")
+			x, _ := c.Apply(b.in(ad.Param, real, 3, 6), 4)
+			return x
+		}},
+		{"cholesky_factor_corr, one matrix", func(b *builder) *ad.Node {
+			c, _ := stdlib.Constrained("cholesky_factor_corr")
+			x, _ := c.Apply(b.in(ad.Param, real, 10), 5)
+			return x
+		}},
+		{"cholesky_factor_corr log-Jacobian", func(b *builder) *ad.Node {
+			c, _ := stdlib.Constrained("cholesky_factor_corr")
+			_, j := c.Apply(b.in(ad.Param, real, 2, 3), 3)
+			return j
+		}},
+		{"lkj_corr_cholesky", func(b *builder) *ad.Node {
+			c, _ := stdlib.Constrained("cholesky_factor_corr")
+			l, _ := c.Apply(b.in(ad.Param, real, 3, 3), 3)
+			return stdlib.LKJCorrCholeskyLPDF(l, b.in(ad.Param, uniform(0.5, 3)))
+		}},
+		{"lkj_corr_cholesky, data eta per matrix", func(b *builder) *ad.Node {
+			c, _ := stdlib.Constrained("cholesky_factor_corr")
+			l, _ := c.Apply(b.in(ad.Param, real, 2, 6), 4)
+			return stdlib.LKJCorrCholeskyLPDF(l, b.in(ad.Data, uniform(0.5, 3), 2))
+		}},
+		{"lkj_corr_cholesky, one factor, etas", func(b *builder) *ad.Node {
+			c, _ := stdlib.Constrained("cholesky_factor_corr")
+			l, _ := c.Apply(b.in(ad.Param, real, 3), 3)
+			return stdlib.LKJCorrCholeskyLPDF(l, b.in(ad.Param, uniform(0.5, 3), 4))
+		}},
+		// stdlib's GLMs: α + x·β (a matrix-vector product) and the density.
+		{"bernoulli_logit_glm", func(b *builder) *ad.Node {
+			return stdlib.BernoulliLogitGLMLPMF(b.in(ad.Data, integers(0, 1), 9), b.in(ad.Data, real, 9, 4), b.in(ad.Param, real), b.in(ad.Param, real, 4))
+		}},
+		{"bernoulli_logit_glm, per-row alpha, param x", func(b *builder) *ad.Node {
+			return stdlib.BernoulliLogitGLMLPMF(b.in(ad.Data, integers(0, 1), 7), b.in(ad.Param, real, 7, 3), b.in(ad.Param, real, 7), b.in(ad.Param, real, 3))
+		}},
+		{"poisson_log_glm", func(b *builder) *ad.Node {
+			return stdlib.PoissonLogGLMLPMF(b.in(ad.Data, integers(0, 6), 11), b.in(ad.Data, uniform(-1, 1), 11, 5), b.in(ad.Param, real), b.in(ad.Param, uniform(-0.5, 0.5), 5))
+		}},
+		{"poisson_log_glm, batch of rows", func(b *builder) *ad.Node {
+			return stdlib.PoissonLogGLMLPMF(b.in(ad.Data, integers(0, 6), 2, 3), b.in(ad.Param, uniform(-1, 1), 2, 3, 4), b.in(ad.Param, real, 3), b.in(ad.Param, uniform(-0.5, 0.5), 4))
+		}},
+		{"normal_id_glm", func(b *builder) *ad.Node {
+			return stdlib.NormalIDGLMLPDF(b.in(ad.Data, real, 10), b.in(ad.Data, real, 10, 3), b.in(ad.Param, real), b.in(ad.Param, real, 3), b.in(ad.Param, uniform(0.5, 2)))
+		}},
+		{"normal_id_glm, per-row sigma", func(b *builder) *ad.Node {
+			return stdlib.NormalIDGLMLPDF(b.in(ad.Param, real, 6), b.in(ad.Param, real, 6, 5), b.in(ad.Data, real, 6), b.in(ad.Param, real, 5), b.in(ad.Param, uniform(0.5, 2), 6))
+		}},
+		{"normal_id_glm summed", func(b *builder) *ad.Node {
+			return stdlib.SumAll(stdlib.NormalIDGLMLPDF(b.in(ad.Data, real, 300), b.in(ad.Data, real, 300, 3), b.in(ad.Param, real), b.in(ad.Param, real, 3), b.in(ad.Param, uniform(0.5, 2))))
+		}},
 		{"mlp layer", func(b *builder) *ad.Node {
 			ix := b.indices(16, 50)
 			x := ad.Gather(b.in(ad.Data, uniform(0, 1), 50, 12), ix)
@@ -394,6 +532,41 @@ func TestDeviceOps(t *testing.T) {
 		for _, f32 := range []bool{false, true} {
 			conformance(t, fmt.Sprintf("%s f32=%v", c.name, f32), f32, c.build)
 		}
+	}
+	// The multivariate normals have float64 kernels only, on the CPU too.
+	lower := func(b *builder, k int) *ad.Node { // a Cholesky factor; its upper triangle is ignored
+		return b.in(ad.Param, uniform(0.5, 1.5), k, k)
+	}
+	for _, c := range []struct {
+		name  string
+		build func(b *builder) *ad.Node
+	}{
+		{"multi_normal_diag", func(b *builder) *ad.Node {
+			return stdlib.MultiNormalDiagLPDF(b.in(ad.Param, real, 5, 4), b.in(ad.Param, real, 4), b.in(ad.Param, uniform(0.5, 2), 5, 4))
+		}},
+		{"multi_normal_diag, data y, scalar sigma", func(b *builder) *ad.Node {
+			return stdlib.MultiNormalDiagLPDF(b.in(ad.Data, real, 2, 3, 5), b.in(ad.Param, real, 3, 5), b.in(ad.Param, uniform(0.5, 2)))
+		}},
+		{"multi_normal_diag, one row", func(b *builder) *ad.Node {
+			return stdlib.MultiNormalDiagLPDF(b.in(ad.Param, real, 7), b.in(ad.Data, real, 7), b.in(ad.Param, uniform(0.5, 2), 7))
+		}},
+		{"multi_normal_cholesky", func(b *builder) *ad.Node {
+			return stdlib.MultiNormalCholeskyLPDF(b.in(ad.Param, real, 6, 4), b.in(ad.Param, real, 4), lower(b, 4))
+		}},
+		{"multi_normal_cholesky, broadcast y, data mu", func(b *builder) *ad.Node {
+			return stdlib.MultiNormalCholeskyLPDF(b.in(ad.Param, real, 3), b.in(ad.Data, real, 2, 5, 3), lower(b, 3))
+		}},
+		{"multi_normal_cholesky of a correlation factor, scaled", func(b *builder) *ad.Node {
+			c, _ := stdlib.Constrained("cholesky_factor_corr")
+			l, _ := c.Apply(b.in(ad.Param, real, 3), 3)
+			tau := ad.Reshape(b.in(ad.Param, uniform(0.5, 2), 3), 3, 1)
+			return stdlib.MultiNormalCholeskyLPDF(b.in(ad.Param, real, 8, 3), b.in(ad.Param, real, 3), ad.Mul(tau, l))
+		}},
+		{"multi_normal_cholesky, data factor", func(b *builder) *ad.Node {
+			return stdlib.MultiNormalCholeskyLPDF(b.in(ad.Param, real, 5, 5), b.in(ad.Param, real, 5, 5), b.in(ad.Data, uniform(0.5, 1.5), 5, 5))
+		}},
+	} {
+		conformance(t, c.name, false, c.build)
 	}
 }
 
@@ -464,11 +637,20 @@ func recurrentCases(real func(*rand.Rand) float64) []struct {
 }
 
 // TestDeviceRefusesUnknownOps: an op without a kernel is an error that
-// names it and says what to do, not a wrong answer. The error comes before the GPU is opened, so this
-// runs on any machine.
+// names it and says what to do, not a wrong answer. The error comes
+// before the GPU is opened, so this runs on any machine.
 func TestDeviceRefusesUnknownOps(t *testing.T) {
 	for name, build := range map[string]func(g *ad.Graph) *ad.Node{
-		"softmax": func(g *ad.Graph) *ad.Node { return ad.Softmax(g.Input("x", ad.Param, 3, 4), 1) },
+		"cholesky_factor_cov": func(g *ad.Graph) *ad.Node {
+			c, _ := stdlib.Constrained("cholesky_factor_cov")
+			x, _ := c.Apply(g.Input("u", ad.Param, 6), 3)
+			return x
+		},
+		"ordered": func(g *ad.Graph) *ad.Node {
+			c, _ := stdlib.Constrained("ordered")
+			x, _ := c.Apply(g.Input("u", ad.Param, 2, 3), 3)
+			return x
+		},
 	} {
 		g := ad.NewGraph(2)
 		out := ad.SumAll(ad.Exp(build(g)))

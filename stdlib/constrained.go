@@ -151,6 +151,13 @@ func (op *constrainOp) Name() string {
 	return op.c.Name
 }
 
+// DeviceKernel implements autodiff.DeviceOp: a backend runs the types it
+// knows by name (the CUDA one: simplex, cholesky_factor_corr) and refuses
+// the others.
+func (op *constrainOp) DeviceKernel() autodiff.DeviceKernel {
+	return autodiff.DeviceKernel{Name: op.Name(), Ints: []int{op.k, op.rows}}
+}
+
 func (op *constrainOp) sizes() (free, size int) {
 	return op.c.Free(op.k), autodiff.Shape(op.c.Shape(op.k)).Size()
 }

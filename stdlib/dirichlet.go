@@ -46,6 +46,11 @@ type dirichletOp struct {
 
 func (op *dirichletOp) Name() string { return "dirichlet" }
 
+// DeviceKernel implements autodiff.DeviceOp.
+func (op *dirichletOp) DeviceKernel() autodiff.DeviceKernel {
+	return autodiff.DeviceKernel{Name: op.Name(), Ints: []int{op.k}, Tables: [][]int{op.thetaAt, op.alphaAt}}
+}
+
 // dirichletRows returns result element b's rows of theta and alpha.
 func dirichletRows[T autodiff.Float](op *dirichletOp, a *autodiff.ArgsOf[T], b int) (theta, alpha []T) {
 	return a.In[0][bcastAt(op.thetaAt, b)*op.k:][:op.k], a.In[1][bcastAt(op.alphaAt, b)*op.k:][:op.k]

@@ -60,6 +60,11 @@ type lkjOp struct {
 
 func (op *lkjOp) Name() string { return "lkj_corr_cholesky" }
 
+// DeviceKernel implements autodiff.DeviceOp.
+func (op *lkjOp) DeviceKernel() autodiff.DeviceKernel {
+	return autodiff.DeviceKernel{Name: op.Name(), Ints: []int{op.k}, Tables: [][]int{op.lAt, op.etaAt}}
+}
+
 // lkjLogConstant returns log c_K and its derivative in η (see
 // LKJCorrCholeskyLPDF), with log B(b, b) = 2 log Γ(b) - log Γ(2b).
 func lkjLogConstant(eta float64, k int) (logC, dEta float64) {

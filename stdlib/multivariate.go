@@ -202,6 +202,12 @@ type mvnDiagOp struct {
 
 func (op *mvnDiagOp) Name() string { return "multi_normal_diag" }
 
+// DeviceKernel implements autodiff.DeviceOp: its tables map each element
+// of the broadcast, not each row.
+func (op *mvnDiagOp) DeviceKernel() autodiff.DeviceKernel {
+	return autodiff.DeviceKernel{Name: op.Name(), Ints: []int{op.k}, Tables: op.at[:]}
+}
+
 func (op *mvnDiagOp) Forward(a *autodiff.Args) {
 	y, mu, sigma := a.In[0], a.In[1], a.In[2]
 	for b := range a.Out {
@@ -290,6 +296,11 @@ func mvnLayoutOf(g *autodiff.Graph, name, what, sym string, y, mu, m *autodiff.N
 type mvnCholeskyOp struct{ mvnLayout }
 
 func (op *mvnCholeskyOp) Name() string { return "multi_normal_cholesky" }
+
+// DeviceKernel implements autodiff.DeviceOp.
+func (op *mvnCholeskyOp) DeviceKernel() autodiff.DeviceKernel {
+	return autodiff.DeviceKernel{Name: op.Name(), Ints: []int{op.k}, Tables: [][]int{op.yAt, op.muAt}}
+}
 
 // logDet is Σ log L_ii, or false when L is outside the domain: a diagonal
 // entry not positive, or an entry of the lower triangle not finite.

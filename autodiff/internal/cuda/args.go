@@ -101,3 +101,37 @@ type LayerNormArgs struct {
 	X, Gamma, Beta, Out, GX, GGamma, GBeta, GOut, Stats Addr
 	RsX, RsGamma, RsBeta, RsOut, Rows, D, Replicas      int64
 }
+
+// SoftmaxArgs: softmax_forward, softmax_backward (shapes.cuh).
+type SoftmaxArgs struct {
+	In, Out, GIn, GOut                 Addr
+	RsIn, RsOut, Outer, N, Inner, Rows int64
+	Kind, Pad                          int32
+}
+
+// TransposeArgs: transpose_forward, transpose_backward (shapes.cuh).
+type TransposeArgs struct {
+	In, Out, GIn, GOut    Addr
+	RsIn, RsOut, N, Total int64
+	Rank, Pad             int32
+	Dims, Strides         [MaxRank]int32
+}
+
+// BlockCopyArgs: block_copy_forward, block_copy_backward (shapes.cuh):
+// slice and concat.
+type BlockCopyArgs struct {
+	In, Out, GIn, GOut                                             Addr
+	RsIn, RsOut, Outer, Width, InRow, InOff, OutRow, OutOff, Total int64
+}
+
+// VecArgs: dirichlet, mvn_diag, mvn_cholesky and simplex, forward and
+// backward (shapes.cuh).
+type VecArgs struct {
+	In, GIn         [4]Addr
+	Out, GOut       Addr
+	At              [4]Addr
+	Scratch         Addr
+	Rs              [4]int64
+	RsOut, N, Total int64
+	K, Kind         int32
+}

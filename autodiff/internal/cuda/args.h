@@ -183,4 +183,62 @@ struct LayerNormArgs {
 	i64 replicas;
 };
 
+// shapes.cuh: softmax_forward, softmax_backward.
+struct SoftmaxArgs {
+	void* in;
+	void* out;
+	void* gin;
+	void* gout;
+	i64 rs_in, rs_out;  // replica strides
+	i64 outer, n, inner;
+	i64 rows;           // outer × inner × replicas
+	int kind;           // 0 softmax, 1 log_softmax
+	int pad;
+};
+
+// shapes.cuh: transpose_forward, transpose_backward.
+struct TransposeArgs {
+	void* in;
+	void* out;
+	void* gin;
+	void* gout;
+	i64 rs_in, rs_out;
+	i64 n;              // elements per replica
+	i64 total;          // n × replicas
+	int rank;           // merged result axes
+	int pad;
+	int dims[MAXR];     // the result's extents
+	int strides[MAXR];  // the operand's stride along each result axis
+};
+
+// shapes.cuh: block_copy_forward, block_copy_backward (slice, concat).
+struct BlockCopyArgs {
+	void* in;
+	void* out;
+	void* gin;
+	void* gout;
+	i64 rs_in, rs_out;
+	i64 outer, width;     // rows copied, elements per row
+	i64 in_row, in_off;   // the operand's row length and the first element copied
+	i64 out_row, out_off; // the result's
+	i64 total;            // outer × width × replicas
+};
+
+// shapes.cuh: dirichlet, mvn_diag, mvn_cholesky and simplex, forward
+// and backward (stdlib's vector densities and simplex transform).
+struct VecArgs {
+	void* in[4];
+	void* gin[4];       // null: no gradient for that operand
+	void* out;
+	void* gout;
+	const int* at[4];   // per operand, its row (its element, for mvn_diag) for each result row; null: the same index
+	double* scratch;    // per result row, the kernel's working vectors
+	i64 rs[4];          // per operand, elements between replicas (0: shared)
+	i64 rs_out;
+	i64 n;              // result rows per replica
+	i64 total;          // n × replicas
+	int k;              // the vectors' length
+	int kind;           // simplex: 0 the value, 1 the log-Jacobian
+};
+
 #endif

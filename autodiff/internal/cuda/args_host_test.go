@@ -32,6 +32,8 @@ func TestArgsLayout(t *testing.T) {
 		"NormalSumArgs": reflect.TypeFor[NormalSumArgs](), "FillArgs": reflect.TypeFor[FillArgs](),
 		"MoveArgs": reflect.TypeFor[MoveArgs](), "RnnArgs": reflect.TypeFor[RnnArgs](),
 		"ConvArgs": reflect.TypeFor[ConvArgs](), "PoolArgs": reflect.TypeFor[PoolArgs](), "LayerNormArgs": reflect.TypeFor[LayerNormArgs](),
+		"SoftmaxArgs": reflect.TypeFor[SoftmaxArgs](), "TransposeArgs": reflect.TypeFor[TransposeArgs](),
+		"BlockCopyArgs": reflect.TypeFor[BlockCopyArgs](), "VecArgs": reflect.TypeFor[VecArgs](),
 	}
 	if len(structs) != len(goTypes) {
 		t.Fatalf("args.h has %d structs, args.go mirrors %d", len(structs), len(goTypes))
