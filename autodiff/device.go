@@ -95,6 +95,19 @@ type DeviceKernel struct {
 	Tables [][]int
 }
 
+// DeviceProfile is, under TEMPER_CUDA_PROFILE=1 in a build with -tags
+// cuda, the time the process's device programs spent in each kind of step
+// (kernel or product), each step timed between two synchronisations of
+// the device, so a profiled run is slower than a plain one; "" otherwise.
+func DeviceProfile() string {
+	if deviceProfile == nil {
+		return ""
+	}
+	return deviceProfile()
+}
+
+var deviceProfile func() string
+
 // deviceCompilers are the backends this binary was built with, by name;
 // the cuda build tag adds "cuda".
 var deviceCompilers = map[string]func(g *Graph, float32 bool, outputs []*Node) (DeviceProgram, error){}

@@ -8,13 +8,84 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
+	"time"
 	"unsafe"
 
 	"github.com/temper-ppl/temper/autodiff/internal/cuda"
 )
 
-func init() { deviceCompilers["cuda"] = compileCUDA }
+func init() {
+	deviceCompilers["cuda"] = compileCUDA
+	if os.Getenv("TEMPER_CUDA_PROFILE") == "1" {
+		profile.on = true
+		deviceProfile = profileRecord{}.report
+	}
+}
+
+// profile is DeviceProfile's record: time and launches per step name.
+var profile struct {
+	on    bool
+	mu    sync.Mutex
+	total map[string]time.Duration
+	count map[string]int
+}
+
+func (p *cudaProgram) timed(s step) error {
+	if err := p.dev.Sync(); err != nil {
+		return err
+	}
+	start := time.Now()
+	if err := s.run(p.dev); err != nil {
+		return err
+	}
+	if err := p.dev.Sync(); err != nil {
+		return err
+	}
+	name := "?"
+	switch s := s.(type) {
+	case *kernelStep:
+		name = s.name
+	case *gemmStep:
+		name = fmt.Sprintf("gemm %d×%d×%d ×%d", s.m, s.n, s.k, s.batch)
+	case *zeroStep:
+		name = "zero"
+	default:
+		name = fmt.Sprintf("%T", s)
+	}
+	profile.mu.Lock()
+	defer profile.mu.Unlock()
+	if profile.total == nil {
+		profile.total, profile.count = map[string]time.Duration{}, map[string]int{}
+	}
+	profile.total[name] += time.Since(start)
+	profile.count[name]++
+	return nil
+}
+
+// report lists the steps by total time, largest first.
+func (profileRecord) report() string {
+	profile.mu.Lock()
+	defer profile.mu.Unlock()
+	names := make([]string, 0, len(profile.total))
+	var sum time.Duration
+	for n, d := range profile.total {
+		names = append(names, n)
+		sum += d
+	}
+	slices.SortFunc(names, func(a, b string) int { return int(profile.total[b] - profile.total[a]) })
+	var out strings.Builder
+	fmt.Fprintf(&out, "device steps, %v in all (each between two synchronisations):\n", sum.Round(time.Millisecond))
+	for _, n := range names {
+		d := profile.total[n]
+		fmt.Fprintf(&out, "%6.1f%%  %10v  %8d × %-8v  %s\n", 100*float64(d)/float64(sum), d.Round(time.Microsecond), profile.count[n],
+			(d / time.Duration(profile.count[n])).Round(100*time.Nanosecond), n)
+	}
+	return out.String()
+}
+
+type profileRecord struct{}
 
 // The process's GPU, opened on first use and kept: opening costs the
 // driver's initialisation and the PTX's JIT compile (tens of
@@ -81,6 +152,7 @@ type step interface{ run(d *cuda.Device) error }
 // kernelStep launches a kernel with its argument struct, built once at
 // compile time.
 type kernelStep struct {
+	name        string
 	fn          uintptr
 	grid, block [3]uint32
 	args        unsafe.Pointer // to one of cuda's *Args structs, kept alive by keep
@@ -285,7 +357,7 @@ func (p *cudaProgram) kernel(name string, total int64, args unsafe.Pointer, keep
 		return nil, err
 	}
 	grid, block := grid1(total)
-	return &kernelStep{fn: fn, grid: grid, block: block, args: args, keep: keep}, nil
+	return &kernelStep{name: name, fn: fn, grid: grid, block: block, args: args, keep: keep}, nil
 }
 
 // lower turns every op of the plan into device steps: the forward pass,
@@ -600,12 +672,22 @@ func (p *cudaProgram) lowerNormalSum(n *Node, fwd bool) ([]step, error) {
 		GY: p.grads[y.id], GMu: p.grads[mu.id], GSigma: p.grads[sigma.id], GOut: p.grads[n.id],
 		RsY: p.rstride(y), RsMu: p.rstride(mu), RsSigma: p.rstride(sigma), N: int64(y.shape.Size()),
 		Replicas: int32(p.reps(n))}
+	// Chunks of about 8,192 elements, 32 per thread of a block.
+	a.Blocks = int32(min(max(1, (a.N+8191)/8192), 256))
+	var err error
+	if a.Partial, err = p.alloc(16 * int(a.Replicas) * int(a.Blocks)); err != nil {
+		return nil, err
+	}
 	s, err := p.kernel(kernelFor("normal_sum", fwd), 0, unsafe.Pointer(a), a)
 	if err != nil {
 		return nil, err
 	}
-	s.grid = [3]uint32{uint32(a.Replicas), 1, 1} // one block per replica
-	return []step{s}, nil
+	s.grid = [3]uint32{uint32(min(int64(a.Replicas)*int64(a.Blocks), 1<<20)), 1, 1} // one block per chunk
+	finish, err := p.kernel(kernelFor("normal_sum", fwd)+"_finish", int64(a.Replicas), unsafe.Pointer(a), a)
+	if err != nil {
+		return nil, err
+	}
+	return []step{s, finish}, nil
 }
 
 func (p *cudaProgram) lowerCategorical(n *Node, k DeviceKernel, fwd bool) ([]step, error) {
@@ -639,7 +721,13 @@ func (p *cudaProgram) lowerCategorical(n *Node, k DeviceKernel, fwd bool) ([]ste
 
 func (p *cudaProgram) run(steps []step) error {
 	for _, s := range steps {
-		if err := s.run(p.dev); err != nil {
+		var err error
+		if profile.on {
+			err = p.timed(s)
+		} else {
+			err = s.run(p.dev)
+		}
+		if err != nil {
 			return err
 		}
 	}
@@ -829,7 +917,7 @@ func (p *cudaProgram) Move(n *Node, m *DeviceMove) error {
 	if err != nil {
 		return err
 	}
-	return s.run(p.dev)
+	return p.run([]step{s})
 }
 
 // scaleOf is n's metric scale on the device, uploaded (in double, as the

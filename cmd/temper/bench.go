@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/temper-ppl/temper"
+	"github.com/temper-ppl/temper/autodiff"
 	"github.com/temper-ppl/temper/cmd/temper/internal/mnist"
 	"github.com/temper-ppl/temper/compile"
 	example "github.com/temper-ppl/temper/examples/mnist"
@@ -264,6 +265,9 @@ func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			return err
 		}
 		results = append(results, r)
+	}
+	if prof := autodiff.DeviceProfile(); prof != "" {
+		fmt.Fprint(stderr, prof)
 	}
 	if c.json {
 		enc := json.NewEncoder(stdout)

@@ -47,9 +47,9 @@ type CategoricalArgs struct {
 
 // NormalSumArgs: normal_sum_forward, normal_sum_backward.
 type NormalSumArgs struct {
-	Y, Mu, Sigma, Out, GY, GMu, GSigma, GOut Addr
-	RsY, RsMu, RsSigma, N                    int64
-	Replicas, Pad                            int32
+	Y, Mu, Sigma, Out, GY, GMu, GSigma, GOut, Partial Addr
+	RsY, RsMu, RsSigma, N                             int64
+	Replicas, Blocks                                  int32
 }
 
 // FillArgs: fill.

@@ -77,10 +77,11 @@ struct NormalSumArgs {
 	void* gmu;
 	void* gsigma;
 	void* gout;
+	double* partial;  // per replica and chunk: Σz² (forward), Σz and Σz² (backward)
 	i64 rs_y, rs_mu, rs_sigma;
 	i64 n;
 	int replicas;
-	int pad;
+	int blocks;       // chunks per replica
 };
 
 struct FillArgs {

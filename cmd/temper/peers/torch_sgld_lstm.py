@@ -50,12 +50,14 @@ def build(args):
         weights = W + U + W1 + W2
         if per:
             zero = torch.zeros(G, device=dev)  # the bias_hh that temper's lstm does not have
+            # cuDNN's LSTM takes contiguous weights; on the CPU the views do.
+            flat = (lambda w: w.contiguous()) if dev.type == "cuda" else (lambda w: w)
 
             def forward(x):
                 M, out = x.shape[1], []
                 for p in range(P):
                     h0 = torch.zeros(1, M, H, device=dev)
-                    _, h, _ = torch.lstm(x[p], (h0, h0), [W[p].t(), U[p].t(), b[p], zero], True, 1, 0.0, True, False, True)
+                    _, h, _ = torch.lstm(x[p], (h0, h0), [flat(W[p].t()), flat(U[p].t()), b[p], zero], True, 1, 0.0, True, False, True)
                     h1 = torch.relu(torch.addmm(b1[p], torch.relu(h[0]), W1[p]))
                     out.append(torch.addmm(b2[p], h1, W2[p]))
                 return torch.stack(out)
