@@ -30,6 +30,12 @@ type DeviceProgram interface {
 	// dst (Value's layout; zeros before any); SetMomentum sets it.
 	Momentum(n *Node, dst []float64) error
 	SetMomentum(n *Node, src []float64) error
+	// SwapReplicas exchanges replicas a and b of the Param input n, value
+	// and gradient (a ladder's swap); CopyReplica copies replica src onto
+	// dst, value and gradient, and clears dst's momentum (a ladder's
+	// hottest level restarting from its neighbour).
+	SwapReplicas(n *Node, a, b int) error
+	CopyReplica(n *Node, dst, src int) error
 	// Device describes the device, for messages: "cuda: NVIDIA H100 ...".
 	Device() string
 	// Close frees the device memory. The program is unusable afterwards.

@@ -125,18 +125,20 @@ type cudaProgram struct {
 	grads []cuda.Ptr // per node id; 0 where no gradient flows
 	idx   []cuda.Ptr // per Indices id, int32
 
-	allocs    []cuda.Ptr // to free at Close
-	gradArena cuda.Ptr   // every gradient buffer, zeroed before a backward pass
-	gradBytes int
-	forward   []step
-	backward  [][]step  // per output
-	stage32   []float32 // host staging for transfers
-	stageIdx  []int32
-	described string
-	steps     cuda.Ptr            // lr and temperature per replica, for Move
-	stepsHost []float64           // what steps holds
-	momentum  map[int]cuda.Ptr    // per parameter node id, SGHMC's v
-	scales    map[int]deviceScale // per parameter node id, a metric's s
+	allocs       []cuda.Ptr // to free at Close
+	gradArena    cuda.Ptr   // every gradient buffer, zeroed before a backward pass
+	gradBytes    int
+	forward      []step
+	backward     [][]step  // per output
+	stage32      []float32 // host staging for transfers
+	stageIdx     []int32
+	described    string
+	steps        cuda.Ptr         // lr and temperature per replica, for Move
+	stepsHost    []float64        // what steps holds
+	momentum     map[int]cuda.Ptr // per parameter node id, SGHMC's v
+	scratch      cuda.Ptr         // one replica of a parameter, for SwapReplicas
+	scratchBytes int
+	scales       map[int]deviceScale // per parameter node id, a metric's s
 }
 
 // deviceScale is a metric's scale on the device and the host slice it was
@@ -999,6 +1001,67 @@ func (p *cudaProgram) SetMomentum(n *Node, src []float64) error {
 		return err
 	}
 	return p.upload(v, src)
+}
+
+// SwapReplicas implements DeviceProgram.
+func (p *cudaProgram) SwapReplicas(n *Node, a, b int) error {
+	if err := p.checkReplicas(n, "SwapReplicas", a, b); err != nil || a == b {
+		return err
+	}
+	if err := p.dev.Enter(); err != nil {
+		return err
+	}
+	defer p.dev.Exit()
+	bytes := n.shape.Size() * p.elem
+	if p.scratch == 0 || p.scratchBytes < bytes {
+		var err error
+		if p.scratch, err = p.alloc(bytes); err != nil {
+			return err
+		}
+		p.scratchBytes = bytes
+	}
+	for _, buf := range []cuda.Ptr{p.vals[n.id], p.grads[n.id]} {
+		ra, rb := buf+cuda.Ptr(a*bytes), buf+cuda.Ptr(b*bytes)
+		for _, c := range [][2]cuda.Ptr{{p.scratch, ra}, {ra, rb}, {rb, p.scratch}} {
+			if err := p.dev.Copy(c[0], c[1], bytes); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// CopyReplica implements DeviceProgram.
+func (p *cudaProgram) CopyReplica(n *Node, dst, src int) error {
+	if err := p.checkReplicas(n, "CopyReplica", dst, src); err != nil || dst == src {
+		return err
+	}
+	if err := p.dev.Enter(); err != nil {
+		return err
+	}
+	defer p.dev.Exit()
+	bytes := n.shape.Size() * p.elem
+	for _, buf := range []cuda.Ptr{p.vals[n.id], p.grads[n.id]} {
+		if err := p.dev.Copy(buf+cuda.Ptr(dst*bytes), buf+cuda.Ptr(src*bytes), bytes); err != nil {
+			return err
+		}
+	}
+	if v, ok := p.momentum[n.id]; ok {
+		return p.dev.Zero(v+cuda.Ptr(dst*bytes), bytes)
+	}
+	return nil
+}
+
+// checkReplicas checks that n is a replicated parameter with a gradient
+// and that the replicas exist.
+func (p *cudaProgram) checkReplicas(n *Node, what string, a, b int) error {
+	if !p.has(n) || !n.param || !n.replicated || p.grads[n.id] == 0 {
+		return fmt.Errorf("autodiff: %s: %v is not a parameter of this program", what, n)
+	}
+	if P := p.g.replicas; a < 0 || a >= P || b < 0 || b >= P {
+		return fmt.Errorf("autodiff: %s: replicas %d and %d of %d", what, a, b, P)
+	}
+	return nil
 }
 
 // Device implements DeviceProgram.

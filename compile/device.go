@@ -143,6 +143,26 @@ func (e *deviceEvaluator) SetMomentum(momentum []float64) error {
 	return nil
 }
 
+// SwapRows implements infer.DeviceStepper.
+func (e *deviceEvaluator) SwapRows(a, b int) error {
+	for _, bl := range e.blocks {
+		if err := e.prog.SwapReplicas(bl.node, a, b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// CopyRow implements infer.DeviceStepper.
+func (e *deviceEvaluator) CopyRow(dst, src int) error {
+	for _, bl := range e.blocks {
+		if err := e.prog.CopyReplica(bl.node, dst, src); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func grow(s []float64, n int) []float64 {
 	if cap(s) < n {
 		return make([]float64, n)

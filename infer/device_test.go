@@ -20,10 +20,37 @@ type deviceGaussian struct {
 	*counters
 }
 
-type counters struct{ steps, pulls, scaled int }
+type counters struct {
+	steps, pulls, scaled, swaps int
+	copies                      [][2]int // CopyRow's (dst, src)
+	// failStep, when positive, makes row failRow's energy +Inf after that
+	// many steps, as a diverging replica's would be.
+	failStep, failRow int
+}
+
+func (g *deviceGaussian) SwapRows(a, b int) error {
+	d := len(g.h)
+	for i := range d {
+		g.theta[a*d+i], g.theta[b*d+i] = g.theta[b*d+i], g.theta[a*d+i]
+		g.grad[a*d+i], g.grad[b*d+i] = g.grad[b*d+i], g.grad[a*d+i]
+	}
+	g.swaps++
+	return nil
+}
+
+func (g *deviceGaussian) CopyRow(dst, src int) error {
+	d := len(g.h)
+	copy(g.theta[dst*d:(dst+1)*d], g.theta[src*d:(src+1)*d])
+	copy(g.grad[dst*d:(dst+1)*d], g.grad[src*d:(src+1)*d])
+	if g.momentum != nil {
+		clear(g.momentum[dst*d : (dst+1)*d])
+	}
+	g.copies = append(g.copies, [2]int{dst, src})
+	return nil
+}
 
 func (g *deviceGaussian) Evaluator(p, _ int) (infer.Evaluator, error) {
-	if g.counters == nil {
+	if g.counters == nil { // one for the target and the evaluators it makes
 		g.counters = &counters{}
 	}
 	return &deviceGaussian{gaussian: g.gaussian, theta: make([]float64, p*len(g.h)), grad: make([]float64, p*len(g.h)), counters: g.counters}, nil
@@ -67,7 +94,11 @@ func (g *deviceGaussian) DeviceStep(m *infer.DeviceMove, rows []int, energy, var
 		}
 	}
 	g.steps++
-	return g.gaussian.Evaluate(g.theta, rows, energy, g.grad, variance)
+	err := g.gaussian.Evaluate(g.theta, rows, energy, g.grad, variance)
+	if g.failStep > 0 && g.steps == g.failStep {
+		energy[g.failRow] = math.Inf(1)
+	}
+	return err
 }
 
 func (g *deviceGaussian) Positions(theta, grad, momentum []float64) error {
@@ -130,16 +161,55 @@ func TestDeviceStepper(t *testing.T) {
 		}
 	}
 
-	ladder := &deviceGaussian{gaussian: gaussian{h: []float64{1, 4}}}
-	s, err = infer.NewSampler("resgld", map[string]string{"lr": "0.05", "replicas": "2"})
+}
+
+// TestDeviceStepperLadder runs reSGLD (4 temperatures up to 10) through a
+// DeviceStepper: every step moves on the "device", the accepted swaps
+// exchange the device's rows, and the target level's variances are
+// Langevin's at this step within 10% (4 chains × 2,000 thinned draws, as
+// TestDeviceStepper).
+// Then the hottest level of chain 1 diverges once: it restarts from its
+// neighbour's row on the device, and the run goes on.
+func TestDeviceStepperLadder(t *testing.T) {
+	const lr, iters, thin = 0.05, 20000, 10
+	s, err := infer.NewSampler("resgld", map[string]string{"lr": "0.05", "replicas": "4", "t_max": "10"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := infer.Run(context.Background(), ladder, s, infer.Options{Chains: 2, Iters: 100, Seed: 1}); err != nil {
+	g := &deviceGaussian{gaussian: gaussian{h: []float64{1, 4}}}
+	res, err := infer.Run(context.Background(), g, s, infer.Options{Chains: 4, Burn: 1000, Iters: iters, Thin: thin, Seed: 1})
+	if err != nil {
 		t.Fatal(err)
 	}
-	if ladder.steps != 0 {
-		t.Errorf("a replica-exchange run stepped %d times on the device", ladder.steps)
+	if !res.MovedOnDevice || g.steps != 1000+iters-1 {
+		t.Errorf("%d steps on the device (MovedOnDevice %v), want %d", g.steps, res.MovedOnDevice, 1000+iters-1)
+	}
+	accepted := 0
+	for _, ex := range res.Exchange {
+		for _, a := range ex.Accepts {
+			accepted += a
+		}
+	}
+	// The last round's swaps are pending when the run ends (the State
+	// keeps them for a resume): at most 4 chains × 3 pairs.
+	if accepted == 0 || g.swaps > accepted || g.swaps < accepted-12 {
+		t.Errorf("%d swaps accepted, %d made on the device", accepted, g.swaps)
+	}
+	for i, h := range g.h {
+		_, v := moments(res, 1+i)
+		want := 1 / (h * (1 - lr*h/2))
+		if math.Abs(v/want-1) > 0.1 {
+			t.Errorf("x.%d: variance %.4f at the target level, Langevin's at this step %.4f", i+1, v, want)
+		}
+	}
+
+	restart := &deviceGaussian{gaussian: gaussian{h: []float64{1, 4}}, counters: &counters{failStep: 50, failRow: 3}}
+	res, err = infer.Run(context.Background(), restart, s, infer.Options{Chains: 2, Iters: 200, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Restarts) != 1 || len(restart.copies) != 1 || restart.copies[0] != [2]int{3, 2} {
+		t.Errorf("restarts %v; rows copied on the device %v, want [[3 2]]", res.Restarts, restart.copies)
 	}
 }
 

@@ -212,16 +212,21 @@ func newKernel(target Target, s Sampler, o Options) (*sgKernel, error) {
 // deviceStepper is the evaluator as a DeviceStepper when the run's moves
 // can be made on the device: Langevin or SGHMC dynamics, in θ or in a
 // diagonal metric's coordinates, that need the positions on the host only
-// for their draws: no ladder to swap rows, no control variate (its
-// gradient needs a second evaluation), no synthetic noise. Other runs move
-// on the host.
+// for their draws. A ladder's swaps and restarts then move rows on the
+// device, unless its exchange evaluates the states again (a second
+// estimator, an exchange minibatch) or restarts every trajectory. A
+// control variate (its gradient needs a second evaluation) or synthetic
+// noise keeps the moves on the host.
 func (k *sgKernel) deviceStepper() DeviceStepper {
 	switch k.s.Dynamics.(type) {
 	case Langevin, *Hamiltonian:
 	default:
 		return nil
 	}
-	if k.ex != nil || k.st.ControlVariate != nil || k.o.EnergyNoise != 0 || k.o.GradNoise != 0 {
+	if ex := k.ex; ex != nil && (ex.second != nil || ex.exchangeBatch != nil || ex.restart != nil) {
+		return nil
+	}
+	if k.st.ControlVariate != nil || k.o.EnergyNoise != 0 || k.o.GradNoise != 0 {
 		return nil
 	}
 	return asDeviceStepper(k.eval)
@@ -599,8 +604,11 @@ func (k *sgKernel) step(info *Info) error {
 	}
 	if k.ex != nil {
 		swap := func(a, b int) error { k.st.swapRows(a, b); return nil }
-		if k.dp != nil {
+		switch {
+		case k.dp != nil:
 			swap = func(a, b int) error { return k.dp.swap(k.st, a, b) }
+		case k.dev != nil: // the energies swap on the host, the points on the device
+			swap = func(a, b int) error { k.st.swapRows(a, b); return k.dev.SwapRows(a, b) }
 		}
 		if err := k.ex.applyPending(k.st, swap); err != nil {
 			return err
@@ -887,6 +895,11 @@ func (k *sgKernel) check(it int, info *Info) error {
 				copy(row(st.Theta, r, d), row(st.Theta, r-1, d))
 				copy(row(st.Grad, r, d), row(st.Grad, r-1, d))
 				st.Energy[r], st.Variance[r] = st.Energy[r-1], st.Variance[r-1]
+				if k.dev != nil {
+					if err := k.dev.CopyRow(r, r-1); err != nil {
+						return err
+					}
+				}
 			}
 			clear(row(st.Aux, r, st.AuxLen))
 			st.Restarts = append(st.Restarts, f)

@@ -181,3 +181,5 @@ func (s *metricStepper) Positions(phi, grad, momentum []float64) error {
 }
 
 func (s *metricStepper) SetMomentum(momentum []float64) error { return s.dev.SetMomentum(momentum) }
+func (s *metricStepper) SwapRows(a, b int) error              { return s.dev.SwapRows(a, b) }
+func (s *metricStepper) CopyRow(dst, src int) error           { return s.dev.CopyRow(dst, src) }

@@ -85,6 +85,12 @@ type DeviceStepper interface {
 	// SetMomentum sets SGHMC's momenta (P × D) where the next DeviceStep
 	// starts.
 	SetMomentum(momentum []float64) error
+	// SwapRows exchanges replicas a and b's points and gradients (a
+	// ladder's swap; the momenta stay with their levels, as State.swapRows
+	// leaves them); CopyRow copies replica src's onto dst and clears dst's
+	// momentum (the hottest level restarting from its neighbour).
+	SwapRows(a, b int) error
+	CopyRow(dst, src int) error
 }
 
 // DeviceMove is one step of the dynamics for every replica p: Langevin's
