@@ -22,6 +22,7 @@ import (
 	"github.com/temper-ppl/temper/cmd/temper/internal/mnist"
 	"github.com/temper-ppl/temper/compile"
 	example "github.com/temper-ppl/temper/examples/mnist"
+	"github.com/temper-ppl/temper/examples/mnist/idx"
 	"github.com/temper-ppl/temper/infer"
 )
 
@@ -52,7 +53,7 @@ type benchConfig struct {
 	json                   bool
 	stderr                 io.Writer // progress, one line per epoch; nil with --json
 
-	train, test             *mnist.Set
+	train, test             *idx.Set
 	dataLabel               string // where the data came from, for the output
 	stepsPerEpoch, numSteps int
 	model                   *temper.Model
@@ -149,21 +150,21 @@ func parseReplicas(s string) ([]int, error) {
 // loadData reads the MNIST files: from --data, else from the shared full
 // copy if there is one, else the subset built into the command.
 func (c *benchConfig) loadData() error {
-	var d *mnist.Data
+	var d *idx.Data
 	var err error
 	switch info, statErr := os.Stat(benchSharedData); {
 	case c.data != "":
-		d, err = mnist.Load(c.data)
+		d, err = idx.Load(c.data)
 		c.dataLabel = c.data
 	case statErr == nil && info.IsDir():
-		d, err = mnist.Load(benchSharedData)
+		d, err = idx.Load(benchSharedData)
 		c.dataLabel = benchSharedData
 	default:
-		d, err = mnist.LoadFS(example.Subset(), example.SubsetDir)
+		d, err = idx.LoadFS(example.Subset(), example.SubsetDir)
 		c.dataLabel = example.SubsetDir + " (the shipped subset)"
 	}
 	if err != nil {
-		return badf("temper bench: %v", err)
+		return badf("temper bench: MNIST %v", err)
 	}
 	c.train, c.test = d.Train.Head(c.limitTrain), d.Test.Head(c.limitTest)
 	if c.train.Dim() != mnist.Net.D {
@@ -178,7 +179,7 @@ func (c *benchConfig) loadData() error {
 }
 
 // compileOn binds set to the network's model.
-func (c *benchConfig) compileOn(set *mnist.Set) (*temper.Model, error) {
+func (c *benchConfig) compileOn(set *idx.Set) (*temper.Model, error) {
 	labels := make([]float64, set.N)
 	for i, y := range set.Labels {
 		labels[i] = float64(y + 1) // categorical labels are 1-based

@@ -1,16 +1,11 @@
 package fashionmnist
 
 import (
-	"bufio"
-	"compress/gzip"
-	"encoding/binary"
-	"errors"
 	"fmt"
-	"io"
-	"io/fs"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
+
+	"github.com/temper-ppl/temper/examples/mnist/idx"
 )
 
 // Set is a set of labelled 28 × 28 images.
@@ -25,92 +20,37 @@ type Data struct {
 	Train, Test *Set
 }
 
-// The files' names as Zalando distributes them, gzipped, the same as
-// MNIST's.
-const (
-	trainImages = "train-images-idx3-ubyte.gz"
-	trainLabels = "train-labels-idx1-ubyte.gz"
-	testImages  = "t10k-images-idx3-ubyte.gz"
-	testLabels  = "t10k-labels-idx1-ubyte.gz"
-)
-
 // Load reads the first train training and the first test test images of
-// the four files in dir, or of the shipped subset (Subset) when dir is
-// empty. Asking for more images than the files hold is an error.
+// the four IDX files in dir (the names Zalando distributes them under,
+// MNIST's, raw or gzipped), or of the shipped subset (Subset) when dir is
+// empty. Asking for more images than the files hold, or for none, is an
+// error.
 func Load(dir string, train, test int) (*Data, error) {
+	if train <= 0 || test <= 0 {
+		return nil, fmt.Errorf("Fashion-MNIST: %d training and %d test images: need at least one of each", train, test)
+	}
 	fsys, shown := Subset(), SubsetDir
 	if dir != "" {
 		fsys, shown = os.DirFS(dir), dir
 	}
-	tr, err := readSet(fsys, shown, trainImages, trainLabels, train)
+	d, err := idx.LoadFirst(fsys, shown, train, test)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("Fashion-MNIST: %w", err)
 	}
-	te, err := readSet(fsys, shown, testImages, testLabels, test)
-	if err != nil {
-		return nil, err
+	if d.Train.Rows != 28 || d.Train.Cols != 28 {
+		return nil, fmt.Errorf("Fashion-MNIST: %s holds images of %d × %d pixels, not 28 × 28", shown, d.Train.Rows, d.Train.Cols)
 	}
-	return &Data{Train: tr, Test: te}, nil
+	return &Data{Train: oneBased(d.Train), Test: oneBased(d.Test)}, nil
 }
 
-// readSet reads the first n images and labels of one pair of IDX files.
-func readSet(fsys fs.FS, dir, images, labels string, n int) (*Set, error) {
-	raw, err := readIDX(fsys, dir, images, 0x803, []int{28, 28}, n)
-	if err != nil {
-		return nil, err
+// oneBased is s with its labels counted from 1, as the models' categorical
+// takes them.
+func oneBased(s *idx.Set) *Set {
+	out := &Set{N: s.N, Pixels: s.Pixels, Labels: make([]int, s.N)}
+	for i, l := range s.Labels {
+		out.Labels[i] = l + 1
 	}
-	s := &Set{N: n, Pixels: make([]float64, len(raw)), Labels: make([]int, n)}
-	for i, b := range raw {
-		s.Pixels[i] = float64(b) / 255
-	}
-	if raw, err = readIDX(fsys, dir, labels, 0x801, nil, n); err != nil {
-		return nil, err
-	}
-	for i, b := range raw {
-		if b > 9 {
-			return nil, fmt.Errorf("%s: label %d of item %d is not a class 0-9", filepath.Join(dir, labels), b, i+1)
-		}
-		s.Labels[i] = int(b) + 1
-	}
-	return s, nil
-}
-
-// readIDX reads the first n items of a gzipped IDX file of unsigned bytes
-// (magic 0x801 for labels, 0x803 for images) whose items have the shape
-// item.
-func readIDX(fsys fs.FS, dir, name string, magic uint32, item []int, n int) ([]byte, error) {
-	shown := filepath.Join(dir, name)
-	f, err := fsys.Open(name)
-	if err != nil {
-		return nil, fmt.Errorf("Fashion-MNIST: %s: %w", shown, errors.Unwrap(err))
-	}
-	defer f.Close()
-	z, err := gzip.NewReader(bufio.NewReader(f))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %v", shown, err)
-	}
-	head := make([]uint32, 2+len(item))
-	if err := binary.Read(z, binary.BigEndian, head); err != nil {
-		return nil, fmt.Errorf("%s: truncated IDX header: %v", shown, err)
-	}
-	if head[0] != magic {
-		return nil, fmt.Errorf("%s: magic number %#08x, want %#08x", shown, head[0], magic)
-	}
-	size := 1
-	for i, d := range item {
-		if int(head[2+i]) != d {
-			return nil, fmt.Errorf("%s: items of shape %v, want %v", shown, head[2:], item)
-		}
-		size *= d
-	}
-	if n <= 0 || n > int(head[1]) {
-		return nil, fmt.Errorf("%s holds %d items: cannot read %d", shown, head[1], n)
-	}
-	buf := make([]byte, n*size)
-	if _, err := io.ReadFull(z, buf); err != nil {
-		return nil, fmt.Errorf("%s: truncated after its header's %d items: %v", shown, head[1], err)
-	}
-	return buf, nil
+	return out
 }
 
 // PermuteLabels returns a copy of labels in which a fraction of the rows,

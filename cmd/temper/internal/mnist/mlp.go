@@ -1,12 +1,14 @@
 package mnist
 
+import "github.com/temper-ppl/temper/examples/mnist/idx"
+
 // MLP is the shape of the benchmark's network: D inputs, a hidden layer of
 // H ReLU units and K classes, with parameters W1 (D × H), b1 (H), W2
 // (H × K) and b2 (K).
 type MLP struct{ D, H, K int }
 
 // Net is the network of temper bench and of the PyTorch peer: 784-100-10.
-var Net = MLP{D: 784, H: 100, K: Classes}
+var Net = MLP{D: 784, H: 100, K: idx.Classes}
 
 // Params is the number of parameters of one replica.
 func (m MLP) Params() int { return m.D*m.H + m.H + m.H*m.K + m.K }

@@ -1,12 +1,14 @@
 package mnist
 
+import "github.com/temper-ppl/temper/examples/mnist/idx"
+
 // LSTM is the shape of examples/mnist/lstm.ppl's network: an LSTM of H
 // units reading an image as T steps of D pixels (its rows), ReLU, a dense
 // layer of Dense ReLU units and K classes.
 type LSTM struct{ T, D, H, Dense, K int }
 
 // LSTMNet is lstm.ppl's network on 28 × 28 images at H = 128.
-var LSTMNet = LSTM{T: 28, D: 28, H: 128, Dense: 64, K: Classes}
+var LSTMNet = LSTM{T: 28, D: 28, H: 128, Dense: 64, K: idx.Classes}
 
 // StepFLOPs counts the multiply-adds (2 FLOPs each) of the matrix products
 // of one replica's step on a minibatch of b sequences, those every
@@ -32,7 +34,7 @@ func (m LSTM) StepFLOPs(b int) float64 {
 type CNN struct{ Side, F, K int }
 
 // CNNNet is cnn.ppl's network.
-var CNNNet = CNN{Side: 28, F: 16, K: Classes}
+var CNNNet = CNN{Side: 28, F: 16, K: idx.Classes}
 
 // StepFLOPs counts the multiply-adds (2 FLOPs each) of the convolutions'
 // and the dense layer's products for one replica's step on b images: each

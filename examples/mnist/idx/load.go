@@ -1,4 +1,4 @@
-package mnist
+package idx
 
 import (
 	"errors"
@@ -14,7 +14,7 @@ type Set struct {
 	N          int       // images
 	Rows, Cols int       // pixels per image
 	Pixels     []float64 // N × Rows·Cols, row-major, in [0, 1]
-	Labels     []int     // N digits, 0 to 9
+	Labels     []int     // N classes, 0 to 9
 }
 
 // Dim is the number of pixels of an image.
@@ -31,7 +31,7 @@ func (s *Set) Head(n int) *Set {
 	return &h
 }
 
-// Data are MNIST's training and test sets.
+// Data are a training and a test set.
 type Data struct {
 	Train, Test *Set
 }
@@ -44,39 +44,52 @@ const (
 	TestLabels  = "t10k-labels-idx1-ubyte"
 )
 
-// Load reads the four MNIST files from the folder dir.
+// Load reads the four files from the folder dir.
 func Load(dir string) (*Data, error) {
-	info, err := os.Stat(dir)
-	if err != nil {
-		return nil, fmt.Errorf("MNIST data folder %s: %w", dir, errors.Unwrap(err))
-	}
-	if !info.IsDir() {
-		return nil, fmt.Errorf("MNIST data folder %s: not a folder", dir)
+	if err := isFolder(dir); err != nil {
+		return nil, err
 	}
 	return LoadFS(os.DirFS(dir), dir)
 }
 
-// LoadFS reads the four MNIST files from the root of fsys; dir names that
-// root in error messages.
-func LoadFS(fsys fs.FS, dir string) (*Data, error) {
-	train, err := readSet(fsys, dir, TrainImages, TrainLabels)
+// isFolder checks that dir is a folder, for a message that says so.
+func isFolder(dir string) error {
+	info, err := os.Stat(dir)
 	if err != nil {
-		return nil, err
+		return fmt.Errorf("data folder %s: %w", dir, errors.Unwrap(err))
 	}
-	test, err := readSet(fsys, dir, TestImages, TestLabels)
-	if err != nil {
-		return nil, err
+	if !info.IsDir() {
+		return fmt.Errorf("data folder %s: not a folder", dir)
 	}
-	if test.Rows != train.Rows || test.Cols != train.Cols {
-		return nil, fmt.Errorf("MNIST data folder %s: training images are %d × %d, test images %d × %d", dir, train.Rows, train.Cols, test.Rows, test.Cols)
-	}
-	return &Data{Train: train, Test: test}, nil
+	return nil
 }
 
-func readSet(fsys fs.FS, dir, images, labels string) (*Set, error) {
+// LoadFS reads the four files from the root of fsys; dir names that root
+// in error messages.
+func LoadFS(fsys fs.FS, dir string) (*Data, error) { return LoadFirst(fsys, dir, 0, 0) }
+
+// LoadFirst reads the first train training and test test images and
+// labels from the root of fsys (all of a set where its count is 0),
+// leaving the rest of the files unread.
+func LoadFirst(fsys fs.FS, dir string, train, test int) (*Data, error) {
+	tr, err := readSet(fsys, dir, TrainImages, TrainLabels, train)
+	if err != nil {
+		return nil, err
+	}
+	te, err := readSet(fsys, dir, TestImages, TestLabels, test)
+	if err != nil {
+		return nil, err
+	}
+	if te.Rows != tr.Rows || te.Cols != tr.Cols {
+		return nil, fmt.Errorf("data folder %s: training images are %d × %d, test images %d × %d", dir, tr.Rows, tr.Cols, te.Rows, te.Cols)
+	}
+	return &Data{Train: tr, Test: te}, nil
+}
+
+func readSet(fsys fs.FS, dir, images, labels string, first int) (*Set, error) {
 	var s Set
 	err := withFile(fsys, dir, images, func(f fs.File, name string) (err error) {
-		s.N, s.Rows, s.Cols, s.Pixels, err = Images(f, name)
+		s.N, s.Rows, s.Cols, s.Pixels, err = Images(f, name, first)
 		return err
 	})
 	if err != nil {
@@ -85,7 +98,7 @@ func readSet(fsys fs.FS, dir, images, labels string) (*Set, error) {
 	var labelsName string
 	err = withFile(fsys, dir, labels, func(f fs.File, name string) (err error) {
 		labelsName = name
-		s.Labels, err = Labels(f, name)
+		s.Labels, err = Labels(f, name, first)
 		return err
 	})
 	if err != nil {
@@ -112,5 +125,5 @@ func withFile(fsys fs.FS, dir, stem string, read func(fs.File, string) error) er
 		defer f.Close()
 		return read(f, shown)
 	}
-	return fmt.Errorf("MNIST data folder %s has no %s or %s.gz", dir, stem, stem)
+	return fmt.Errorf("data folder %s has no %s or %s.gz", dir, stem, stem)
 }

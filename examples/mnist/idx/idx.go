@@ -1,12 +1,12 @@
-// Package mnist reads the MNIST digits from the IDX files they are
-// distributed in, for the temper bench command.
+// Package idx reads labelled images from the IDX files MNIST and
+// Fashion-MNIST are distributed in, for temper bench and the examples.
 //
 // The four files (train-images-idx3-ubyte, train-labels-idx1-ubyte,
 // t10k-images-idx3-ubyte, t10k-labels-idx1-ubyte) may be raw or gzipped
 // (a .gz suffix, detected by content rather than by name). Pixels are
-// scaled from 0-255 to [0, 1], as the PyTorch peer of the benchmark scales
+// scaled from 0-255 to [0, 1], as the PyTorch peers of the benchmark scale
 // them, so that both sample the same posterior.
-package mnist
+package idx
 
 import (
 	"bufio"
@@ -24,7 +24,8 @@ const (
 	labelsMagic = 0x00000801
 )
 
-// Classes is the number of digit classes; a label is in 0 ≤ label < Classes.
+// Classes is the number of classes of both data sets; a label is in
+// 0 ≤ label < Classes.
 const Classes = 10
 
 // maxItems bounds the item count of a header, so that a corrupt header is
@@ -32,9 +33,11 @@ const Classes = 10
 const maxItems = 1 << 24
 
 // Images reads an IDX image file (magic 0x803) from r, gzipped or not: n
-// images of rows × cols pixels, row-major, scaled to [0, 1]. name is the
+// images of rows × cols pixels, row-major, scaled to [0, 1]. With first > 0
+// it reads only the first images, which the file must hold, and leaves the
+// rest unread; otherwise all of them, and nothing may follow. name is the
 // file's name in error messages.
-func Images(r io.Reader, name string) (n, rows, cols int, pixels []float64, err error) {
+func Images(r io.Reader, name string, first int) (n, rows, cols int, pixels []float64, err error) {
 	br, err := open(r, name)
 	if err != nil {
 		return 0, 0, 0, nil, err
@@ -47,7 +50,10 @@ func Images(r io.Reader, name string) (n, rows, cols int, pixels []float64, err 
 	if rows == 0 || cols == 0 || rows*cols > 1<<16 {
 		return 0, 0, 0, nil, fmt.Errorf("%s: images of %d × %d pixels", name, rows, cols)
 	}
-	raw, err := body(br, name, n*rows*cols, fmt.Sprintf("%d images of %d × %d", n, rows, cols))
+	if n, err = limit(name, n, first); err != nil {
+		return 0, 0, 0, nil, err
+	}
+	raw, err := body(br, name, n*rows*cols, fmt.Sprintf("%d images of %d × %d", n, rows, cols), first == 0)
 	if err != nil {
 		return 0, 0, 0, nil, err
 	}
@@ -58,9 +64,10 @@ func Images(r io.Reader, name string) (n, rows, cols int, pixels []float64, err 
 	return n, rows, cols, pixels, nil
 }
 
-// Labels reads an IDX label file (magic 0x801) from r, gzipped or not; each
-// label must be a digit, 0 to 9.
-func Labels(r io.Reader, name string) ([]int, error) {
+// Labels reads an IDX label file (magic 0x801) from r, gzipped or not, all
+// of it or the first labels as Images reads images; each label must be a
+// class, 0 to 9.
+func Labels(r io.Reader, name string, first int) ([]int, error) {
 	br, err := open(r, name)
 	if err != nil {
 		return nil, err
@@ -69,14 +76,18 @@ func Labels(r io.Reader, name string) ([]int, error) {
 	if err != nil {
 		return nil, err
 	}
-	raw, err := body(br, name, head[0], fmt.Sprintf("%d labels", head[0]))
+	n, err := limit(name, head[0], first)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := body(br, name, n, fmt.Sprintf("%d labels", n), first == 0)
 	if err != nil {
 		return nil, err
 	}
 	labels := make([]int, len(raw))
 	for i, b := range raw {
 		if int(b) >= Classes {
-			return nil, fmt.Errorf("%s: label %d of item %d is not a digit", name, b, i+1)
+			return nil, fmt.Errorf("%s: label %d of item %d is not a class 0-9", name, b, i+1)
 		}
 		labels[i] = int(b)
 	}
@@ -119,13 +130,30 @@ func header(r io.Reader, name string, magic uint32, dims int) ([]int, error) {
 	return out, nil
 }
 
-// body reads exactly n bytes and checks that nothing follows them: a
-// truncated file, or one longer than its header says, is an error.
-func body(r io.Reader, name string, n int, what string) ([]byte, error) {
+// limit is the items to read of the held: first, which must be at most
+// held, or all when first is 0.
+func limit(name string, held, first int) (int, error) {
+	switch {
+	case first < 0:
+		return 0, fmt.Errorf("%s: cannot read the first %d items", name, first)
+	case first > held:
+		return 0, fmt.Errorf("%s holds %d items: cannot read %d", name, held, first)
+	case first > 0:
+		return first, nil
+	}
+	return held, nil
+}
+
+// body reads exactly n bytes and, when whole, checks that nothing follows
+// them: a truncated file, or one longer than its header says, is an error.
+func body(r io.Reader, name string, n int, what string, whole bool) ([]byte, error) {
 	buf := make([]byte, n)
 	got, err := io.ReadFull(r, buf)
 	if err != nil {
 		return nil, fmt.Errorf("%s: truncated: the header announces %s (%d bytes), the file holds %d: %v", name, what, n, got, readErr(err))
+	}
+	if !whole {
+		return buf, nil
 	}
 	var extra [1]byte
 	switch k, err := r.Read(extra[:]); {
