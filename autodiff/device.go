@@ -26,6 +26,9 @@ type DeviceProgram interface {
 	// Move takes one step of a sampler's dynamics for the Param input n,
 	// with the gradient of the last ForwardBackward (see DeviceMove).
 	Move(n *Node, m *DeviceMove) error
+	// SetGrad sets the gradient of the Param input n where the next Move
+	// reads it (a resumed run's, say), until the next ForwardBackward.
+	SetGrad(n *Node, data []float64) error
 	// Momentum copies the momentum of n's SGHMC moves (Friction > 0) into
 	// dst (Value's layout; zeros before any); SetMomentum sets it.
 	Momentum(n *Node, dst []float64) error

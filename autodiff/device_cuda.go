@@ -968,6 +968,21 @@ func (p *cudaProgram) momentumOf(n *Node) (cuda.Ptr, error) {
 	return v, nil
 }
 
+// SetGrad implements DeviceProgram.
+func (p *cudaProgram) SetGrad(n *Node, data []float64) error {
+	if !p.has(n) || !n.param || p.grads[n.id] == 0 {
+		return fmt.Errorf("autodiff: SetGrad: %v is not a parameter of this program", n)
+	}
+	if want := p.reps(n) * n.shape.Size(); len(data) != want {
+		return fmt.Errorf("autodiff: %v's gradient needs %d values, got %d", n, want, len(data))
+	}
+	if err := p.dev.Enter(); err != nil {
+		return err
+	}
+	defer p.dev.Exit()
+	return p.upload(p.grads[n.id], data)
+}
+
 // Momentum implements DeviceProgram.
 func (p *cudaProgram) Momentum(n *Node, dst []float64) error {
 	if !p.has(n) || !n.param {

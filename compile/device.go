@@ -129,6 +129,25 @@ func (e *deviceEvaluator) Positions(theta, grad, momentum []float64) error {
 	return nil
 }
 
+// SetPositions implements infer.DeviceStepper.
+func (e *deviceEvaluator) SetPositions(theta, grad []float64) error {
+	for _, bl := range e.blocks {
+		e.block = grow(e.block, e.p*bl.size)
+		for _, x := range []struct {
+			src []float64
+			set func(*ad.Node, []float64) error
+		}{{theta, e.prog.Set}, {grad, e.prog.SetGrad}} {
+			for r := range e.p {
+				copy(e.block[r*bl.size:(r+1)*bl.size], x.src[r*e.d+bl.offset:][:bl.size])
+			}
+			if err := x.set(bl.node, e.block); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // SetMomentum implements infer.DeviceStepper.
 func (e *deviceEvaluator) SetMomentum(momentum []float64) error {
 	for _, bl := range e.blocks {

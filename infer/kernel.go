@@ -98,6 +98,7 @@ type sgKernel struct {
 	dev         DeviceStepper
 	stale       bool
 	momentaSent bool      // SGHMC's momenta are on the device
+	resumed     bool      // the State's positions are not on the device yet
 	lrs, temps  []float64 // per replica, for dev
 	// dp is this process's share of a run split across processes; nil in
 	// a run of one.
@@ -205,6 +206,7 @@ func newKernel(target Target, s Sampler, o Options) (*sgKernel, error) {
 	}
 	if dp == nil {
 		k.dev = k.deviceStepper()
+		k.resumed = o.Resume != nil
 	}
 	return k, nil
 }
@@ -738,6 +740,12 @@ func (k *sgKernel) deviceMove(it int, rows []int) error {
 	m := DeviceMove{LR: k.lrs, Temperature: k.temps, Seed: st.Seed, Step: it}
 	if st.FirstChain > 0 { // the device numbers its streams by the replicas it holds: a chain run alone gets its own seed
 		m.Seed = DrawSeed(st.Seed, st.FirstChain, -1, -1)
+	}
+	if k.resumed { // the device has evaluated nothing: the resumed State's points and gradients go first
+		if err := k.dev.SetPositions(st.Theta, st.Grad); err != nil {
+			return fmt.Errorf("iteration %d: %w", it+1, err)
+		}
+		k.resumed = false
 	}
 	if h, ok := k.s.Dynamics.(*Hamiltonian); ok {
 		m.Friction = h.Friction

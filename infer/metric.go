@@ -180,6 +180,18 @@ func (s *metricStepper) Positions(phi, grad, momentum []float64) error {
 	return nil
 }
 
+func (s *metricStepper) SetPositions(phi, grad []float64) error {
+	d := s.m.dim()
+	g := make([]float64, len(grad))
+	for r := range len(phi) / d {
+		s.m.theta(row(s.theta, r, d), row(phi, r, d))
+		for i, x := range row(grad, r, d) { // ∇_θ = A⁻¹⊙∇_φ for a diagonal A
+			g[r*d+i] = s.m.Inverse[i] * x
+		}
+	}
+	return s.dev.SetPositions(s.theta, g)
+}
+
 func (s *metricStepper) SetMomentum(momentum []float64) error { return s.dev.SetMomentum(momentum) }
 func (s *metricStepper) SwapRows(a, b int) error              { return s.dev.SwapRows(a, b) }
 func (s *metricStepper) CopyRow(dst, src int) error           { return s.dev.CopyRow(dst, src) }

@@ -82,8 +82,10 @@ type DeviceStepper interface {
 	// Positions copies the replicas' current points and gradients (P × D)
 	// to the host, and SGHMC's momenta unless momentum is nil.
 	Positions(theta, grad, momentum []float64) error
-	// SetMomentum sets SGHMC's momenta (P × D) where the next DeviceStep
-	// starts.
+	// SetPositions sets the replicas' points and gradients (P × D), and
+	// SetMomentum SGHMC's momenta, where the next DeviceStep starts: a
+	// resumed run's, which the device has not evaluated.
+	SetPositions(theta, grad []float64) error
 	SetMomentum(momentum []float64) error
 	// SwapRows exchanges replicas a and b's points and gradients (a
 	// ladder's swap; the momenta stay with their levels, as State.swapRows
