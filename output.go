@@ -445,6 +445,9 @@ func (r *Result) diagnosticsJSON(stats []summary.Stats) map[string]any {
 	if tr := o.Transport; tr != nil {
 		diag["processes"] = tr.Size() // a run split across processes (mpirun)
 	}
+	if r.MovedOnDevice { // the replicas moved on the model's device, not only evaluated there
+		diag["moved_on_device"] = true
+	}
 	if len(d.Failures) > 0 {
 		diag["failures"] = failuresJSON(d.Failures)
 	}
