@@ -116,24 +116,7 @@ func compareEvaluators(t *testing.T, m *Model, name string, batch int, f32 bool)
 // the full-batch run's mean and sd match the exact posterior.
 func TestDeviceSGLD(t *testing.T) {
 	gputest.Require(t)
-	const n = 100
-	r := rand.New(rand.NewPCG(5, 6))
-	y := make([]float64, n)
-	sum := 0.0
-	for i := range y {
-		y[i] = 3 + r.NormFloat64()
-		sum += y[i]
-	}
-	m, err := Compile("mean.ppl", `
-data { N: int; y: real[N] }
-param { mu: real }
-model {
-  mu ~ normal(0, 10)
-  for n in plate(N) { y[n] ~ normal(mu, 1) }
-}`, map[string]any{"N": n, "y": y})
-	if err != nil {
-		t.Fatal(err)
-	}
+	m, exactMean, exactSD := normalMean(t, 5)
 	e, err := m.cm.EvaluatorWith(4, 0, compile.EvalOptions{Device: "cuda"})
 	if err != nil {
 		t.Fatal(err)
@@ -141,8 +124,6 @@ model {
 	if _, ok := e.(infer.DeviceStepper); !ok {
 		t.Fatal("the device evaluator does not step on the device")
 	}
-	precision := n + 1.0/100
-	exactMean, exactSD := sum/precision, 1/math.Sqrt(precision)
 	for _, batch := range []int{0, 20} {
 		moments := func(device string) (mean, sd, se float64) {
 			res, err := m.Sample(context.Background(), Options{Sampler: "sgld", Settings: map[string]any{"lr": 1e-3},
@@ -223,25 +204,7 @@ func TestDeviceReplicaExchange(t *testing.T) {
 		return n
 	}
 
-	r := rand.New(rand.NewPCG(7, 8))
-	y := make([]float64, 100)
-	total := 0.0
-	for i := range y {
-		y[i] = 3 + r.NormFloat64()
-		total += y[i]
-	}
-	mean, err := Compile("mean.ppl", `
-data { N: int; y: real[N] }
-param { mu: real }
-model {
-  mu ~ normal(0, 10)
-  for n in plate(N) { y[n] ~ normal(mu, 1) }
-}`, map[string]any{"N": len(y), "y": y})
-	if err != nil {
-		t.Fatal(err)
-	}
-	precision := float64(len(y)) + 1.0/100
-	exactMean, exactSD := total/precision, 1/math.Sqrt(precision)
+	mean, exactMean, exactSD := normalMean(t, 7)
 	gpu, cpu := rounds(mean, Options{Sampler: "resgld", Settings: map[string]any{"lr": 1e-3, "t_max": 8, "replicas": 4},
 		Chains: 4, Burn: 500, Iters: 8000, Seed: 3})
 	if !gpu.MovedOnDevice {
@@ -384,21 +347,7 @@ func sum(xs []int) (s int) {
 // may round differently from run to run).
 func TestDeviceResume(t *testing.T) {
 	gputest.Require(t)
-	r := rand.New(rand.NewPCG(11, 12))
-	y := make([]float64, 100)
-	for i := range y {
-		y[i] = 3 + r.NormFloat64()
-	}
-	m, err := Compile("mean.ppl", `
-data { N: int; y: real[N] }
-param { mu: real }
-model {
-  mu ~ normal(0, 10)
-  for n in plate(N) { y[n] ~ normal(mu, 1) }
-}`, map[string]any{"N": len(y), "y": y})
-	if err != nil {
-		t.Fatal(err)
-	}
+	m, _, _ := normalMean(t, 11)
 	ckpt := filepath.Join(t.TempDir(), "run.ckpt")
 	run := func(iters int, checkpoint, resume string) *Result {
 		res, err := m.Sample(context.Background(), Options{Sampler: "sghmc", Settings: map[string]any{"lr": 1e-3},
@@ -423,4 +372,30 @@ model {
 			}
 		}
 	}
+}
+
+// normalMean is the model of a normal mean with known sd 1 and a N(0, 10²)
+// prior, on 100 draws around 3 from the stream seed, and its exact
+// posterior's mean and sd.
+func normalMean(t *testing.T, seed uint64) (m *Model, mean, sd float64) {
+	t.Helper()
+	r := rand.New(rand.NewPCG(seed, seed+1))
+	y := make([]float64, 100)
+	sum := 0.0
+	for i := range y {
+		y[i] = 3 + r.NormFloat64()
+		sum += y[i]
+	}
+	m, err := Compile("mean.ppl", `
+data { N: int; y: real[N] }
+param { mu: real }
+model {
+  mu ~ normal(0, 10)
+  for n in plate(N) { y[n] ~ normal(mu, 1) }
+}`, map[string]any{"N": len(y), "y": y})
+	if err != nil {
+		t.Fatal(err)
+	}
+	precision := float64(len(y)) + 1.0/100
+	return m, sum / precision, 1 / math.Sqrt(precision)
 }

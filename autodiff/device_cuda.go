@@ -866,8 +866,8 @@ func (p *cudaProgram) read(n *Node, src cuda.Ptr, dst []float64) error {
 
 // Move implements DeviceProgram.
 func (p *cudaProgram) Move(n *Node, m *DeviceMove) error {
-	if !p.has(n) || !n.param || p.grads[n.id] == 0 {
-		return fmt.Errorf("autodiff: Move: %v is not a parameter of this program", n)
+	if err := p.isParam(n, "Move"); err != nil {
+		return err
 	}
 	P, size := p.g.replicas, n.shape.Size()
 	if len(m.LR) != P || len(m.Temperature) != P {
@@ -970,11 +970,8 @@ func (p *cudaProgram) momentumOf(n *Node) (cuda.Ptr, error) {
 
 // SetGrad implements DeviceProgram.
 func (p *cudaProgram) SetGrad(n *Node, data []float64) error {
-	if !p.has(n) || !n.param || p.grads[n.id] == 0 {
-		return fmt.Errorf("autodiff: SetGrad: %v is not a parameter of this program", n)
-	}
-	if want := p.reps(n) * n.shape.Size(); len(data) != want {
-		return fmt.Errorf("autodiff: %v's gradient needs %d values, got %d", n, want, len(data))
+	if err := p.paramData(n, "SetGrad", data); err != nil {
+		return err
 	}
 	if err := p.dev.Enter(); err != nil {
 		return err
@@ -985,14 +982,11 @@ func (p *cudaProgram) SetGrad(n *Node, data []float64) error {
 
 // Momentum implements DeviceProgram.
 func (p *cudaProgram) Momentum(n *Node, dst []float64) error {
-	if !p.has(n) || !n.param {
-		return fmt.Errorf("autodiff: Momentum: %v is not a parameter of this program", n)
+	if err := p.paramData(n, "Momentum", dst); err != nil {
+		return err
 	}
 	v, ok := p.momentum[n.id]
 	if !ok {
-		if want := p.reps(n) * n.shape.Size(); len(dst) != want {
-			return fmt.Errorf("autodiff: reading %v's momentum needs %d values, got room for %d", n, want, len(dst))
-		}
 		clear(dst)
 		return nil
 	}
@@ -1001,11 +995,8 @@ func (p *cudaProgram) Momentum(n *Node, dst []float64) error {
 
 // SetMomentum implements DeviceProgram.
 func (p *cudaProgram) SetMomentum(n *Node, src []float64) error {
-	if !p.has(n) || !n.param {
-		return fmt.Errorf("autodiff: SetMomentum: %v is not a parameter of this program", n)
-	}
-	if want := p.reps(n) * n.shape.Size(); len(src) != want {
-		return fmt.Errorf("autodiff: %v's momentum needs %d values, got %d", n, want, len(src))
+	if err := p.paramData(n, "SetMomentum", src); err != nil {
+		return err
 	}
 	if err := p.dev.Enter(); err != nil {
 		return err
@@ -1067,11 +1058,32 @@ func (p *cudaProgram) CopyReplica(n *Node, dst, src int) error {
 	return nil
 }
 
-// checkReplicas checks that n is a replicated parameter with a gradient
-// and that the replicas exist.
-func (p *cudaProgram) checkReplicas(n *Node, what string, a, b int) error {
+// isParam checks that n is a parameter of this program, one the
+// samplers' moves can take: replicated, with a gradient.
+func (p *cudaProgram) isParam(n *Node, what string) error {
 	if !p.has(n) || !n.param || !n.replicated || p.grads[n.id] == 0 {
 		return fmt.Errorf("autodiff: %s: %v is not a parameter of this program", what, n)
+	}
+	return nil
+}
+
+// paramData checks that n is a parameter and data holds a value for each
+// of its elements in every replica.
+func (p *cudaProgram) paramData(n *Node, what string, data []float64) error {
+	if err := p.isParam(n, what); err != nil {
+		return err
+	}
+	if want := p.g.replicas * n.shape.Size(); len(data) != want {
+		return fmt.Errorf("autodiff: %s of %v: %d values, for %d", what, n, len(data), want)
+	}
+	return nil
+}
+
+// checkReplicas checks that n is a parameter and that replicas a and b
+// exist.
+func (p *cudaProgram) checkReplicas(n *Node, what string, a, b int) error {
+	if err := p.isParam(n, what); err != nil {
+		return err
 	}
 	if P := p.g.replicas; a < 0 || a >= P || b < 0 || b >= P {
 		return fmt.Errorf("autodiff: %s: replicas %d and %d of %d", what, a, b, P)

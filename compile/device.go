@@ -44,16 +44,40 @@ func (e *deviceEvaluator) Device() string { return e.prog.Device() }
 
 // Evaluate implements infer.Evaluator.
 func (e *deviceEvaluator) Evaluate(theta []float64, rows []int, energy, grad, variance []float64) error {
+	if err := e.send(theta, e.prog.Set); err != nil {
+		return err
+	}
+	return e.evaluate(rows, energy, grad, variance)
+}
+
+// send gives set each parameter block of the P × D array src (θ, a
+// gradient, momenta), as P consecutive replica blocks.
+func (e *deviceEvaluator) send(src []float64, set func(*ad.Node, []float64) error) error {
 	for _, bl := range e.blocks {
 		e.block = grow(e.block, e.p*bl.size)
 		for r := range e.p {
-			copy(e.block[r*bl.size:(r+1)*bl.size], theta[r*e.d+bl.offset:][:bl.size])
+			copy(e.block[r*bl.size:(r+1)*bl.size], src[r*e.d+bl.offset:][:bl.size])
 		}
-		if err := e.prog.Set(bl.node, e.block); err != nil {
+		if err := set(bl.node, e.block); err != nil {
 			return err
 		}
 	}
-	return e.evaluate(rows, energy, grad, variance)
+	return nil
+}
+
+// fetch is send's inverse: each parameter block read places its replicas'
+// values in the P × D array dst.
+func (e *deviceEvaluator) fetch(dst []float64, read func(*ad.Node, []float64) error) error {
+	for _, bl := range e.blocks {
+		e.block = grow(e.block, e.p*bl.size)
+		if err := read(bl.node, e.block); err != nil {
+			return err
+		}
+		for r := range e.p {
+			copy(dst[r*e.d+bl.offset:][:bl.size], e.block[r*bl.size:(r+1)*bl.size])
+		}
+	}
+	return nil
 }
 
 // evaluate runs the energy on rows at the point on the device and brings
@@ -68,16 +92,9 @@ func (e *deviceEvaluator) evaluate(rows []int, energy, grad, variance []float64)
 	if err := e.prog.Read(e.energy, energy); err != nil {
 		return err
 	}
-	for _, bl := range e.blocks {
-		if grad == nil {
-			break
-		}
-		e.block = grow(e.block, e.p*bl.size)
-		if err := e.prog.ReadGrad(bl.node, e.block); err != nil {
+	if grad != nil {
+		if err := e.fetch(grad, e.prog.ReadGrad); err != nil {
 			return err
-		}
-		for r := range e.p {
-			copy(grad[r*e.d+bl.offset:][:bl.size], e.block[r*bl.size:(r+1)*bl.size])
 		}
 	}
 	clear(variance)
@@ -109,21 +126,15 @@ func (e *deviceEvaluator) DeviceStep(m *infer.DeviceMove, rows []int, energy, va
 
 // Positions implements infer.DeviceStepper.
 func (e *deviceEvaluator) Positions(theta, grad, momentum []float64) error {
-	for _, bl := range e.blocks {
-		e.block = grow(e.block, e.p*bl.size)
-		for _, x := range []struct {
-			dst  []float64
-			read func(*ad.Node, []float64) error
-		}{{theta, e.prog.Read}, {grad, e.prog.ReadGrad}, {momentum, e.prog.Momentum}} {
-			if x.dst == nil {
-				continue
-			}
-			if err := x.read(bl.node, e.block); err != nil {
-				return err
-			}
-			for r := range e.p {
-				copy(x.dst[r*e.d+bl.offset:][:bl.size], e.block[r*bl.size:(r+1)*bl.size])
-			}
+	for _, x := range []struct {
+		dst  []float64
+		read func(*ad.Node, []float64) error
+	}{{theta, e.prog.Read}, {grad, e.prog.ReadGrad}, {momentum, e.prog.Momentum}} {
+		if x.dst == nil {
+			continue
+		}
+		if err := e.fetch(x.dst, x.read); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -131,35 +142,15 @@ func (e *deviceEvaluator) Positions(theta, grad, momentum []float64) error {
 
 // SetPositions implements infer.DeviceStepper.
 func (e *deviceEvaluator) SetPositions(theta, grad []float64) error {
-	for _, bl := range e.blocks {
-		e.block = grow(e.block, e.p*bl.size)
-		for _, x := range []struct {
-			src []float64
-			set func(*ad.Node, []float64) error
-		}{{theta, e.prog.Set}, {grad, e.prog.SetGrad}} {
-			for r := range e.p {
-				copy(e.block[r*bl.size:(r+1)*bl.size], x.src[r*e.d+bl.offset:][:bl.size])
-			}
-			if err := x.set(bl.node, e.block); err != nil {
-				return err
-			}
-		}
+	if err := e.send(theta, e.prog.Set); err != nil {
+		return err
 	}
-	return nil
+	return e.send(grad, e.prog.SetGrad)
 }
 
 // SetMomentum implements infer.DeviceStepper.
 func (e *deviceEvaluator) SetMomentum(momentum []float64) error {
-	for _, bl := range e.blocks {
-		e.block = grow(e.block, e.p*bl.size)
-		for r := range e.p {
-			copy(e.block[r*bl.size:(r+1)*bl.size], momentum[r*e.d+bl.offset:][:bl.size])
-		}
-		if err := e.prog.SetMomentum(bl.node, e.block); err != nil {
-			return err
-		}
-	}
-	return nil
+	return e.send(momentum, e.prog.SetMomentum)
 }
 
 // SwapRows implements infer.DeviceStepper.
