@@ -8,9 +8,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
-	"time"
 	"unsafe"
 
 	"github.com/temper-ppl/temper/autodiff/internal/cuda"
@@ -20,72 +18,10 @@ func init() {
 	deviceCompilers["cuda"] = compileCUDA
 	if os.Getenv("TEMPER_CUDA_PROFILE") == "1" {
 		profile.on = true
-		deviceProfile = profileRecord{}.report
+		deviceProfile = profileReport
 	}
 }
 
-// profile is DeviceProfile's record: time and launches per step name.
-var profile struct {
-	on    bool
-	mu    sync.Mutex
-	total map[string]time.Duration
-	count map[string]int
-}
-
-func (p *cudaProgram) timed(s step) error {
-	if err := p.dev.Sync(); err != nil {
-		return err
-	}
-	start := time.Now()
-	if err := s.run(p.dev); err != nil {
-		return err
-	}
-	if err := p.dev.Sync(); err != nil {
-		return err
-	}
-	name := "?"
-	switch s := s.(type) {
-	case *kernelStep:
-		name = s.name
-	case *gemmStep:
-		name = fmt.Sprintf("gemm %d×%d×%d ×%d", s.m, s.n, s.k, s.batch)
-	case *zeroStep:
-		name = "zero"
-	default:
-		name = fmt.Sprintf("%T", s)
-	}
-	profile.mu.Lock()
-	defer profile.mu.Unlock()
-	if profile.total == nil {
-		profile.total, profile.count = map[string]time.Duration{}, map[string]int{}
-	}
-	profile.total[name] += time.Since(start)
-	profile.count[name]++
-	return nil
-}
-
-// report lists the steps by total time, largest first.
-func (profileRecord) report() string {
-	profile.mu.Lock()
-	defer profile.mu.Unlock()
-	names := make([]string, 0, len(profile.total))
-	var sum time.Duration
-	for n, d := range profile.total {
-		names = append(names, n)
-		sum += d
-	}
-	slices.SortFunc(names, func(a, b string) int { return int(profile.total[b] - profile.total[a]) })
-	var out strings.Builder
-	fmt.Fprintf(&out, "device steps, %v in all (each between two synchronisations):\n", sum.Round(time.Millisecond))
-	for _, n := range names {
-		d := profile.total[n]
-		fmt.Fprintf(&out, "%6.1f%%  %10v  %8d × %-8v  %s\n", 100*float64(d)/float64(sum), d.Round(time.Microsecond), profile.count[n],
-			(d / time.Duration(profile.count[n])).Round(100*time.Nanosecond), n)
-	}
-	return out.String()
-}
-
-type profileRecord struct{}
 
 // The process's GPU, opened on first use and kept: opening costs the
 // driver's initialisation and the PTX's JIT compile (tens of
