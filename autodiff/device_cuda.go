@@ -22,7 +22,6 @@ func init() {
 	}
 }
 
-
 // The process's GPU, opened on first use and kept: opening costs the
 // driver's initialisation and the PTX's JIT compile (tens of
 // milliseconds), which every program of a run shares.
