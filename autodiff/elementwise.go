@@ -1,6 +1,6 @@
 package autodiff
 
-import "math"
+import "github.com/temper-ppl/temper/autodiff/kernel"
 
 // ScalarFunc is a function of Arity real arguments applied elementwise with
 // broadcasting. Most of the op set (arithmetic) and every scalar log density
@@ -144,10 +144,8 @@ func (op unaryOp) Backward32(a *Args32) { unaryBackward(op, a) }
 
 func unaryForward[T Float](op unaryOp, a *ArgsOf[T]) {
 	in, out := a.In[0], a.Out
-	if op.f == reluFunc { // the activation of most networks: inline, no call per element
-		for i, v := range in[:len(out)] {
-			out[i] = max(v, 0)
-		}
+	if op.f == reluFunc { // the activation of most networks: vector kernels, no call per element
+		kernel.Relu(out, in[:len(out)])
 		return
 	}
 	for i := range out {
@@ -161,25 +159,28 @@ func unaryBackward[T Float](op unaryOp, a *ArgsOf[T]) {
 		return
 	}
 	in, out, gout := a.In[0], a.Out, a.GradOut
+	set := a.Assign(0)
 	if op.f == reluFunc {
-		// The sign of a pre-activation is a coin flip, so a branch on it
-		// mispredicts half the time (about 3 ns an element); the gradient
-		// is instead masked with integer operations: all ones where
-		// x > 0 (sign bit clear, x ≠ +0), zero elsewhere.
-		in, gin = in[:len(gout)], gin[:len(gout)]
-		for i, g := range gout {
-			b := int64(math.Float64bits(float64(in[i])))
-			mask := uint64(^((b - 1) >> 63) & ^(b >> 63))
-			gin[i] += T(math.Float64frombits(math.Float64bits(float64(g)) & mask))
-		}
+		kernel.ReluGrad(gin, in, gout, set)
 		return
 	}
 	for i, g := range gout {
 		if g != 0 {
-			gin[i] += T(float64(g) * op.f.Deriv(float64(in[i]), float64(out[i])))
+			d := T(float64(g) * op.f.Deriv(float64(in[i]), float64(out[i])))
+			if set {
+				gin[i] = d
+			} else {
+				gin[i] += d
+			}
+		} else if set {
+			gin[i] = 0
 		}
 	}
 }
+
+// AssignsGrad implements GradAssigner: the gradient of the one operand
+// is written element by element.
+func (op unaryOp) AssignsGrad(int) bool { return true }
 
 // arithForward and arithBackward run add, sub and mul as typed loops over
 // the broadcast plan's rows, without a call per element: the bias of every

@@ -157,6 +157,19 @@ func LogSigmoid(x *Node) *Node { return Unary(logSigmoidFunc, x) }
 // Relu returns max(x, 0).
 func Relu(x *Node) *Node { return Unary(reluFunc, x) }
 
+// ReluOf is x when n is Relu(x), else nil: for ops that commute with the
+// ReLU and move it after themselves (max pooling, where it then runs on a
+// quarter of the values).
+func ReluOf(n *Node) *Node {
+	if n == nil {
+		return nil
+	}
+	if op, ok := n.op.(unaryOp); ok && op.f == reluFunc {
+		return n.ins[0]
+	}
+	return nil
+}
+
 // Lgamma returns log|Γ(x)|.
 func Lgamma(x *Node) *Node { return Unary(lgammaFunc, x) }
 

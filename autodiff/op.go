@@ -45,6 +45,18 @@ type Workspace interface {
 	ScratchLen() int
 }
 
+// GradAssigner is an Op whose Backward can assign the gradient of an
+// operand, writing every element of GradIn[i], instead of adding to it. The
+// program asks it to (ArgsOf.Assign) where the op is the only consumer of
+// that operand's value, and then skips clearing the operand's gradient
+// before the backward pass: for the large activations of a network, that
+// clearing is a pass over memory as long as the op's own.
+type GradAssigner interface {
+	// AssignsGrad reports whether Backward can assign operand i's
+	// gradient.
+	AssignsGrad(i int) bool
+}
+
 // Float is the element type of a program: float64, or float32 for models
 // (neural networks) whose products gain from twice the vector width.
 type Float interface{ float32 | float64 }
@@ -65,6 +77,7 @@ type ArgsOf[T Float] struct {
 	// Workspace op, ScratchLen long; nothing in it survives the call.
 	Scratch []T
 
+	assign  uint64    // bit i: assign GradIn[i] rather than add to it (GradAssigner)
 	idx     [][]int   // the program's indices, per Indices id
 	xs, dxs []float64 // scratch argument vectors (maxOperands long)
 	threads int       // goroutines the op may use for one large product
@@ -85,6 +98,11 @@ func (a *ArgsOf[T]) Indices(ix *Indices) []int {
 	}
 	return v[a.Replica*ix.n : (a.Replica+1)*ix.n]
 }
+
+// Assign reports whether the running Backward must assign GradIn[i],
+// writing every element, instead of adding to it: only ever true for a
+// GradAssigner op and an operand it assigns.
+func (a *ArgsOf[T]) Assign(i int) bool { return a.assign&(1<<i) != 0 }
 
 // Threads is the number of goroutines the op may split one large product
 // over (1 when the program runs replicas on separate goroutines).

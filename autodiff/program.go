@@ -30,7 +30,8 @@ type ProgramOf[T Float] struct {
 	saved   [][]T   // per node id: a Workspace op's saved memory, P*SavedLen or SavedLen
 	scratch []int   // per node id: a Workspace op's ScratchLen
 	outputs []*Node
-	reverse [][]*Node // per output: its ancestors that carry gradients, reverse topological order
+	reverse [][]*Node    // per output: its ancestors that carry gradients, reverse topological order
+	assign  []assignment // per output: the gradients its backward pass assigns
 	params  []*Node
 
 	arity   int         // the most operands of an op
@@ -102,6 +103,7 @@ func compileProgram[T Float](g *Graph, outputs []*Node) (*ProgramOf[T], error) {
 	}
 
 	p.allocateWorkspaces()
+	p.planAssignments()
 	p.idx = make([][]int, len(g.indices))
 	for _, ix := range g.indices {
 		size := ix.n
@@ -112,6 +114,55 @@ func compileProgram[T Float](g *Graph, outputs []*Node) (*ProgramOf[T], error) {
 	}
 	p.SetThreads(1)
 	return p, nil
+}
+
+// assignment is which gradients one output's backward pass assigns rather
+// than accumulates: a node whose value has one consumer that carries a
+// gradient, when that consumer is a GradAssigner for it, is not cleared
+// before the pass, and its consumer writes every element of its gradient.
+type assignment struct {
+	kept []bool   // per node id: the gradient is not cleared, its consumer assigns it
+	bits []uint64 // per node id: ArgsOf.assign for its Backward
+}
+
+// planAssignments finds, for each output, the gradients assigned by their
+// only consumer. The consumers are the reverse pass's nodes, through
+// reshapes (which share their operand's gradient). The loss's gradient is
+// the pass's seed and parameters' gradients are results, so both are
+// always cleared.
+func (p *ProgramOf[T]) planAssignments() {
+	p.assign = make([]assignment, len(p.outputs))
+	for i, rev := range p.reverse {
+		type edge struct {
+			n     *Node
+			input int
+		}
+		uses := make(map[int]int)
+		last := make(map[int]edge)
+		for _, n := range rev {
+			for j, in := range n.ins {
+				for aliasOf(in) != nil {
+					in = aliasOf(in)
+				}
+				if p.grads[in.id] != nil {
+					uses[in.id]++
+					last[in.id] = edge{n, j}
+				}
+			}
+		}
+		a := assignment{kept: make([]bool, len(p.g.nodes)), bits: make([]uint64, len(p.g.nodes))}
+		for _, n := range rev {
+			e := last[n.id]
+			if uses[n.id] != 1 || n == p.outputs[i] || n.param {
+				continue
+			}
+			if ga, ok := e.n.op.(GradAssigner); ok && ga.AssignsGrad(e.input) {
+				a.kept[n.id] = true
+				a.bits[e.n.id] |= 1 << e.input
+			}
+		}
+		p.assign[i] = a
+	}
 }
 
 // allocateWorkspaces gives each Workspace op its saved memory, from one
@@ -339,6 +390,20 @@ func (p *ProgramOf[T]) Grad(n *Node) []T {
 	return p.grads[n.id]
 }
 
+// PoisonGradients fills every gradient buffer with NaN. Backward clears
+// the gradients it adds into and assigns the others (GradAssigner), so
+// the gradients of a correct program do not change; a GradAssigner that
+// leaves part of a gradient unwritten shows as NaN. For tests: adtest runs
+// every op after it.
+func (p *ProgramOf[T]) PoisonGradients() {
+	nan := T(math.NaN())
+	for _, g := range p.grads {
+		for i := range g {
+			g[i] = nan
+		}
+	}
+}
+
 // has reports whether n is a node of the program's graph that existed at
 // Compile.
 func (p *ProgramOf[T]) has(n *Node) bool {
@@ -488,12 +553,14 @@ func (p *ProgramOf[T]) replica(a *ArgsOf[T], r int) {
 	if !p.pass.backward {
 		return
 	}
-	rev := p.reverse[p.pass.out]
+	rev, assign := p.reverse[p.pass.out], &p.assign[p.pass.out]
 	for _, n := range p.params {
 		clear(p.slice(p.grads[n.id], n, r))
 	}
 	for _, n := range rev {
-		clear(p.slice(p.grads[n.id], n, r))
+		if !assign.kept[n.id] {
+			clear(p.slice(p.grads[n.id], n, r))
+		}
 	}
 	loss := p.outputs[p.pass.out]
 	seed := p.slice(p.grads[loss.id], loss, r)
@@ -502,8 +569,10 @@ func (p *ProgramOf[T]) replica(a *ArgsOf[T], r int) {
 	}
 	seed[0] = 1
 	for _, n := range rev {
+		a.assign = assign.bits[n.id]
 		p.runNode(a, n, r, false)
 	}
+	a.assign = 0
 }
 
 // runNode runs node n's op for replica r (0 for a shared node).

@@ -444,6 +444,7 @@ type poolOp struct {
 	win   window
 	batch int
 	max   bool
+	offs  []int // the window's pixels, in elements from its corner, row by row
 }
 
 func (op *poolOp) Name() string {
@@ -463,8 +464,18 @@ func (op *poolOp) DeviceKernel() autodiff.DeviceKernel {
 // MaxPool2D is the largest value of each size × size window of images x
 // [..., H, W, C], channel by channel, windows stride apart (no padding):
 // [..., OH, OW, C] with OH = (H − size)/stride + 1. Its gradient goes to
-// the first largest element of each window, as PyTorch's does.
+// the first largest element of each window, as PyTorch's does. A NaN in a
+// window makes its result NaN.
+//
+// The ReLU commutes with it, max(relu(a), relu(b)) = relu(max(a, b)), with
+// the same gradient (the first largest element's, zero where the window's
+// largest value is at most 0), so max_pool2d(relu(x)) is built as
+// relu(max_pool2d(x)): the ReLU and its gradient then run on a quarter of
+// the values of a 2 × 2 pooling.
 func MaxPool2D(x *autodiff.Node, size, stride int) *autodiff.Node {
+	if in := autodiff.ReluOf(x); in != nil {
+		return autodiff.Relu(pool(in, size, stride, true))
+	}
 	return pool(x, size, stride, true)
 }
 
@@ -489,39 +500,41 @@ func pool(x *autodiff.Node, size, stride int, isMax bool) *autodiff.Node {
 		return g.Fail(nil, "%s of images [%d, %d, %d]: %v", op.Name(), h, w, c, err)
 	}
 	op.win, op.batch = win, batch
+	for ky := range size {
+		for kx := range size {
+			op.offs = append(op.offs, (ky*w+kx)*c)
+		}
+	}
 	return g.Apply(op, append(xs[:len(xs)-3:len(xs)-3], win.oh, win.ow, c), x)
+}
+
+// AssignsGrad implements autodiff.GradAssigner where the windows tile the
+// images, each pixel in exactly one window.
+func (op *poolOp) AssignsGrad(int) bool {
+	g := &op.win
+	return g.stride == g.kh && g.oh*g.kh == g.h && g.ow*g.kw == g.w
 }
 
 func (op *poolOp) Forward(a *autodiff.Args)     { poolForward(op, a) }
 func (op *poolOp) Forward32(a *autodiff.Args32) { poolForward(op, a) }
 
 func poolForward[T autodiff.Float](op *poolOp, a *autodiff.ArgsOf[T]) {
-	g, c := &op.win, op.win.c
-	scale := 1 / T(g.kh*g.kw)
+	c, x := op.win.c, a.In[0]
+	if op.max {
+		op.each(func(o, px int) { kernel.MaxPool(a.Out[o*c:(o+1)*c], x[px*c:], op.offs) })
+		return
+	}
+	scale := 1 / T(len(op.offs))
 	op.each(func(o, px int) {
 		dst := a.Out[o*c : (o+1)*c]
-		copy(dst, a.In[0][px*c:])
-		for ky := range g.kh {
-			for kx := range g.kw {
-				if ky+kx == 0 {
-					continue
-				}
-				src := a.In[0][(px+ky*g.w+kx)*c:][:c]
-				if op.max {
-					for j, v := range src {
-						dst[j] = max(dst[j], v)
-					}
-				} else {
-					for j, v := range src {
-						dst[j] += v
-					}
-				}
+		copy(dst, x[px*c:])
+		for _, off := range op.offs[1:] {
+			for j, v := range x[px*c+off:][:c] {
+				dst[j] += v
 			}
 		}
-		if !op.max {
-			for j := range dst {
-				dst[j] *= scale
-			}
+		for j := range dst {
+			dst[j] *= scale
 		}
 	})
 }
@@ -549,33 +562,23 @@ func poolBackward[T autodiff.Float](op *poolOp, a *autodiff.ArgsOf[T]) {
 	if dx == nil {
 		return
 	}
-	g, c := &op.win, op.win.c
-	scale := 1 / T(g.kh*g.kw)
+	c, x, set := op.win.c, a.In[0], a.Assign(0)
+	if op.max {
+		op.each(func(o, px int) {
+			kernel.MaxPoolGrad(dx[px*c:], x[px*c:], op.offs, a.Out[o*c:(o+1)*c], a.GradOut[o*c:(o+1)*c], set)
+		})
+		return
+	}
+	scale := 1 / T(len(op.offs))
 	op.each(func(o, px int) {
 		dy := a.GradOut[o*c : (o+1)*c]
-		if !op.max {
-			for ky := range g.kh {
-				for kx := range g.kw {
-					dst := dx[(px+ky*g.w+kx)*c:][:c]
-					for j, v := range dy {
-						dst[j] += v * scale
-					}
-				}
-			}
-			return
-		}
-		y := a.Out[o*c : (o+1)*c]
-		for j := range c {
-			// The first element equal to the maximum, in the forward
-			// pass's order, gets the gradient.
-		window:
-			for ky := range g.kh {
-				for kx := range g.kw {
-					at := (px+ky*g.w+kx)*c + j
-					if a.In[0][at] == y[j] {
-						dx[at] += dy[j]
-						break window
-					}
+		for _, off := range op.offs {
+			dst := dx[px*c+off:][:c]
+			for j, v := range dy {
+				if set {
+					dst[j] = v * scale
+				} else {
+					dst[j] += v * scale
 				}
 			}
 		}

@@ -163,6 +163,63 @@ func TestMaxPoolTies(t *testing.T) {
 	}
 }
 
+// TestMaxPoolOfRelu: MaxPool2D moves a ReLU before it to after it; the
+// values and gradients are those of pooling the ReLU's result, bit for
+// bit, with windows all negative, tied at zero and mixed.
+func TestMaxPoolOfRelu(t *testing.T) {
+	images := []float64{
+		-1, -2, -3, -0.5, // all negative: relu gives tied zeros
+		0, -1, 2, 2, // a zero, a tie among positives
+		3, 1, -4, 5,
+		0, 0, -1, 0.25,
+	}
+	run := func(build func(x *ad.Node) *ad.Node) (value, grad []float64) {
+		g := ad.NewGraph(1)
+		x := g.Input("x", ad.Param, 4, 4, 1)
+		y := build(x)
+		w := g.Const(y.Shape(), 1, 2, 3, 4)
+		loss := ad.SumAll(ad.Mul(y, w))
+		p, err := g.Compile(y, loss)
+		if err != nil {
+			t.Fatal(err)
+		}
+		copy(p.Value(x), images)
+		p.Forward()
+		if err := p.Backward(loss); err != nil {
+			t.Fatal(err)
+		}
+		return p.Value(y), p.Grad(x)
+	}
+	commuted, direct := 0, 0
+	gotV, gotG := run(func(x *ad.Node) *ad.Node {
+		y := MaxPool2D(ad.Relu(x), 2, 2)
+		if ad.ReluOf(y) != nil {
+			commuted++
+		}
+		return y
+	})
+	wantV, wantG := run(func(x *ad.Node) *ad.Node {
+		y := pool(ad.Relu(x), 2, 2, true)
+		if ad.ReluOf(y) == nil {
+			direct++
+		}
+		return y
+	})
+	if commuted != 1 || direct != 1 {
+		t.Fatal("MaxPool2D did not move the ReLU after the pooling")
+	}
+	for i := range wantV {
+		if math.Float64bits(gotV[i]) != math.Float64bits(wantV[i]) {
+			t.Errorf("value %d: %v, pooling the ReLU gives %v", i, gotV[i], wantV[i])
+		}
+	}
+	for i := range wantG {
+		if math.Float64bits(gotG[i]) != math.Float64bits(wantG[i]) {
+			t.Errorf("gradient %d: %v, pooling the ReLU gives %v", i, gotG[i], wantG[i])
+		}
+	}
+}
+
 func TestFlatten(t *testing.T) {
 	g := ad.NewGraph(1)
 	x := g.Input("x", ad.Param, 2, 3, 4, 5)

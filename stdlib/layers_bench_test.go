@@ -94,26 +94,48 @@ func recurrentBench(tb testing.TB, layer func(x, w, u, b *ad.Node, seq bool) *ad
 	return newLayerBench(tb, g, loss, []*ad.Node{x, w, u, b}, f32, 2*(fwd+bwd))
 }
 
-// cnnBench is a small CNN on 12 × 12 images: a convolution, max pooling,
-// a residual block of two convolutions with a layer norm, average pooling,
-// flatten and a dense layer.
-func cnnBench(tb testing.TB, p, batch int, f32 bool) *layerBench {
+// cnnBench is a small CNN on size × size images: a convolution to c
+// channels, max pooling, a residual block of two convolutions with a layer
+// norm, pooling (max or average), flatten and a dense layer: the shape of
+// examples/mnist/cnn.ppl (size 28, c 16, max pooling).
+func cnnBench(tb testing.TB, p, batch, size, c int, maxPool, f32 bool) *layerBench {
 	g := ad.NewGraph(p)
-	x := g.Input("x", ad.Data, batch, 12, 12, 1)
+	x := g.Input("x", ad.Data, batch, size, size, 1)
 	in := []*ad.Node{x}
 	param := func(shape ...int) *ad.Node {
 		n := g.Input(fmt.Sprint("p", len(in)), ad.Param, shape...)
 		in = append(in, n)
 		return n
 	}
-	h := ad.Relu(stdlib.Conv2D(x, param(3, 3, 1, 4), param(4), 1, 1))
+	h := ad.Relu(stdlib.Conv2D(x, param(3, 3, 1, c), param(c), 1, 1))
 	h = stdlib.MaxPool2D(h, 2, 2)
-	r := ad.Relu(stdlib.Conv2D(h, param(3, 3, 4, 4), param(4), 1, 1))
-	r = stdlib.Conv2D(r, param(3, 3, 4, 4), param(4), 1, 1)
-	h = stdlib.LayerNorm(ad.Relu(ad.Add(h, r)), param(4), param(4))
-	h = stdlib.Flatten(stdlib.AvgPool2D(h, 2, 2), 1)
-	loss := ad.SumAll(ad.Tanh(stdlib.Dense(h, param(36, 3), param(3))))
-	return newLayerBench(tb, g, loss, in, f32, 0)
+	r := ad.Relu(stdlib.Conv2D(h, param(3, 3, c, c), param(c), 1, 1))
+	r = stdlib.Conv2D(r, param(3, 3, c, c), param(c), 1, 1)
+	h = stdlib.LayerNorm(ad.Relu(ad.Add(h, r)), param(c), param(c))
+	if maxPool {
+		h = stdlib.MaxPool2D(h, 2, 2)
+	} else {
+		h = stdlib.AvgPool2D(h, 2, 2)
+	}
+	h = stdlib.Flatten(h, 1)
+	side := size / 4
+	loss := ad.SumAll(ad.Tanh(stdlib.Dense(h, param(side*side*c, 10), param(10))))
+	// Multiply-adds of the convolutions (forward, ∂w, and ∂x after the
+	// first) and of the dense layer (forward, ∂w, ∂x).
+	px, half := float64(batch*size*size), float64(batch*size*size/4)
+	flops := 2 * (2*px*9*float64(c) + 3*2*half*9*float64(c*c) + 3*float64(batch*side*side*c*10))
+	return newLayerBench(tb, g, loss, in, f32, flops)
+}
+
+// BenchmarkCNN is one forward and backward pass of examples/mnist/cnn.ppl's
+// network (28 × 28 images, 16 channels, batch 128) without its likelihood,
+// per replica: the layers temper bench --net cnn spends its time in.
+func BenchmarkCNN(b *testing.B) {
+	for _, p := range []int{1, 8} {
+		b.Run(fmt.Sprintf("float32/P=%d", p), func(b *testing.B) {
+			runLayerBench(b, cnnBench(b, p, 128, 28, 16, true, true), p)
+		})
+	}
 }
 
 func runLayerBench(b *testing.B, l *layerBench, p int) {
@@ -187,7 +209,7 @@ func TestLayersAllocateNothing(t *testing.T) {
 				"conv2d": convBench(t, 2, 4, 8, 8, 2, 3, true, f32),
 				"lstm":   lstmBench(t, 2, 4, 5, 3, 4, f32),
 				"gru":    gruBench(t, 2, 4, 5, 3, 4, f32),
-				"cnn":    cnnBench(t, 2, 4, f32),
+				"cnn":    cnnBench(t, 2, 4, 12, 4, false, f32),
 			} {
 				l.setThreads(threads)
 				if err := l.step(); err != nil {

@@ -114,3 +114,39 @@ func addGrad[T ad.Float](dst, src []T) {
 		dst[i] += g
 	}
 }
+
+// TestHarnessCatchesPartialAssignment: an op that claims to assign its
+// operand's gradient (autodiff.GradAssigner) but, asked to, skips an
+// element or adds instead.
+func TestHarnessCatchesPartialAssignment(t *testing.T) {
+	for _, bug := range []string{"skip", "add"} {
+		expectFailure(t, adtest.Check(adtest.Case{
+			Name:   "assigner/" + bug,
+			Inputs: []adtest.Input{{Shape: ad.Shape{3}, Draw: adtest.Real}},
+			Build: func(x []*ad.Node) *ad.Node {
+				return x[0].Graph().Apply(twiceOp{bug}, ad.Shape{3}, x[0])
+			},
+		}, 1), "finite difference")
+	}
+}
+
+// twiceOp is 2x, a GradAssigner with a bug.
+type twiceOp struct{ bug string }
+
+func (twiceOp) Name() string           { return "twice" }
+func (twiceOp) AssignsGrad(i int) bool { return true }
+func (op twiceOp) Forward(a *ad.Args) {
+	for i, v := range a.In[0] {
+		a.Out[i] = 2 * v
+	}
+}
+func (op twiceOp) Backward(a *ad.Args) {
+	for i, g := range a.GradOut {
+		switch {
+		case !a.Assign(0) || op.bug == "add":
+			a.GradIn[0][i] += 2 * g
+		case i > 0 || op.bug != "skip":
+			a.GradIn[0][i] = 2 * g
+		}
+	}
+}

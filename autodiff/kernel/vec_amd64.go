@@ -150,3 +150,107 @@ func (vs *vecSet) tanhF32(dst, x []float32) {
 		tanhGo(dst, x)
 	}
 }
+
+func (vs *vecSet) reluF32(dst, x []float32) {
+	switch vs.isa {
+	case isaAVX512:
+		reluF32AVX512(dst, x)
+	case isaAVX2:
+		reluF32AVX2(dst, x)
+	default:
+		reluGo(dst, x)
+	}
+}
+
+func (vs *vecSet) reluF64(dst, x []float64) {
+	switch vs.isa {
+	case isaAVX512:
+		reluF64AVX512(dst, x)
+	case isaAVX2:
+		reluF64AVX2(dst, x)
+	default:
+		reluGo(dst, x)
+	}
+}
+
+func (vs *vecSet) reluGradF32(dst, x, g []float32, assign bool) {
+	switch {
+	case vs.isa == isaAVX512 && assign:
+		reluGradSetF32AVX512(dst, x, g)
+	case vs.isa == isaAVX512:
+		reluGradAddF32AVX512(dst, x, g)
+	case vs.isa == isaAVX2 && assign:
+		reluGradSetF32AVX2(dst, x, g)
+	case vs.isa == isaAVX2:
+		reluGradAddF32AVX2(dst, x, g)
+	default:
+		reluGradGo(dst, x, g, assign)
+	}
+}
+
+func (vs *vecSet) reluGradF64(dst, x, g []float64, assign bool) {
+	switch {
+	case vs.isa == isaAVX512 && assign:
+		reluGradSetF64AVX512(dst, x, g)
+	case vs.isa == isaAVX512:
+		reluGradAddF64AVX512(dst, x, g)
+	case vs.isa == isaAVX2 && assign:
+		reluGradSetF64AVX2(dst, x, g)
+	case vs.isa == isaAVX2:
+		reluGradAddF64AVX2(dst, x, g)
+	default:
+		reluGradGo(dst, x, g, assign)
+	}
+}
+
+func (vs *vecSet) maxPoolF32(dst, x []float32, offs []int) {
+	switch vs.isa {
+	case isaAVX512:
+		maxPoolF32AVX512(dst, x, offs)
+	case isaAVX2:
+		maxPoolF32AVX2(dst, x, offs)
+	default:
+		maxPoolGo(dst, x, offs)
+	}
+}
+
+func (vs *vecSet) maxPoolF64(dst, x []float64, offs []int) {
+	switch vs.isa {
+	case isaAVX512:
+		maxPoolF64AVX512(dst, x, offs)
+	case isaAVX2:
+		maxPoolF64AVX2(dst, x, offs)
+	default:
+		maxPoolGo(dst, x, offs)
+	}
+}
+
+func (vs *vecSet) maxPoolGradF32(dx, x []float32, offs []int, y, dy []float32, assign bool) {
+	switch {
+	case vs.isa == isaAVX512 && assign:
+		maxPoolGradSetF32AVX512(dx, x, offs, y, dy)
+	case vs.isa == isaAVX512:
+		maxPoolGradAddF32AVX512(dx, x, offs, y, dy)
+	case vs.isa == isaAVX2 && assign:
+		maxPoolGradSetF32AVX2(dx, x, offs, y, dy)
+	case vs.isa == isaAVX2:
+		maxPoolGradAddF32AVX2(dx, x, offs, y, dy)
+	default:
+		maxPoolGradGo(dx, x, offs, y, dy, assign)
+	}
+}
+
+func (vs *vecSet) maxPoolGradF64(dx, x []float64, offs []int, y, dy []float64, assign bool) {
+	switch {
+	case vs.isa == isaAVX512 && assign:
+		maxPoolGradSetF64AVX512(dx, x, offs, y, dy)
+	case vs.isa == isaAVX512:
+		maxPoolGradAddF64AVX512(dx, x, offs, y, dy)
+	case vs.isa == isaAVX2 && assign:
+		maxPoolGradSetF64AVX2(dx, x, offs, y, dy)
+	case vs.isa == isaAVX2:
+		maxPoolGradAddF64AVX2(dx, x, offs, y, dy)
+	default:
+		maxPoolGradGo(dx, x, offs, y, dy, assign)
+	}
+}

@@ -1375,6 +1375,842 @@ tanhF32AVX512_done:
 	VZEROUPPER
 	RET
 
+// func reluF32AVX512(dst []float32, x []float32)
+// Requires: AVX, AVX512F
+TEXT ·reluF32AVX512(SB), NOSPLIT, $0-48
+	MOVQ   dst_base+0(FP), DI
+	MOVQ   x_base+24(FP), SI
+	MOVQ   x_len+32(FP), CX
+	VPXORQ Z12, Z12, Z12
+	CMPQ   CX, $0x00000040
+	JB     reluF32AVX512_one
+
+reluF32AVX512_four:
+	VMOVUPS (SI), Z0
+	VMAXPS  Z0, Z12, Z0
+	VMOVUPS Z0, (DI)
+	VMOVUPS 64(SI), Z1
+	VMAXPS  Z1, Z12, Z1
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS 128(SI), Z2
+	VMAXPS  Z2, Z12, Z2
+	VMOVUPS Z2, 128(DI)
+	VMOVUPS 192(SI), Z3
+	VMAXPS  Z3, Z12, Z3
+	VMOVUPS Z3, 192(DI)
+	ADDQ    $0x00000100, DI
+	ADDQ    $0x00000100, SI
+	SUBQ    $0x00000040, CX
+	CMPQ    CX, $0x00000040
+	JAE     reluF32AVX512_four
+
+reluF32AVX512_one:
+	CMPQ    CX, $0x00000010
+	JB      reluF32AVX512_tail
+	VMOVUPS (SI), Z0
+	VMAXPS  Z0, Z12, Z0
+	VMOVUPS Z0, (DI)
+	ADDQ    $0x00000040, DI
+	ADDQ    $0x00000040, SI
+	SUBQ    $0x00000010, CX
+	JMP     reluF32AVX512_one
+
+reluF32AVX512_tail:
+	TESTQ     CX, CX
+	JZ        reluF32AVX512_done
+	MOVQ      $0x00000001, R11
+	SHLQ      CL, R11
+	DECQ      R11
+	KMOVW     R11, K1
+	VMOVUPS.Z (SI), K1, Z0
+	VMAXPS    Z0, Z12, Z0
+	VMOVUPS   Z0, K1, (DI)
+
+reluF32AVX512_done:
+	VZEROUPPER
+	RET
+
+// func reluGradSetF32AVX512(dst []float32, x []float32, g []float32)
+// Requires: AVX, AVX512F
+TEXT ·reluGradSetF32AVX512(SB), NOSPLIT, $0-72
+	MOVQ   dst_base+0(FP), DI
+	MOVQ   x_base+24(FP), SI
+	MOVQ   g_base+48(FP), DX
+	MOVQ   g_len+56(FP), CX
+	VPXORQ Z12, Z12, Z12
+	CMPQ   CX, $0x00000040
+	JB     reluGradSetF32AVX512_one
+
+reluGradSetF32AVX512_four:
+	VMOVUPS   (SI), Z0
+	VMOVUPS   (DX), Z4
+	VCMPPS    $0x1e, Z12, Z0, K2
+	VMOVUPS.Z Z4, K2, Z4
+	VMOVUPS   Z4, (DI)
+	VMOVUPS   64(SI), Z1
+	VMOVUPS   64(DX), Z5
+	VCMPPS    $0x1e, Z12, Z1, K3
+	VMOVUPS.Z Z5, K3, Z5
+	VMOVUPS   Z5, 64(DI)
+	VMOVUPS   128(SI), Z2
+	VMOVUPS   128(DX), Z6
+	VCMPPS    $0x1e, Z12, Z2, K4
+	VMOVUPS.Z Z6, K4, Z6
+	VMOVUPS   Z6, 128(DI)
+	VMOVUPS   192(SI), Z3
+	VMOVUPS   192(DX), Z7
+	VCMPPS    $0x1e, Z12, Z3, K5
+	VMOVUPS.Z Z7, K5, Z7
+	VMOVUPS   Z7, 192(DI)
+	ADDQ      $0x00000100, DI
+	ADDQ      $0x00000100, SI
+	ADDQ      $0x00000100, DX
+	SUBQ      $0x00000040, CX
+	CMPQ      CX, $0x00000040
+	JAE       reluGradSetF32AVX512_four
+
+reluGradSetF32AVX512_one:
+	CMPQ      CX, $0x00000010
+	JB        reluGradSetF32AVX512_tail
+	VMOVUPS   (SI), Z0
+	VMOVUPS   (DX), Z4
+	VCMPPS    $0x1e, Z12, Z0, K2
+	VMOVUPS.Z Z4, K2, Z4
+	VMOVUPS   Z4, (DI)
+	ADDQ      $0x00000040, DI
+	ADDQ      $0x00000040, SI
+	ADDQ      $0x00000040, DX
+	SUBQ      $0x00000010, CX
+	JMP       reluGradSetF32AVX512_one
+
+reluGradSetF32AVX512_tail:
+	TESTQ     CX, CX
+	JZ        reluGradSetF32AVX512_done
+	MOVQ      $0x00000001, R11
+	SHLQ      CL, R11
+	DECQ      R11
+	KMOVW     R11, K1
+	VMOVUPS.Z (SI), K1, Z0
+	VMOVUPS.Z (DX), K1, Z4
+	VCMPPS    $0x1e, Z12, Z0, K2
+	VMOVUPS.Z Z4, K2, Z4
+	VMOVUPS   Z4, K1, (DI)
+
+reluGradSetF32AVX512_done:
+	VZEROUPPER
+	RET
+
+// func reluGradAddF32AVX512(dst []float32, x []float32, g []float32)
+// Requires: AVX, AVX512F
+TEXT ·reluGradAddF32AVX512(SB), NOSPLIT, $0-72
+	MOVQ   dst_base+0(FP), DI
+	MOVQ   x_base+24(FP), SI
+	MOVQ   g_base+48(FP), DX
+	MOVQ   g_len+56(FP), CX
+	VPXORQ Z12, Z12, Z12
+	CMPQ   CX, $0x00000040
+	JB     reluGradAddF32AVX512_one
+
+reluGradAddF32AVX512_four:
+	VMOVUPS   (SI), Z0
+	VMOVUPS   (DX), Z4
+	VCMPPS    $0x1e, Z12, Z0, K2
+	VMOVUPS.Z Z4, K2, Z4
+	VMOVUPS   (DI), Z0
+	VADDPS    Z0, Z4, Z4
+	VMOVUPS   Z4, (DI)
+	VMOVUPS   64(SI), Z1
+	VMOVUPS   64(DX), Z5
+	VCMPPS    $0x1e, Z12, Z1, K3
+	VMOVUPS.Z Z5, K3, Z5
+	VMOVUPS   64(DI), Z1
+	VADDPS    Z1, Z5, Z5
+	VMOVUPS   Z5, 64(DI)
+	VMOVUPS   128(SI), Z2
+	VMOVUPS   128(DX), Z6
+	VCMPPS    $0x1e, Z12, Z2, K4
+	VMOVUPS.Z Z6, K4, Z6
+	VMOVUPS   128(DI), Z2
+	VADDPS    Z2, Z6, Z6
+	VMOVUPS   Z6, 128(DI)
+	VMOVUPS   192(SI), Z3
+	VMOVUPS   192(DX), Z7
+	VCMPPS    $0x1e, Z12, Z3, K5
+	VMOVUPS.Z Z7, K5, Z7
+	VMOVUPS   192(DI), Z3
+	VADDPS    Z3, Z7, Z7
+	VMOVUPS   Z7, 192(DI)
+	ADDQ      $0x00000100, DI
+	ADDQ      $0x00000100, SI
+	ADDQ      $0x00000100, DX
+	SUBQ      $0x00000040, CX
+	CMPQ      CX, $0x00000040
+	JAE       reluGradAddF32AVX512_four
+
+reluGradAddF32AVX512_one:
+	CMPQ      CX, $0x00000010
+	JB        reluGradAddF32AVX512_tail
+	VMOVUPS   (SI), Z0
+	VMOVUPS   (DX), Z4
+	VCMPPS    $0x1e, Z12, Z0, K2
+	VMOVUPS.Z Z4, K2, Z4
+	VMOVUPS   (DI), Z0
+	VADDPS    Z0, Z4, Z4
+	VMOVUPS   Z4, (DI)
+	ADDQ      $0x00000040, DI
+	ADDQ      $0x00000040, SI
+	ADDQ      $0x00000040, DX
+	SUBQ      $0x00000010, CX
+	JMP       reluGradAddF32AVX512_one
+
+reluGradAddF32AVX512_tail:
+	TESTQ     CX, CX
+	JZ        reluGradAddF32AVX512_done
+	MOVQ      $0x00000001, R11
+	SHLQ      CL, R11
+	DECQ      R11
+	KMOVW     R11, K1
+	VMOVUPS.Z (SI), K1, Z0
+	VMOVUPS.Z (DX), K1, Z4
+	VCMPPS    $0x1e, Z12, Z0, K2
+	VMOVUPS.Z Z4, K2, Z4
+	VMOVUPS.Z (DI), K1, Z0
+	VADDPS    Z0, Z4, Z4
+	VMOVUPS   Z4, K1, (DI)
+
+reluGradAddF32AVX512_done:
+	VZEROUPPER
+	RET
+
+// func maxPoolF32AVX512(dst []float32, x []float32, offs []int)
+// Requires: AVX, AVX512F
+TEXT ·maxPoolF32AVX512(SB), NOSPLIT, $0-72
+	MOVQ dst_base+0(FP), DI
+	MOVQ x_base+24(FP), SI
+	MOVQ offs_base+48(FP), R10
+	MOVQ offs_len+56(FP), R13
+	MOVQ dst_len+8(FP), CX
+	XORQ R8, R8
+
+maxPoolF32AVX512_one:
+	CMPQ    CX, $0x00000010
+	JB      maxPoolF32AVX512_tail
+	MOVQ    (R10), R9
+	SHLQ    $0x02, R9
+	ADDQ    R8, R9
+	VMOVUPS (SI)(R9*1), Z0
+	MOVQ    $0x00000001, AX
+
+maxPoolF32AVX512_k:
+	CMPQ    AX, R13
+	JAE     maxPoolF32AVX512_kdone
+	MOVQ    (R10)(AX*8), R9
+	SHLQ    $0x02, R9
+	ADDQ    R8, R9
+	VMOVUPS (SI)(R9*1), Z1
+	VMAXPS  Z0, Z1, Z0
+	VCMPPS  $0x03, Z1, Z1, K2
+	VMOVAPS Z1, K2, Z0
+	INCQ    AX
+	JMP     maxPoolF32AVX512_k
+
+maxPoolF32AVX512_kdone:
+	VMOVUPS Z0, (DI)(R8*1)
+	ADDQ    $0x00000040, R8
+	SUBQ    $0x00000010, CX
+	JMP     maxPoolF32AVX512_one
+
+maxPoolF32AVX512_tail:
+	TESTQ     CX, CX
+	JZ        maxPoolF32AVX512_done
+	MOVQ      $0x00000001, R11
+	SHLQ      CL, R11
+	DECQ      R11
+	KMOVW     R11, K1
+	MOVQ      (R10), R9
+	SHLQ      $0x02, R9
+	ADDQ      R8, R9
+	VMOVUPS.Z (SI)(R9*1), K1, Z0
+	MOVQ      $0x00000001, AX
+
+maxPoolF32AVX512_t_k:
+	CMPQ      AX, R13
+	JAE       maxPoolF32AVX512_t_kdone
+	MOVQ      (R10)(AX*8), R9
+	SHLQ      $0x02, R9
+	ADDQ      R8, R9
+	VMOVUPS.Z (SI)(R9*1), K1, Z1
+	VMAXPS    Z0, Z1, Z0
+	VCMPPS    $0x03, Z1, Z1, K2
+	VMOVAPS   Z1, K2, Z0
+	INCQ      AX
+	JMP       maxPoolF32AVX512_t_k
+
+maxPoolF32AVX512_t_kdone:
+	VMOVUPS Z0, K1, (DI)(R8*1)
+
+maxPoolF32AVX512_done:
+	VZEROUPPER
+	RET
+
+// func maxPoolGradSetF32AVX512(dx []float32, x []float32, offs []int, y []float32, dy []float32)
+// Requires: AVX, AVX512F
+TEXT ·maxPoolGradSetF32AVX512(SB), NOSPLIT, $0-120
+	MOVQ dx_base+0(FP), DI
+	MOVQ x_base+24(FP), SI
+	MOVQ offs_base+48(FP), R10
+	MOVQ offs_len+56(FP), R13
+	MOVQ y_base+72(FP), BX
+	MOVQ dy_base+96(FP), DX
+	MOVQ dy_len+104(FP), CX
+	XORQ R8, R8
+
+maxPoolGradSetF32AVX512_one:
+	CMPQ    CX, $0x00000010
+	JB      maxPoolGradSetF32AVX512_tail
+	VMOVUPS (BX)(R8*1), Z0
+	VMOVUPS (DX)(R8*1), Z1
+	MOVQ    $0x00000000, AX
+
+maxPoolGradSetF32AVX512_k:
+	CMPQ      AX, R13
+	JAE       maxPoolGradSetF32AVX512_kdone
+	MOVQ      (R10)(AX*8), R9
+	SHLQ      $0x02, R9
+	ADDQ      R8, R9
+	VMOVUPS   (SI)(R9*1), Z2
+	VCMPPS    $0x00, Z0, Z2, K2
+	VMOVUPS.Z Z1, K2, Z3
+	VPXORD    Z1, Z1, K2, Z1
+	VMOVUPS   Z3, (DI)(R9*1)
+	INCQ      AX
+	JMP       maxPoolGradSetF32AVX512_k
+
+maxPoolGradSetF32AVX512_kdone:
+	ADDQ $0x00000040, R8
+	SUBQ $0x00000010, CX
+	JMP  maxPoolGradSetF32AVX512_one
+
+maxPoolGradSetF32AVX512_tail:
+	TESTQ     CX, CX
+	JZ        maxPoolGradSetF32AVX512_done
+	MOVQ      $0x00000001, R11
+	SHLQ      CL, R11
+	DECQ      R11
+	KMOVW     R11, K1
+	VMOVUPS.Z (BX)(R8*1), K1, Z0
+	VMOVUPS.Z (DX)(R8*1), K1, Z1
+	MOVQ      $0x00000000, AX
+
+maxPoolGradSetF32AVX512_t_k:
+	CMPQ      AX, R13
+	JAE       maxPoolGradSetF32AVX512_t_kdone
+	MOVQ      (R10)(AX*8), R9
+	SHLQ      $0x02, R9
+	ADDQ      R8, R9
+	VMOVUPS.Z (SI)(R9*1), K1, Z2
+	VCMPPS    $0x00, Z0, Z2, K2
+	VMOVUPS.Z Z1, K2, Z3
+	VPXORD    Z1, Z1, K2, Z1
+	VMOVUPS   Z3, K1, (DI)(R9*1)
+	INCQ      AX
+	JMP       maxPoolGradSetF32AVX512_t_k
+
+maxPoolGradSetF32AVX512_t_kdone:
+maxPoolGradSetF32AVX512_done:
+	VZEROUPPER
+	RET
+
+// func maxPoolGradAddF32AVX512(dx []float32, x []float32, offs []int, y []float32, dy []float32)
+// Requires: AVX, AVX512F
+TEXT ·maxPoolGradAddF32AVX512(SB), NOSPLIT, $0-120
+	MOVQ dx_base+0(FP), DI
+	MOVQ x_base+24(FP), SI
+	MOVQ offs_base+48(FP), R10
+	MOVQ offs_len+56(FP), R13
+	MOVQ y_base+72(FP), BX
+	MOVQ dy_base+96(FP), DX
+	MOVQ dy_len+104(FP), CX
+	XORQ R8, R8
+
+maxPoolGradAddF32AVX512_one:
+	CMPQ    CX, $0x00000010
+	JB      maxPoolGradAddF32AVX512_tail
+	VMOVUPS (BX)(R8*1), Z0
+	VMOVUPS (DX)(R8*1), Z1
+	MOVQ    $0x00000000, AX
+
+maxPoolGradAddF32AVX512_k:
+	CMPQ      AX, R13
+	JAE       maxPoolGradAddF32AVX512_kdone
+	MOVQ      (R10)(AX*8), R9
+	SHLQ      $0x02, R9
+	ADDQ      R8, R9
+	VMOVUPS   (SI)(R9*1), Z2
+	VCMPPS    $0x00, Z0, Z2, K2
+	VMOVUPS.Z Z1, K2, Z3
+	VPXORD    Z1, Z1, K2, Z1
+	VMOVUPS   (DI)(R9*1), Z4
+	VADDPS    Z4, Z3, Z3
+	VMOVUPS   Z3, (DI)(R9*1)
+	INCQ      AX
+	JMP       maxPoolGradAddF32AVX512_k
+
+maxPoolGradAddF32AVX512_kdone:
+	ADDQ $0x00000040, R8
+	SUBQ $0x00000010, CX
+	JMP  maxPoolGradAddF32AVX512_one
+
+maxPoolGradAddF32AVX512_tail:
+	TESTQ     CX, CX
+	JZ        maxPoolGradAddF32AVX512_done
+	MOVQ      $0x00000001, R11
+	SHLQ      CL, R11
+	DECQ      R11
+	KMOVW     R11, K1
+	VMOVUPS.Z (BX)(R8*1), K1, Z0
+	VMOVUPS.Z (DX)(R8*1), K1, Z1
+	MOVQ      $0x00000000, AX
+
+maxPoolGradAddF32AVX512_t_k:
+	CMPQ      AX, R13
+	JAE       maxPoolGradAddF32AVX512_t_kdone
+	MOVQ      (R10)(AX*8), R9
+	SHLQ      $0x02, R9
+	ADDQ      R8, R9
+	VMOVUPS.Z (SI)(R9*1), K1, Z2
+	VCMPPS    $0x00, Z0, Z2, K2
+	VMOVUPS.Z Z1, K2, Z3
+	VPXORD    Z1, Z1, K2, Z1
+	VMOVUPS.Z (DI)(R9*1), K1, Z4
+	VADDPS    Z4, Z3, Z3
+	VMOVUPS   Z3, K1, (DI)(R9*1)
+	INCQ      AX
+	JMP       maxPoolGradAddF32AVX512_t_k
+
+maxPoolGradAddF32AVX512_t_kdone:
+maxPoolGradAddF32AVX512_done:
+	VZEROUPPER
+	RET
+
+// func reluF64AVX512(dst []float64, x []float64)
+// Requires: AVX, AVX512F
+TEXT ·reluF64AVX512(SB), NOSPLIT, $0-48
+	MOVQ   dst_base+0(FP), DI
+	MOVQ   x_base+24(FP), SI
+	MOVQ   x_len+32(FP), CX
+	VPXORQ Z12, Z12, Z12
+	CMPQ   CX, $0x00000020
+	JB     reluF64AVX512_one
+
+reluF64AVX512_four:
+	VMOVUPD (SI), Z0
+	VMAXPD  Z0, Z12, Z0
+	VMOVUPD Z0, (DI)
+	VMOVUPD 64(SI), Z1
+	VMAXPD  Z1, Z12, Z1
+	VMOVUPD Z1, 64(DI)
+	VMOVUPD 128(SI), Z2
+	VMAXPD  Z2, Z12, Z2
+	VMOVUPD Z2, 128(DI)
+	VMOVUPD 192(SI), Z3
+	VMAXPD  Z3, Z12, Z3
+	VMOVUPD Z3, 192(DI)
+	ADDQ    $0x00000100, DI
+	ADDQ    $0x00000100, SI
+	SUBQ    $0x00000020, CX
+	CMPQ    CX, $0x00000020
+	JAE     reluF64AVX512_four
+
+reluF64AVX512_one:
+	CMPQ    CX, $0x00000008
+	JB      reluF64AVX512_tail
+	VMOVUPD (SI), Z0
+	VMAXPD  Z0, Z12, Z0
+	VMOVUPD Z0, (DI)
+	ADDQ    $0x00000040, DI
+	ADDQ    $0x00000040, SI
+	SUBQ    $0x00000008, CX
+	JMP     reluF64AVX512_one
+
+reluF64AVX512_tail:
+	TESTQ     CX, CX
+	JZ        reluF64AVX512_done
+	MOVQ      $0x00000001, R11
+	SHLQ      CL, R11
+	DECQ      R11
+	KMOVW     R11, K1
+	VMOVUPD.Z (SI), K1, Z0
+	VMAXPD    Z0, Z12, Z0
+	VMOVUPD   Z0, K1, (DI)
+
+reluF64AVX512_done:
+	VZEROUPPER
+	RET
+
+// func reluGradSetF64AVX512(dst []float64, x []float64, g []float64)
+// Requires: AVX, AVX512F
+TEXT ·reluGradSetF64AVX512(SB), NOSPLIT, $0-72
+	MOVQ   dst_base+0(FP), DI
+	MOVQ   x_base+24(FP), SI
+	MOVQ   g_base+48(FP), DX
+	MOVQ   g_len+56(FP), CX
+	VPXORQ Z12, Z12, Z12
+	CMPQ   CX, $0x00000020
+	JB     reluGradSetF64AVX512_one
+
+reluGradSetF64AVX512_four:
+	VMOVUPD   (SI), Z0
+	VMOVUPD   (DX), Z4
+	VCMPPD    $0x1e, Z12, Z0, K2
+	VMOVUPD.Z Z4, K2, Z4
+	VMOVUPD   Z4, (DI)
+	VMOVUPD   64(SI), Z1
+	VMOVUPD   64(DX), Z5
+	VCMPPD    $0x1e, Z12, Z1, K3
+	VMOVUPD.Z Z5, K3, Z5
+	VMOVUPD   Z5, 64(DI)
+	VMOVUPD   128(SI), Z2
+	VMOVUPD   128(DX), Z6
+	VCMPPD    $0x1e, Z12, Z2, K4
+	VMOVUPD.Z Z6, K4, Z6
+	VMOVUPD   Z6, 128(DI)
+	VMOVUPD   192(SI), Z3
+	VMOVUPD   192(DX), Z7
+	VCMPPD    $0x1e, Z12, Z3, K5
+	VMOVUPD.Z Z7, K5, Z7
+	VMOVUPD   Z7, 192(DI)
+	ADDQ      $0x00000100, DI
+	ADDQ      $0x00000100, SI
+	ADDQ      $0x00000100, DX
+	SUBQ      $0x00000020, CX
+	CMPQ      CX, $0x00000020
+	JAE       reluGradSetF64AVX512_four
+
+reluGradSetF64AVX512_one:
+	CMPQ      CX, $0x00000008
+	JB        reluGradSetF64AVX512_tail
+	VMOVUPD   (SI), Z0
+	VMOVUPD   (DX), Z4
+	VCMPPD    $0x1e, Z12, Z0, K2
+	VMOVUPD.Z Z4, K2, Z4
+	VMOVUPD   Z4, (DI)
+	ADDQ      $0x00000040, DI
+	ADDQ      $0x00000040, SI
+	ADDQ      $0x00000040, DX
+	SUBQ      $0x00000008, CX
+	JMP       reluGradSetF64AVX512_one
+
+reluGradSetF64AVX512_tail:
+	TESTQ     CX, CX
+	JZ        reluGradSetF64AVX512_done
+	MOVQ      $0x00000001, R11
+	SHLQ      CL, R11
+	DECQ      R11
+	KMOVW     R11, K1
+	VMOVUPD.Z (SI), K1, Z0
+	VMOVUPD.Z (DX), K1, Z4
+	VCMPPD    $0x1e, Z12, Z0, K2
+	VMOVUPD.Z Z4, K2, Z4
+	VMOVUPD   Z4, K1, (DI)
+
+reluGradSetF64AVX512_done:
+	VZEROUPPER
+	RET
+
+// func reluGradAddF64AVX512(dst []float64, x []float64, g []float64)
+// Requires: AVX, AVX512F
+TEXT ·reluGradAddF64AVX512(SB), NOSPLIT, $0-72
+	MOVQ   dst_base+0(FP), DI
+	MOVQ   x_base+24(FP), SI
+	MOVQ   g_base+48(FP), DX
+	MOVQ   g_len+56(FP), CX
+	VPXORQ Z12, Z12, Z12
+	CMPQ   CX, $0x00000020
+	JB     reluGradAddF64AVX512_one
+
+reluGradAddF64AVX512_four:
+	VMOVUPD   (SI), Z0
+	VMOVUPD   (DX), Z4
+	VCMPPD    $0x1e, Z12, Z0, K2
+	VMOVUPD.Z Z4, K2, Z4
+	VMOVUPD   (DI), Z0
+	VADDPD    Z0, Z4, Z4
+	VMOVUPD   Z4, (DI)
+	VMOVUPD   64(SI), Z1
+	VMOVUPD   64(DX), Z5
+	VCMPPD    $0x1e, Z12, Z1, K3
+	VMOVUPD.Z Z5, K3, Z5
+	VMOVUPD   64(DI), Z1
+	VADDPD    Z1, Z5, Z5
+	VMOVUPD   Z5, 64(DI)
+	VMOVUPD   128(SI), Z2
+	VMOVUPD   128(DX), Z6
+	VCMPPD    $0x1e, Z12, Z2, K4
+	VMOVUPD.Z Z6, K4, Z6
+	VMOVUPD   128(DI), Z2
+	VADDPD    Z2, Z6, Z6
+	VMOVUPD   Z6, 128(DI)
+	VMOVUPD   192(SI), Z3
+	VMOVUPD   192(DX), Z7
+	VCMPPD    $0x1e, Z12, Z3, K5
+	VMOVUPD.Z Z7, K5, Z7
+	VMOVUPD   192(DI), Z3
+	VADDPD    Z3, Z7, Z7
+	VMOVUPD   Z7, 192(DI)
+	ADDQ      $0x00000100, DI
+	ADDQ      $0x00000100, SI
+	ADDQ      $0x00000100, DX
+	SUBQ      $0x00000020, CX
+	CMPQ      CX, $0x00000020
+	JAE       reluGradAddF64AVX512_four
+
+reluGradAddF64AVX512_one:
+	CMPQ      CX, $0x00000008
+	JB        reluGradAddF64AVX512_tail
+	VMOVUPD   (SI), Z0
+	VMOVUPD   (DX), Z4
+	VCMPPD    $0x1e, Z12, Z0, K2
+	VMOVUPD.Z Z4, K2, Z4
+	VMOVUPD   (DI), Z0
+	VADDPD    Z0, Z4, Z4
+	VMOVUPD   Z4, (DI)
+	ADDQ      $0x00000040, DI
+	ADDQ      $0x00000040, SI
+	ADDQ      $0x00000040, DX
+	SUBQ      $0x00000008, CX
+	JMP       reluGradAddF64AVX512_one
+
+reluGradAddF64AVX512_tail:
+	TESTQ     CX, CX
+	JZ        reluGradAddF64AVX512_done
+	MOVQ      $0x00000001, R11
+	SHLQ      CL, R11
+	DECQ      R11
+	KMOVW     R11, K1
+	VMOVUPD.Z (SI), K1, Z0
+	VMOVUPD.Z (DX), K1, Z4
+	VCMPPD    $0x1e, Z12, Z0, K2
+	VMOVUPD.Z Z4, K2, Z4
+	VMOVUPD.Z (DI), K1, Z0
+	VADDPD    Z0, Z4, Z4
+	VMOVUPD   Z4, K1, (DI)
+
+reluGradAddF64AVX512_done:
+	VZEROUPPER
+	RET
+
+// func maxPoolF64AVX512(dst []float64, x []float64, offs []int)
+// Requires: AVX, AVX512F
+TEXT ·maxPoolF64AVX512(SB), NOSPLIT, $0-72
+	MOVQ dst_base+0(FP), DI
+	MOVQ x_base+24(FP), SI
+	MOVQ offs_base+48(FP), R10
+	MOVQ offs_len+56(FP), R13
+	MOVQ dst_len+8(FP), CX
+	XORQ R8, R8
+
+maxPoolF64AVX512_one:
+	CMPQ    CX, $0x00000008
+	JB      maxPoolF64AVX512_tail
+	MOVQ    (R10), R9
+	SHLQ    $0x03, R9
+	ADDQ    R8, R9
+	VMOVUPD (SI)(R9*1), Z0
+	MOVQ    $0x00000001, AX
+
+maxPoolF64AVX512_k:
+	CMPQ    AX, R13
+	JAE     maxPoolF64AVX512_kdone
+	MOVQ    (R10)(AX*8), R9
+	SHLQ    $0x03, R9
+	ADDQ    R8, R9
+	VMOVUPD (SI)(R9*1), Z1
+	VMAXPD  Z0, Z1, Z0
+	VCMPPD  $0x03, Z1, Z1, K2
+	VMOVAPD Z1, K2, Z0
+	INCQ    AX
+	JMP     maxPoolF64AVX512_k
+
+maxPoolF64AVX512_kdone:
+	VMOVUPD Z0, (DI)(R8*1)
+	ADDQ    $0x00000040, R8
+	SUBQ    $0x00000008, CX
+	JMP     maxPoolF64AVX512_one
+
+maxPoolF64AVX512_tail:
+	TESTQ     CX, CX
+	JZ        maxPoolF64AVX512_done
+	MOVQ      $0x00000001, R11
+	SHLQ      CL, R11
+	DECQ      R11
+	KMOVW     R11, K1
+	MOVQ      (R10), R9
+	SHLQ      $0x03, R9
+	ADDQ      R8, R9
+	VMOVUPD.Z (SI)(R9*1), K1, Z0
+	MOVQ      $0x00000001, AX
+
+maxPoolF64AVX512_t_k:
+	CMPQ      AX, R13
+	JAE       maxPoolF64AVX512_t_kdone
+	MOVQ      (R10)(AX*8), R9
+	SHLQ      $0x03, R9
+	ADDQ      R8, R9
+	VMOVUPD.Z (SI)(R9*1), K1, Z1
+	VMAXPD    Z0, Z1, Z0
+	VCMPPD    $0x03, Z1, Z1, K2
+	VMOVAPD   Z1, K2, Z0
+	INCQ      AX
+	JMP       maxPoolF64AVX512_t_k
+
+maxPoolF64AVX512_t_kdone:
+	VMOVUPD Z0, K1, (DI)(R8*1)
+
+maxPoolF64AVX512_done:
+	VZEROUPPER
+	RET
+
+// func maxPoolGradSetF64AVX512(dx []float64, x []float64, offs []int, y []float64, dy []float64)
+// Requires: AVX, AVX512F
+TEXT ·maxPoolGradSetF64AVX512(SB), NOSPLIT, $0-120
+	MOVQ dx_base+0(FP), DI
+	MOVQ x_base+24(FP), SI
+	MOVQ offs_base+48(FP), R10
+	MOVQ offs_len+56(FP), R13
+	MOVQ y_base+72(FP), BX
+	MOVQ dy_base+96(FP), DX
+	MOVQ dy_len+104(FP), CX
+	XORQ R8, R8
+
+maxPoolGradSetF64AVX512_one:
+	CMPQ    CX, $0x00000008
+	JB      maxPoolGradSetF64AVX512_tail
+	VMOVUPD (BX)(R8*1), Z0
+	VMOVUPD (DX)(R8*1), Z1
+	MOVQ    $0x00000000, AX
+
+maxPoolGradSetF64AVX512_k:
+	CMPQ      AX, R13
+	JAE       maxPoolGradSetF64AVX512_kdone
+	MOVQ      (R10)(AX*8), R9
+	SHLQ      $0x03, R9
+	ADDQ      R8, R9
+	VMOVUPD   (SI)(R9*1), Z2
+	VCMPPD    $0x00, Z0, Z2, K2
+	VMOVUPD.Z Z1, K2, Z3
+	VPXORQ    Z1, Z1, K2, Z1
+	VMOVUPD   Z3, (DI)(R9*1)
+	INCQ      AX
+	JMP       maxPoolGradSetF64AVX512_k
+
+maxPoolGradSetF64AVX512_kdone:
+	ADDQ $0x00000040, R8
+	SUBQ $0x00000008, CX
+	JMP  maxPoolGradSetF64AVX512_one
+
+maxPoolGradSetF64AVX512_tail:
+	TESTQ     CX, CX
+	JZ        maxPoolGradSetF64AVX512_done
+	MOVQ      $0x00000001, R11
+	SHLQ      CL, R11
+	DECQ      R11
+	KMOVW     R11, K1
+	VMOVUPD.Z (BX)(R8*1), K1, Z0
+	VMOVUPD.Z (DX)(R8*1), K1, Z1
+	MOVQ      $0x00000000, AX
+
+maxPoolGradSetF64AVX512_t_k:
+	CMPQ      AX, R13
+	JAE       maxPoolGradSetF64AVX512_t_kdone
+	MOVQ      (R10)(AX*8), R9
+	SHLQ      $0x03, R9
+	ADDQ      R8, R9
+	VMOVUPD.Z (SI)(R9*1), K1, Z2
+	VCMPPD    $0x00, Z0, Z2, K2
+	VMOVUPD.Z Z1, K2, Z3
+	VPXORQ    Z1, Z1, K2, Z1
+	VMOVUPD   Z3, K1, (DI)(R9*1)
+	INCQ      AX
+	JMP       maxPoolGradSetF64AVX512_t_k
+
+maxPoolGradSetF64AVX512_t_kdone:
+maxPoolGradSetF64AVX512_done:
+	VZEROUPPER
+	RET
+
+// func maxPoolGradAddF64AVX512(dx []float64, x []float64, offs []int, y []float64, dy []float64)
+// Requires: AVX, AVX512F
+TEXT ·maxPoolGradAddF64AVX512(SB), NOSPLIT, $0-120
+	MOVQ dx_base+0(FP), DI
+	MOVQ x_base+24(FP), SI
+	MOVQ offs_base+48(FP), R10
+	MOVQ offs_len+56(FP), R13
+	MOVQ y_base+72(FP), BX
+	MOVQ dy_base+96(FP), DX
+	MOVQ dy_len+104(FP), CX
+	XORQ R8, R8
+
+maxPoolGradAddF64AVX512_one:
+	CMPQ    CX, $0x00000008
+	JB      maxPoolGradAddF64AVX512_tail
+	VMOVUPD (BX)(R8*1), Z0
+	VMOVUPD (DX)(R8*1), Z1
+	MOVQ    $0x00000000, AX
+
+maxPoolGradAddF64AVX512_k:
+	CMPQ      AX, R13
+	JAE       maxPoolGradAddF64AVX512_kdone
+	MOVQ      (R10)(AX*8), R9
+	SHLQ      $0x03, R9
+	ADDQ      R8, R9
+	VMOVUPD   (SI)(R9*1), Z2
+	VCMPPD    $0x00, Z0, Z2, K2
+	VMOVUPD.Z Z1, K2, Z3
+	VPXORQ    Z1, Z1, K2, Z1
+	VMOVUPD   (DI)(R9*1), Z4
+	VADDPD    Z4, Z3, Z3
+	VMOVUPD   Z3, (DI)(R9*1)
+	INCQ      AX
+	JMP       maxPoolGradAddF64AVX512_k
+
+maxPoolGradAddF64AVX512_kdone:
+	ADDQ $0x00000040, R8
+	SUBQ $0x00000008, CX
+	JMP  maxPoolGradAddF64AVX512_one
+
+maxPoolGradAddF64AVX512_tail:
+	TESTQ     CX, CX
+	JZ        maxPoolGradAddF64AVX512_done
+	MOVQ      $0x00000001, R11
+	SHLQ      CL, R11
+	DECQ      R11
+	KMOVW     R11, K1
+	VMOVUPD.Z (BX)(R8*1), K1, Z0
+	VMOVUPD.Z (DX)(R8*1), K1, Z1
+	MOVQ      $0x00000000, AX
+
+maxPoolGradAddF64AVX512_t_k:
+	CMPQ      AX, R13
+	JAE       maxPoolGradAddF64AVX512_t_kdone
+	MOVQ      (R10)(AX*8), R9
+	SHLQ      $0x03, R9
+	ADDQ      R8, R9
+	VMOVUPD.Z (SI)(R9*1), K1, Z2
+	VCMPPD    $0x00, Z0, Z2, K2
+	VMOVUPD.Z Z1, K2, Z3
+	VPXORQ    Z1, Z1, K2, Z1
+	VMOVUPD.Z (DI)(R9*1), K1, Z4
+	VADDPD    Z4, Z3, Z3
+	VMOVUPD   Z3, K1, (DI)(R9*1)
+	INCQ      AX
+	JMP       maxPoolGradAddF64AVX512_t_k
+
+maxPoolGradAddF64AVX512_t_kdone:
+maxPoolGradAddF64AVX512_done:
+	VZEROUPPER
+	RET
+
 // func sumSqDiffF32AVX2(y []float32, mu float64, scale float64) (sum float64, sumSq float64)
 // Requires: AVX, FMA3, SSE2
 TEXT ·sumSqDiffF32AVX2(SB), NOSPLIT, $0-56
@@ -2520,5 +3356,841 @@ tanhF32AVX2_tail:
 	VMASKMOVPS   Y8, Y14, (DI)
 
 tanhF32AVX2_done:
+	VZEROUPPER
+	RET
+
+// func reluF32AVX2(dst []float32, x []float32)
+// Requires: AVX
+TEXT ·reluF32AVX2(SB), NOSPLIT, $0-48
+	MOVQ   dst_base+0(FP), DI
+	MOVQ   x_base+24(FP), SI
+	MOVQ   x_len+32(FP), CX
+	VXORPD Y12, Y12, Y12
+	CMPQ   CX, $0x00000020
+	JB     reluF32AVX2_one
+
+reluF32AVX2_four:
+	VMOVUPS (SI), Y0
+	VMAXPS  Y0, Y12, Y0
+	VMOVUPS Y0, (DI)
+	VMOVUPS 32(SI), Y1
+	VMAXPS  Y1, Y12, Y1
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS 64(SI), Y2
+	VMAXPS  Y2, Y12, Y2
+	VMOVUPS Y2, 64(DI)
+	VMOVUPS 96(SI), Y3
+	VMAXPS  Y3, Y12, Y3
+	VMOVUPS Y3, 96(DI)
+	ADDQ    $0x00000080, DI
+	ADDQ    $0x00000080, SI
+	SUBQ    $0x00000020, CX
+	CMPQ    CX, $0x00000020
+	JAE     reluF32AVX2_four
+
+reluF32AVX2_one:
+	CMPQ    CX, $0x00000008
+	JB      reluF32AVX2_tail
+	VMOVUPS (SI), Y0
+	VMAXPS  Y0, Y12, Y0
+	VMOVUPS Y0, (DI)
+	ADDQ    $0x00000020, DI
+	ADDQ    $0x00000020, SI
+	SUBQ    $0x00000008, CX
+	JMP     reluF32AVX2_one
+
+reluF32AVX2_tail:
+	TESTQ      CX, CX
+	JZ         reluF32AVX2_done
+	LEAQ       vecMask<>+0(SB), R11
+	MOVQ       $0x00000008, R12
+	SUBQ       CX, R12
+	VMOVDQU    (R11)(R12*4), Y14
+	VMASKMOVPS (SI), Y14, Y0
+	VMAXPS     Y0, Y12, Y0
+	VMASKMOVPS Y0, Y14, (DI)
+
+reluF32AVX2_done:
+	VZEROUPPER
+	RET
+
+// func reluGradSetF32AVX2(dst []float32, x []float32, g []float32)
+// Requires: AVX
+TEXT ·reluGradSetF32AVX2(SB), NOSPLIT, $0-72
+	MOVQ   dst_base+0(FP), DI
+	MOVQ   x_base+24(FP), SI
+	MOVQ   g_base+48(FP), DX
+	MOVQ   g_len+56(FP), CX
+	VXORPD Y12, Y12, Y12
+	CMPQ   CX, $0x00000020
+	JB     reluGradSetF32AVX2_one
+
+reluGradSetF32AVX2_four:
+	VMOVUPS (SI), Y0
+	VMOVUPS (DX), Y4
+	VCMPPS  $0x1e, Y12, Y0, Y8
+	VANDPS  Y8, Y4, Y4
+	VMOVUPS Y4, (DI)
+	VMOVUPS 32(SI), Y1
+	VMOVUPS 32(DX), Y5
+	VCMPPS  $0x1e, Y12, Y1, Y9
+	VANDPS  Y9, Y5, Y5
+	VMOVUPS Y5, 32(DI)
+	VMOVUPS 64(SI), Y2
+	VMOVUPS 64(DX), Y6
+	VCMPPS  $0x1e, Y12, Y2, Y10
+	VANDPS  Y10, Y6, Y6
+	VMOVUPS Y6, 64(DI)
+	VMOVUPS 96(SI), Y3
+	VMOVUPS 96(DX), Y7
+	VCMPPS  $0x1e, Y12, Y3, Y11
+	VANDPS  Y11, Y7, Y7
+	VMOVUPS Y7, 96(DI)
+	ADDQ    $0x00000080, DI
+	ADDQ    $0x00000080, SI
+	ADDQ    $0x00000080, DX
+	SUBQ    $0x00000020, CX
+	CMPQ    CX, $0x00000020
+	JAE     reluGradSetF32AVX2_four
+
+reluGradSetF32AVX2_one:
+	CMPQ    CX, $0x00000008
+	JB      reluGradSetF32AVX2_tail
+	VMOVUPS (SI), Y0
+	VMOVUPS (DX), Y4
+	VCMPPS  $0x1e, Y12, Y0, Y8
+	VANDPS  Y8, Y4, Y4
+	VMOVUPS Y4, (DI)
+	ADDQ    $0x00000020, DI
+	ADDQ    $0x00000020, SI
+	ADDQ    $0x00000020, DX
+	SUBQ    $0x00000008, CX
+	JMP     reluGradSetF32AVX2_one
+
+reluGradSetF32AVX2_tail:
+	TESTQ      CX, CX
+	JZ         reluGradSetF32AVX2_done
+	LEAQ       vecMask<>+0(SB), R11
+	MOVQ       $0x00000008, R12
+	SUBQ       CX, R12
+	VMOVDQU    (R11)(R12*4), Y14
+	VMASKMOVPS (SI), Y14, Y0
+	VMASKMOVPS (DX), Y14, Y4
+	VCMPPS     $0x1e, Y12, Y0, Y8
+	VANDPS     Y8, Y4, Y4
+	VMASKMOVPS Y4, Y14, (DI)
+
+reluGradSetF32AVX2_done:
+	VZEROUPPER
+	RET
+
+// func reluGradAddF32AVX2(dst []float32, x []float32, g []float32)
+// Requires: AVX
+TEXT ·reluGradAddF32AVX2(SB), NOSPLIT, $0-72
+	MOVQ   dst_base+0(FP), DI
+	MOVQ   x_base+24(FP), SI
+	MOVQ   g_base+48(FP), DX
+	MOVQ   g_len+56(FP), CX
+	VXORPD Y12, Y12, Y12
+	CMPQ   CX, $0x00000020
+	JB     reluGradAddF32AVX2_one
+
+reluGradAddF32AVX2_four:
+	VMOVUPS (SI), Y0
+	VMOVUPS (DX), Y4
+	VCMPPS  $0x1e, Y12, Y0, Y8
+	VANDPS  Y8, Y4, Y4
+	VMOVUPS (DI), Y0
+	VADDPS  Y0, Y4, Y4
+	VMOVUPS Y4, (DI)
+	VMOVUPS 32(SI), Y1
+	VMOVUPS 32(DX), Y5
+	VCMPPS  $0x1e, Y12, Y1, Y9
+	VANDPS  Y9, Y5, Y5
+	VMOVUPS 32(DI), Y1
+	VADDPS  Y1, Y5, Y5
+	VMOVUPS Y5, 32(DI)
+	VMOVUPS 64(SI), Y2
+	VMOVUPS 64(DX), Y6
+	VCMPPS  $0x1e, Y12, Y2, Y10
+	VANDPS  Y10, Y6, Y6
+	VMOVUPS 64(DI), Y2
+	VADDPS  Y2, Y6, Y6
+	VMOVUPS Y6, 64(DI)
+	VMOVUPS 96(SI), Y3
+	VMOVUPS 96(DX), Y7
+	VCMPPS  $0x1e, Y12, Y3, Y11
+	VANDPS  Y11, Y7, Y7
+	VMOVUPS 96(DI), Y3
+	VADDPS  Y3, Y7, Y7
+	VMOVUPS Y7, 96(DI)
+	ADDQ    $0x00000080, DI
+	ADDQ    $0x00000080, SI
+	ADDQ    $0x00000080, DX
+	SUBQ    $0x00000020, CX
+	CMPQ    CX, $0x00000020
+	JAE     reluGradAddF32AVX2_four
+
+reluGradAddF32AVX2_one:
+	CMPQ    CX, $0x00000008
+	JB      reluGradAddF32AVX2_tail
+	VMOVUPS (SI), Y0
+	VMOVUPS (DX), Y4
+	VCMPPS  $0x1e, Y12, Y0, Y8
+	VANDPS  Y8, Y4, Y4
+	VMOVUPS (DI), Y0
+	VADDPS  Y0, Y4, Y4
+	VMOVUPS Y4, (DI)
+	ADDQ    $0x00000020, DI
+	ADDQ    $0x00000020, SI
+	ADDQ    $0x00000020, DX
+	SUBQ    $0x00000008, CX
+	JMP     reluGradAddF32AVX2_one
+
+reluGradAddF32AVX2_tail:
+	TESTQ      CX, CX
+	JZ         reluGradAddF32AVX2_done
+	LEAQ       vecMask<>+0(SB), R11
+	MOVQ       $0x00000008, R12
+	SUBQ       CX, R12
+	VMOVDQU    (R11)(R12*4), Y14
+	VMASKMOVPS (SI), Y14, Y0
+	VMASKMOVPS (DX), Y14, Y4
+	VCMPPS     $0x1e, Y12, Y0, Y8
+	VANDPS     Y8, Y4, Y4
+	VMASKMOVPS (DI), Y14, Y0
+	VADDPS     Y0, Y4, Y4
+	VMASKMOVPS Y4, Y14, (DI)
+
+reluGradAddF32AVX2_done:
+	VZEROUPPER
+	RET
+
+// func maxPoolF32AVX2(dst []float32, x []float32, offs []int)
+// Requires: AVX
+TEXT ·maxPoolF32AVX2(SB), NOSPLIT, $0-72
+	MOVQ dst_base+0(FP), DI
+	MOVQ x_base+24(FP), SI
+	MOVQ offs_base+48(FP), R10
+	MOVQ offs_len+56(FP), R13
+	MOVQ dst_len+8(FP), CX
+	XORQ R8, R8
+
+maxPoolF32AVX2_one:
+	CMPQ    CX, $0x00000008
+	JB      maxPoolF32AVX2_tail
+	MOVQ    (R10), R9
+	SHLQ    $0x02, R9
+	ADDQ    R8, R9
+	VMOVUPS (SI)(R9*1), Y0
+	MOVQ    $0x00000001, AX
+
+maxPoolF32AVX2_k:
+	CMPQ      AX, R13
+	JAE       maxPoolF32AVX2_kdone
+	MOVQ      (R10)(AX*8), R9
+	SHLQ      $0x02, R9
+	ADDQ      R8, R9
+	VMOVUPS   (SI)(R9*1), Y1
+	VMAXPS    Y0, Y1, Y0
+	VCMPPS    $0x03, Y1, Y1, Y2
+	VBLENDVPS Y2, Y1, Y0, Y0
+	INCQ      AX
+	JMP       maxPoolF32AVX2_k
+
+maxPoolF32AVX2_kdone:
+	VMOVUPS Y0, (DI)(R8*1)
+	ADDQ    $0x00000020, R8
+	SUBQ    $0x00000008, CX
+	JMP     maxPoolF32AVX2_one
+
+maxPoolF32AVX2_tail:
+	TESTQ      CX, CX
+	JZ         maxPoolF32AVX2_done
+	LEAQ       vecMask<>+0(SB), R11
+	MOVQ       $0x00000008, R12
+	SUBQ       CX, R12
+	VMOVDQU    (R11)(R12*4), Y14
+	MOVQ       (R10), R9
+	SHLQ       $0x02, R9
+	ADDQ       R8, R9
+	VMASKMOVPS (SI)(R9*1), Y14, Y0
+	MOVQ       $0x00000001, AX
+
+maxPoolF32AVX2_t_k:
+	CMPQ       AX, R13
+	JAE        maxPoolF32AVX2_t_kdone
+	MOVQ       (R10)(AX*8), R9
+	SHLQ       $0x02, R9
+	ADDQ       R8, R9
+	VMASKMOVPS (SI)(R9*1), Y14, Y1
+	VMAXPS     Y0, Y1, Y0
+	VCMPPS     $0x03, Y1, Y1, Y2
+	VBLENDVPS  Y2, Y1, Y0, Y0
+	INCQ       AX
+	JMP        maxPoolF32AVX2_t_k
+
+maxPoolF32AVX2_t_kdone:
+	VMASKMOVPS Y0, Y14, (DI)(R8*1)
+
+maxPoolF32AVX2_done:
+	VZEROUPPER
+	RET
+
+// func maxPoolGradSetF32AVX2(dx []float32, x []float32, offs []int, y []float32, dy []float32)
+// Requires: AVX
+TEXT ·maxPoolGradSetF32AVX2(SB), NOSPLIT, $0-120
+	MOVQ dx_base+0(FP), DI
+	MOVQ x_base+24(FP), SI
+	MOVQ offs_base+48(FP), R10
+	MOVQ offs_len+56(FP), R13
+	MOVQ y_base+72(FP), BX
+	MOVQ dy_base+96(FP), DX
+	MOVQ dy_len+104(FP), CX
+	XORQ R8, R8
+
+maxPoolGradSetF32AVX2_one:
+	CMPQ    CX, $0x00000008
+	JB      maxPoolGradSetF32AVX2_tail
+	VMOVUPS (BX)(R8*1), Y0
+	VMOVUPS (DX)(R8*1), Y1
+	MOVQ    $0x00000000, AX
+
+maxPoolGradSetF32AVX2_k:
+	CMPQ    AX, R13
+	JAE     maxPoolGradSetF32AVX2_kdone
+	MOVQ    (R10)(AX*8), R9
+	SHLQ    $0x02, R9
+	ADDQ    R8, R9
+	VMOVUPS (SI)(R9*1), Y2
+	VCMPPS  $0x00, Y0, Y2, Y4
+	VANDPS  Y4, Y1, Y3
+	VANDNPS Y1, Y4, Y1
+	VMOVUPS Y3, (DI)(R9*1)
+	INCQ    AX
+	JMP     maxPoolGradSetF32AVX2_k
+
+maxPoolGradSetF32AVX2_kdone:
+	ADDQ $0x00000020, R8
+	SUBQ $0x00000008, CX
+	JMP  maxPoolGradSetF32AVX2_one
+
+maxPoolGradSetF32AVX2_tail:
+	TESTQ      CX, CX
+	JZ         maxPoolGradSetF32AVX2_done
+	LEAQ       vecMask<>+0(SB), R11
+	MOVQ       $0x00000008, R12
+	SUBQ       CX, R12
+	VMOVDQU    (R11)(R12*4), Y14
+	VMASKMOVPS (BX)(R8*1), Y14, Y0
+	VMASKMOVPS (DX)(R8*1), Y14, Y1
+	MOVQ       $0x00000000, AX
+
+maxPoolGradSetF32AVX2_t_k:
+	CMPQ       AX, R13
+	JAE        maxPoolGradSetF32AVX2_t_kdone
+	MOVQ       (R10)(AX*8), R9
+	SHLQ       $0x02, R9
+	ADDQ       R8, R9
+	VMASKMOVPS (SI)(R9*1), Y14, Y2
+	VCMPPS     $0x00, Y0, Y2, Y4
+	VANDPS     Y4, Y1, Y3
+	VANDNPS    Y1, Y4, Y1
+	VMASKMOVPS Y3, Y14, (DI)(R9*1)
+	INCQ       AX
+	JMP        maxPoolGradSetF32AVX2_t_k
+
+maxPoolGradSetF32AVX2_t_kdone:
+maxPoolGradSetF32AVX2_done:
+	VZEROUPPER
+	RET
+
+// func maxPoolGradAddF32AVX2(dx []float32, x []float32, offs []int, y []float32, dy []float32)
+// Requires: AVX
+TEXT ·maxPoolGradAddF32AVX2(SB), NOSPLIT, $0-120
+	MOVQ dx_base+0(FP), DI
+	MOVQ x_base+24(FP), SI
+	MOVQ offs_base+48(FP), R10
+	MOVQ offs_len+56(FP), R13
+	MOVQ y_base+72(FP), BX
+	MOVQ dy_base+96(FP), DX
+	MOVQ dy_len+104(FP), CX
+	XORQ R8, R8
+
+maxPoolGradAddF32AVX2_one:
+	CMPQ    CX, $0x00000008
+	JB      maxPoolGradAddF32AVX2_tail
+	VMOVUPS (BX)(R8*1), Y0
+	VMOVUPS (DX)(R8*1), Y1
+	MOVQ    $0x00000000, AX
+
+maxPoolGradAddF32AVX2_k:
+	CMPQ    AX, R13
+	JAE     maxPoolGradAddF32AVX2_kdone
+	MOVQ    (R10)(AX*8), R9
+	SHLQ    $0x02, R9
+	ADDQ    R8, R9
+	VMOVUPS (SI)(R9*1), Y2
+	VCMPPS  $0x00, Y0, Y2, Y4
+	VANDPS  Y4, Y1, Y3
+	VANDNPS Y1, Y4, Y1
+	VMOVUPS (DI)(R9*1), Y4
+	VADDPS  Y4, Y3, Y3
+	VMOVUPS Y3, (DI)(R9*1)
+	INCQ    AX
+	JMP     maxPoolGradAddF32AVX2_k
+
+maxPoolGradAddF32AVX2_kdone:
+	ADDQ $0x00000020, R8
+	SUBQ $0x00000008, CX
+	JMP  maxPoolGradAddF32AVX2_one
+
+maxPoolGradAddF32AVX2_tail:
+	TESTQ      CX, CX
+	JZ         maxPoolGradAddF32AVX2_done
+	LEAQ       vecMask<>+0(SB), R11
+	MOVQ       $0x00000008, R12
+	SUBQ       CX, R12
+	VMOVDQU    (R11)(R12*4), Y14
+	VMASKMOVPS (BX)(R8*1), Y14, Y0
+	VMASKMOVPS (DX)(R8*1), Y14, Y1
+	MOVQ       $0x00000000, AX
+
+maxPoolGradAddF32AVX2_t_k:
+	CMPQ       AX, R13
+	JAE        maxPoolGradAddF32AVX2_t_kdone
+	MOVQ       (R10)(AX*8), R9
+	SHLQ       $0x02, R9
+	ADDQ       R8, R9
+	VMASKMOVPS (SI)(R9*1), Y14, Y2
+	VCMPPS     $0x00, Y0, Y2, Y4
+	VANDPS     Y4, Y1, Y3
+	VANDNPS    Y1, Y4, Y1
+	VMASKMOVPS (DI)(R9*1), Y14, Y4
+	VADDPS     Y4, Y3, Y3
+	VMASKMOVPS Y3, Y14, (DI)(R9*1)
+	INCQ       AX
+	JMP        maxPoolGradAddF32AVX2_t_k
+
+maxPoolGradAddF32AVX2_t_kdone:
+maxPoolGradAddF32AVX2_done:
+	VZEROUPPER
+	RET
+
+// func reluF64AVX2(dst []float64, x []float64)
+// Requires: AVX
+TEXT ·reluF64AVX2(SB), NOSPLIT, $0-48
+	MOVQ   dst_base+0(FP), DI
+	MOVQ   x_base+24(FP), SI
+	MOVQ   x_len+32(FP), CX
+	VXORPD Y12, Y12, Y12
+	CMPQ   CX, $0x00000010
+	JB     reluF64AVX2_one
+
+reluF64AVX2_four:
+	VMOVUPD (SI), Y0
+	VMAXPD  Y0, Y12, Y0
+	VMOVUPD Y0, (DI)
+	VMOVUPD 32(SI), Y1
+	VMAXPD  Y1, Y12, Y1
+	VMOVUPD Y1, 32(DI)
+	VMOVUPD 64(SI), Y2
+	VMAXPD  Y2, Y12, Y2
+	VMOVUPD Y2, 64(DI)
+	VMOVUPD 96(SI), Y3
+	VMAXPD  Y3, Y12, Y3
+	VMOVUPD Y3, 96(DI)
+	ADDQ    $0x00000080, DI
+	ADDQ    $0x00000080, SI
+	SUBQ    $0x00000010, CX
+	CMPQ    CX, $0x00000010
+	JAE     reluF64AVX2_four
+
+reluF64AVX2_one:
+	CMPQ    CX, $0x00000004
+	JB      reluF64AVX2_tail
+	VMOVUPD (SI), Y0
+	VMAXPD  Y0, Y12, Y0
+	VMOVUPD Y0, (DI)
+	ADDQ    $0x00000020, DI
+	ADDQ    $0x00000020, SI
+	SUBQ    $0x00000004, CX
+	JMP     reluF64AVX2_one
+
+reluF64AVX2_tail:
+	TESTQ      CX, CX
+	JZ         reluF64AVX2_done
+	LEAQ       vecMask<>+0(SB), R11
+	MOVQ       $0x00000004, R12
+	SUBQ       CX, R12
+	VMOVDQU    (R11)(R12*8), Y14
+	VMASKMOVPD (SI), Y14, Y0
+	VMAXPD     Y0, Y12, Y0
+	VMASKMOVPD Y0, Y14, (DI)
+
+reluF64AVX2_done:
+	VZEROUPPER
+	RET
+
+// func reluGradSetF64AVX2(dst []float64, x []float64, g []float64)
+// Requires: AVX
+TEXT ·reluGradSetF64AVX2(SB), NOSPLIT, $0-72
+	MOVQ   dst_base+0(FP), DI
+	MOVQ   x_base+24(FP), SI
+	MOVQ   g_base+48(FP), DX
+	MOVQ   g_len+56(FP), CX
+	VXORPD Y12, Y12, Y12
+	CMPQ   CX, $0x00000010
+	JB     reluGradSetF64AVX2_one
+
+reluGradSetF64AVX2_four:
+	VMOVUPD (SI), Y0
+	VMOVUPD (DX), Y4
+	VCMPPD  $0x1e, Y12, Y0, Y8
+	VANDPD  Y8, Y4, Y4
+	VMOVUPD Y4, (DI)
+	VMOVUPD 32(SI), Y1
+	VMOVUPD 32(DX), Y5
+	VCMPPD  $0x1e, Y12, Y1, Y9
+	VANDPD  Y9, Y5, Y5
+	VMOVUPD Y5, 32(DI)
+	VMOVUPD 64(SI), Y2
+	VMOVUPD 64(DX), Y6
+	VCMPPD  $0x1e, Y12, Y2, Y10
+	VANDPD  Y10, Y6, Y6
+	VMOVUPD Y6, 64(DI)
+	VMOVUPD 96(SI), Y3
+	VMOVUPD 96(DX), Y7
+	VCMPPD  $0x1e, Y12, Y3, Y11
+	VANDPD  Y11, Y7, Y7
+	VMOVUPD Y7, 96(DI)
+	ADDQ    $0x00000080, DI
+	ADDQ    $0x00000080, SI
+	ADDQ    $0x00000080, DX
+	SUBQ    $0x00000010, CX
+	CMPQ    CX, $0x00000010
+	JAE     reluGradSetF64AVX2_four
+
+reluGradSetF64AVX2_one:
+	CMPQ    CX, $0x00000004
+	JB      reluGradSetF64AVX2_tail
+	VMOVUPD (SI), Y0
+	VMOVUPD (DX), Y4
+	VCMPPD  $0x1e, Y12, Y0, Y8
+	VANDPD  Y8, Y4, Y4
+	VMOVUPD Y4, (DI)
+	ADDQ    $0x00000020, DI
+	ADDQ    $0x00000020, SI
+	ADDQ    $0x00000020, DX
+	SUBQ    $0x00000004, CX
+	JMP     reluGradSetF64AVX2_one
+
+reluGradSetF64AVX2_tail:
+	TESTQ      CX, CX
+	JZ         reluGradSetF64AVX2_done
+	LEAQ       vecMask<>+0(SB), R11
+	MOVQ       $0x00000004, R12
+	SUBQ       CX, R12
+	VMOVDQU    (R11)(R12*8), Y14
+	VMASKMOVPD (SI), Y14, Y0
+	VMASKMOVPD (DX), Y14, Y4
+	VCMPPD     $0x1e, Y12, Y0, Y8
+	VANDPD     Y8, Y4, Y4
+	VMASKMOVPD Y4, Y14, (DI)
+
+reluGradSetF64AVX2_done:
+	VZEROUPPER
+	RET
+
+// func reluGradAddF64AVX2(dst []float64, x []float64, g []float64)
+// Requires: AVX
+TEXT ·reluGradAddF64AVX2(SB), NOSPLIT, $0-72
+	MOVQ   dst_base+0(FP), DI
+	MOVQ   x_base+24(FP), SI
+	MOVQ   g_base+48(FP), DX
+	MOVQ   g_len+56(FP), CX
+	VXORPD Y12, Y12, Y12
+	CMPQ   CX, $0x00000010
+	JB     reluGradAddF64AVX2_one
+
+reluGradAddF64AVX2_four:
+	VMOVUPD (SI), Y0
+	VMOVUPD (DX), Y4
+	VCMPPD  $0x1e, Y12, Y0, Y8
+	VANDPD  Y8, Y4, Y4
+	VMOVUPD (DI), Y0
+	VADDPD  Y0, Y4, Y4
+	VMOVUPD Y4, (DI)
+	VMOVUPD 32(SI), Y1
+	VMOVUPD 32(DX), Y5
+	VCMPPD  $0x1e, Y12, Y1, Y9
+	VANDPD  Y9, Y5, Y5
+	VMOVUPD 32(DI), Y1
+	VADDPD  Y1, Y5, Y5
+	VMOVUPD Y5, 32(DI)
+	VMOVUPD 64(SI), Y2
+	VMOVUPD 64(DX), Y6
+	VCMPPD  $0x1e, Y12, Y2, Y10
+	VANDPD  Y10, Y6, Y6
+	VMOVUPD 64(DI), Y2
+	VADDPD  Y2, Y6, Y6
+	VMOVUPD Y6, 64(DI)
+	VMOVUPD 96(SI), Y3
+	VMOVUPD 96(DX), Y7
+	VCMPPD  $0x1e, Y12, Y3, Y11
+	VANDPD  Y11, Y7, Y7
+	VMOVUPD 96(DI), Y3
+	VADDPD  Y3, Y7, Y7
+	VMOVUPD Y7, 96(DI)
+	ADDQ    $0x00000080, DI
+	ADDQ    $0x00000080, SI
+	ADDQ    $0x00000080, DX
+	SUBQ    $0x00000010, CX
+	CMPQ    CX, $0x00000010
+	JAE     reluGradAddF64AVX2_four
+
+reluGradAddF64AVX2_one:
+	CMPQ    CX, $0x00000004
+	JB      reluGradAddF64AVX2_tail
+	VMOVUPD (SI), Y0
+	VMOVUPD (DX), Y4
+	VCMPPD  $0x1e, Y12, Y0, Y8
+	VANDPD  Y8, Y4, Y4
+	VMOVUPD (DI), Y0
+	VADDPD  Y0, Y4, Y4
+	VMOVUPD Y4, (DI)
+	ADDQ    $0x00000020, DI
+	ADDQ    $0x00000020, SI
+	ADDQ    $0x00000020, DX
+	SUBQ    $0x00000004, CX
+	JMP     reluGradAddF64AVX2_one
+
+reluGradAddF64AVX2_tail:
+	TESTQ      CX, CX
+	JZ         reluGradAddF64AVX2_done
+	LEAQ       vecMask<>+0(SB), R11
+	MOVQ       $0x00000004, R12
+	SUBQ       CX, R12
+	VMOVDQU    (R11)(R12*8), Y14
+	VMASKMOVPD (SI), Y14, Y0
+	VMASKMOVPD (DX), Y14, Y4
+	VCMPPD     $0x1e, Y12, Y0, Y8
+	VANDPD     Y8, Y4, Y4
+	VMASKMOVPD (DI), Y14, Y0
+	VADDPD     Y0, Y4, Y4
+	VMASKMOVPD Y4, Y14, (DI)
+
+reluGradAddF64AVX2_done:
+	VZEROUPPER
+	RET
+
+// func maxPoolF64AVX2(dst []float64, x []float64, offs []int)
+// Requires: AVX
+TEXT ·maxPoolF64AVX2(SB), NOSPLIT, $0-72
+	MOVQ dst_base+0(FP), DI
+	MOVQ x_base+24(FP), SI
+	MOVQ offs_base+48(FP), R10
+	MOVQ offs_len+56(FP), R13
+	MOVQ dst_len+8(FP), CX
+	XORQ R8, R8
+
+maxPoolF64AVX2_one:
+	CMPQ    CX, $0x00000004
+	JB      maxPoolF64AVX2_tail
+	MOVQ    (R10), R9
+	SHLQ    $0x03, R9
+	ADDQ    R8, R9
+	VMOVUPD (SI)(R9*1), Y0
+	MOVQ    $0x00000001, AX
+
+maxPoolF64AVX2_k:
+	CMPQ      AX, R13
+	JAE       maxPoolF64AVX2_kdone
+	MOVQ      (R10)(AX*8), R9
+	SHLQ      $0x03, R9
+	ADDQ      R8, R9
+	VMOVUPD   (SI)(R9*1), Y1
+	VMAXPD    Y0, Y1, Y0
+	VCMPPD    $0x03, Y1, Y1, Y2
+	VBLENDVPD Y2, Y1, Y0, Y0
+	INCQ      AX
+	JMP       maxPoolF64AVX2_k
+
+maxPoolF64AVX2_kdone:
+	VMOVUPD Y0, (DI)(R8*1)
+	ADDQ    $0x00000020, R8
+	SUBQ    $0x00000004, CX
+	JMP     maxPoolF64AVX2_one
+
+maxPoolF64AVX2_tail:
+	TESTQ      CX, CX
+	JZ         maxPoolF64AVX2_done
+	LEAQ       vecMask<>+0(SB), R11
+	MOVQ       $0x00000004, R12
+	SUBQ       CX, R12
+	VMOVDQU    (R11)(R12*8), Y14
+	MOVQ       (R10), R9
+	SHLQ       $0x03, R9
+	ADDQ       R8, R9
+	VMASKMOVPD (SI)(R9*1), Y14, Y0
+	MOVQ       $0x00000001, AX
+
+maxPoolF64AVX2_t_k:
+	CMPQ       AX, R13
+	JAE        maxPoolF64AVX2_t_kdone
+	MOVQ       (R10)(AX*8), R9
+	SHLQ       $0x03, R9
+	ADDQ       R8, R9
+	VMASKMOVPD (SI)(R9*1), Y14, Y1
+	VMAXPD     Y0, Y1, Y0
+	VCMPPD     $0x03, Y1, Y1, Y2
+	VBLENDVPD  Y2, Y1, Y0, Y0
+	INCQ       AX
+	JMP        maxPoolF64AVX2_t_k
+
+maxPoolF64AVX2_t_kdone:
+	VMASKMOVPD Y0, Y14, (DI)(R8*1)
+
+maxPoolF64AVX2_done:
+	VZEROUPPER
+	RET
+
+// func maxPoolGradSetF64AVX2(dx []float64, x []float64, offs []int, y []float64, dy []float64)
+// Requires: AVX
+TEXT ·maxPoolGradSetF64AVX2(SB), NOSPLIT, $0-120
+	MOVQ dx_base+0(FP), DI
+	MOVQ x_base+24(FP), SI
+	MOVQ offs_base+48(FP), R10
+	MOVQ offs_len+56(FP), R13
+	MOVQ y_base+72(FP), BX
+	MOVQ dy_base+96(FP), DX
+	MOVQ dy_len+104(FP), CX
+	XORQ R8, R8
+
+maxPoolGradSetF64AVX2_one:
+	CMPQ    CX, $0x00000004
+	JB      maxPoolGradSetF64AVX2_tail
+	VMOVUPD (BX)(R8*1), Y0
+	VMOVUPD (DX)(R8*1), Y1
+	MOVQ    $0x00000000, AX
+
+maxPoolGradSetF64AVX2_k:
+	CMPQ    AX, R13
+	JAE     maxPoolGradSetF64AVX2_kdone
+	MOVQ    (R10)(AX*8), R9
+	SHLQ    $0x03, R9
+	ADDQ    R8, R9
+	VMOVUPD (SI)(R9*1), Y2
+	VCMPPD  $0x00, Y0, Y2, Y4
+	VANDPD  Y4, Y1, Y3
+	VANDNPD Y1, Y4, Y1
+	VMOVUPD Y3, (DI)(R9*1)
+	INCQ    AX
+	JMP     maxPoolGradSetF64AVX2_k
+
+maxPoolGradSetF64AVX2_kdone:
+	ADDQ $0x00000020, R8
+	SUBQ $0x00000004, CX
+	JMP  maxPoolGradSetF64AVX2_one
+
+maxPoolGradSetF64AVX2_tail:
+	TESTQ      CX, CX
+	JZ         maxPoolGradSetF64AVX2_done
+	LEAQ       vecMask<>+0(SB), R11
+	MOVQ       $0x00000004, R12
+	SUBQ       CX, R12
+	VMOVDQU    (R11)(R12*8), Y14
+	VMASKMOVPD (BX)(R8*1), Y14, Y0
+	VMASKMOVPD (DX)(R8*1), Y14, Y1
+	MOVQ       $0x00000000, AX
+
+maxPoolGradSetF64AVX2_t_k:
+	CMPQ       AX, R13
+	JAE        maxPoolGradSetF64AVX2_t_kdone
+	MOVQ       (R10)(AX*8), R9
+	SHLQ       $0x03, R9
+	ADDQ       R8, R9
+	VMASKMOVPD (SI)(R9*1), Y14, Y2
+	VCMPPD     $0x00, Y0, Y2, Y4
+	VANDPD     Y4, Y1, Y3
+	VANDNPD    Y1, Y4, Y1
+	VMASKMOVPD Y3, Y14, (DI)(R9*1)
+	INCQ       AX
+	JMP        maxPoolGradSetF64AVX2_t_k
+
+maxPoolGradSetF64AVX2_t_kdone:
+maxPoolGradSetF64AVX2_done:
+	VZEROUPPER
+	RET
+
+// func maxPoolGradAddF64AVX2(dx []float64, x []float64, offs []int, y []float64, dy []float64)
+// Requires: AVX
+TEXT ·maxPoolGradAddF64AVX2(SB), NOSPLIT, $0-120
+	MOVQ dx_base+0(FP), DI
+	MOVQ x_base+24(FP), SI
+	MOVQ offs_base+48(FP), R10
+	MOVQ offs_len+56(FP), R13
+	MOVQ y_base+72(FP), BX
+	MOVQ dy_base+96(FP), DX
+	MOVQ dy_len+104(FP), CX
+	XORQ R8, R8
+
+maxPoolGradAddF64AVX2_one:
+	CMPQ    CX, $0x00000004
+	JB      maxPoolGradAddF64AVX2_tail
+	VMOVUPD (BX)(R8*1), Y0
+	VMOVUPD (DX)(R8*1), Y1
+	MOVQ    $0x00000000, AX
+
+maxPoolGradAddF64AVX2_k:
+	CMPQ    AX, R13
+	JAE     maxPoolGradAddF64AVX2_kdone
+	MOVQ    (R10)(AX*8), R9
+	SHLQ    $0x03, R9
+	ADDQ    R8, R9
+	VMOVUPD (SI)(R9*1), Y2
+	VCMPPD  $0x00, Y0, Y2, Y4
+	VANDPD  Y4, Y1, Y3
+	VANDNPD Y1, Y4, Y1
+	VMOVUPD (DI)(R9*1), Y4
+	VADDPD  Y4, Y3, Y3
+	VMOVUPD Y3, (DI)(R9*1)
+	INCQ    AX
+	JMP     maxPoolGradAddF64AVX2_k
+
+maxPoolGradAddF64AVX2_kdone:
+	ADDQ $0x00000020, R8
+	SUBQ $0x00000004, CX
+	JMP  maxPoolGradAddF64AVX2_one
+
+maxPoolGradAddF64AVX2_tail:
+	TESTQ      CX, CX
+	JZ         maxPoolGradAddF64AVX2_done
+	LEAQ       vecMask<>+0(SB), R11
+	MOVQ       $0x00000004, R12
+	SUBQ       CX, R12
+	VMOVDQU    (R11)(R12*8), Y14
+	VMASKMOVPD (BX)(R8*1), Y14, Y0
+	VMASKMOVPD (DX)(R8*1), Y14, Y1
+	MOVQ       $0x00000000, AX
+
+maxPoolGradAddF64AVX2_t_k:
+	CMPQ       AX, R13
+	JAE        maxPoolGradAddF64AVX2_t_kdone
+	MOVQ       (R10)(AX*8), R9
+	SHLQ       $0x03, R9
+	ADDQ       R8, R9
+	VMASKMOVPD (SI)(R9*1), Y14, Y2
+	VCMPPD     $0x00, Y0, Y2, Y4
+	VANDPD     Y4, Y1, Y3
+	VANDNPD    Y1, Y4, Y1
+	VMASKMOVPD (DI)(R9*1), Y14, Y4
+	VADDPD     Y4, Y3, Y3
+	VMASKMOVPD Y3, Y14, (DI)(R9*1)
+	INCQ       AX
+	JMP        maxPoolGradAddF64AVX2_t_k
+
+maxPoolGradAddF64AVX2_t_kdone:
+maxPoolGradAddF64AVX2_done:
 	VZEROUPPER
 	RET

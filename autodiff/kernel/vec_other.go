@@ -34,3 +34,23 @@ func (vs *vecSet) descent(theta, grad []float64, lr float64) { descentGo(theta, 
 func (vs *vecSet) sigmoidF32(dst, x []float32) { sigmoidGo(dst, x) }
 
 func (vs *vecSet) tanhF32(dst, x []float32) { tanhGo(dst, x) }
+
+func (vs *vecSet) reluF32(dst, x []float32) { reluGo(dst, x) }
+
+func (vs *vecSet) reluF64(dst, x []float64) { reluGo(dst, x) }
+
+func (vs *vecSet) reluGradF32(dst, x, g []float32, assign bool) { reluGradGo(dst, x, g, assign) }
+
+func (vs *vecSet) reluGradF64(dst, x, g []float64, assign bool) { reluGradGo(dst, x, g, assign) }
+
+func (vs *vecSet) maxPoolF32(dst, x []float32, offs []int) { maxPoolGo(dst, x, offs) }
+
+func (vs *vecSet) maxPoolF64(dst, x []float64, offs []int) { maxPoolGo(dst, x, offs) }
+
+func (vs *vecSet) maxPoolGradF32(dx, x []float32, offs []int, y, dy []float32, assign bool) {
+	maxPoolGradGo(dx, x, offs, y, dy, assign)
+}
+
+func (vs *vecSet) maxPoolGradF64(dx, x []float64, offs []int, y, dy []float64, assign bool) {
+	maxPoolGradGo(dx, x, offs, y, dy, assign)
+}

@@ -64,6 +64,66 @@ func sigmoidF32AVX512(dst []float32, x []float32)
 //go:noescape
 func tanhF32AVX512(dst []float32, x []float32)
 
+// reluF32AVX512 sets dst[i] = 0 > x[i] ? 0 : x[i] for i < len(x), with AVX512 (see asm/layers.go).
+//
+//go:noescape
+func reluF32AVX512(dst []float32, x []float32)
+
+// reluGradSetF32AVX512 sets dst[i] to g[i] where x[i] > 0, else +0, for i < len(g), with AVX512 (see asm/layers.go).
+//
+//go:noescape
+func reluGradSetF32AVX512(dst []float32, x []float32, g []float32)
+
+// reluGradAddF32AVX512 adds g[i] where x[i] > 0, else +0, for i < len(g), with AVX512 (see asm/layers.go).
+//
+//go:noescape
+func reluGradAddF32AVX512(dst []float32, x []float32, g []float32)
+
+// maxPoolF32AVX512 sets dst[j] to the largest x[offs[k]+j] (NaN if any is) for j < len(dst), with AVX512 (see asm/layers.go).
+//
+//go:noescape
+func maxPoolF32AVX512(dst []float32, x []float32, offs []int)
+
+// maxPoolGradSetF32AVX512 sets dx[offs[k]+j] to dy[j] for the first k with x[offs[k]+j] = y[j], and to +0 for the other k, for j < len(dy), with AVX512 (see asm/layers.go).
+//
+//go:noescape
+func maxPoolGradSetF32AVX512(dx []float32, x []float32, offs []int, y []float32, dy []float32)
+
+// maxPoolGradAddF32AVX512 adds dy[j] to dx[offs[k]+j] for the first k with x[offs[k]+j] = y[j], for j < len(dy), with AVX512 (see asm/layers.go).
+//
+//go:noescape
+func maxPoolGradAddF32AVX512(dx []float32, x []float32, offs []int, y []float32, dy []float32)
+
+// reluF64AVX512 sets dst[i] = 0 > x[i] ? 0 : x[i] for i < len(x), with AVX512 (see asm/layers.go).
+//
+//go:noescape
+func reluF64AVX512(dst []float64, x []float64)
+
+// reluGradSetF64AVX512 sets dst[i] to g[i] where x[i] > 0, else +0, for i < len(g), with AVX512 (see asm/layers.go).
+//
+//go:noescape
+func reluGradSetF64AVX512(dst []float64, x []float64, g []float64)
+
+// reluGradAddF64AVX512 adds g[i] where x[i] > 0, else +0, for i < len(g), with AVX512 (see asm/layers.go).
+//
+//go:noescape
+func reluGradAddF64AVX512(dst []float64, x []float64, g []float64)
+
+// maxPoolF64AVX512 sets dst[j] to the largest x[offs[k]+j] (NaN if any is) for j < len(dst), with AVX512 (see asm/layers.go).
+//
+//go:noescape
+func maxPoolF64AVX512(dst []float64, x []float64, offs []int)
+
+// maxPoolGradSetF64AVX512 sets dx[offs[k]+j] to dy[j] for the first k with x[offs[k]+j] = y[j], and to +0 for the other k, for j < len(dy), with AVX512 (see asm/layers.go).
+//
+//go:noescape
+func maxPoolGradSetF64AVX512(dx []float64, x []float64, offs []int, y []float64, dy []float64)
+
+// maxPoolGradAddF64AVX512 adds dy[j] to dx[offs[k]+j] for the first k with x[offs[k]+j] = y[j], for j < len(dy), with AVX512 (see asm/layers.go).
+//
+//go:noescape
+func maxPoolGradAddF64AVX512(dx []float64, x []float64, offs []int, y []float64, dy []float64)
+
 // sumSqDiffF32AVX2 returns Σ z and Σ z² over z = (y[i] - mu)·scale, in float64, with AVX2 (see asm/vec.go).
 //
 //go:noescape
@@ -123,3 +183,63 @@ func sigmoidF32AVX2(dst []float32, x []float32)
 //
 //go:noescape
 func tanhF32AVX2(dst []float32, x []float32)
+
+// reluF32AVX2 sets dst[i] = 0 > x[i] ? 0 : x[i] for i < len(x), with AVX2 (see asm/layers.go).
+//
+//go:noescape
+func reluF32AVX2(dst []float32, x []float32)
+
+// reluGradSetF32AVX2 sets dst[i] to g[i] where x[i] > 0, else +0, for i < len(g), with AVX2 (see asm/layers.go).
+//
+//go:noescape
+func reluGradSetF32AVX2(dst []float32, x []float32, g []float32)
+
+// reluGradAddF32AVX2 adds g[i] where x[i] > 0, else +0, for i < len(g), with AVX2 (see asm/layers.go).
+//
+//go:noescape
+func reluGradAddF32AVX2(dst []float32, x []float32, g []float32)
+
+// maxPoolF32AVX2 sets dst[j] to the largest x[offs[k]+j] (NaN if any is) for j < len(dst), with AVX2 (see asm/layers.go).
+//
+//go:noescape
+func maxPoolF32AVX2(dst []float32, x []float32, offs []int)
+
+// maxPoolGradSetF32AVX2 sets dx[offs[k]+j] to dy[j] for the first k with x[offs[k]+j] = y[j], and to +0 for the other k, for j < len(dy), with AVX2 (see asm/layers.go).
+//
+//go:noescape
+func maxPoolGradSetF32AVX2(dx []float32, x []float32, offs []int, y []float32, dy []float32)
+
+// maxPoolGradAddF32AVX2 adds dy[j] to dx[offs[k]+j] for the first k with x[offs[k]+j] = y[j], for j < len(dy), with AVX2 (see asm/layers.go).
+//
+//go:noescape
+func maxPoolGradAddF32AVX2(dx []float32, x []float32, offs []int, y []float32, dy []float32)
+
+// reluF64AVX2 sets dst[i] = 0 > x[i] ? 0 : x[i] for i < len(x), with AVX2 (see asm/layers.go).
+//
+//go:noescape
+func reluF64AVX2(dst []float64, x []float64)
+
+// reluGradSetF64AVX2 sets dst[i] to g[i] where x[i] > 0, else +0, for i < len(g), with AVX2 (see asm/layers.go).
+//
+//go:noescape
+func reluGradSetF64AVX2(dst []float64, x []float64, g []float64)
+
+// reluGradAddF64AVX2 adds g[i] where x[i] > 0, else +0, for i < len(g), with AVX2 (see asm/layers.go).
+//
+//go:noescape
+func reluGradAddF64AVX2(dst []float64, x []float64, g []float64)
+
+// maxPoolF64AVX2 sets dst[j] to the largest x[offs[k]+j] (NaN if any is) for j < len(dst), with AVX2 (see asm/layers.go).
+//
+//go:noescape
+func maxPoolF64AVX2(dst []float64, x []float64, offs []int)
+
+// maxPoolGradSetF64AVX2 sets dx[offs[k]+j] to dy[j] for the first k with x[offs[k]+j] = y[j], and to +0 for the other k, for j < len(dy), with AVX2 (see asm/layers.go).
+//
+//go:noescape
+func maxPoolGradSetF64AVX2(dx []float64, x []float64, offs []int, y []float64, dy []float64)
+
+// maxPoolGradAddF64AVX2 adds dy[j] to dx[offs[k]+j] for the first k with x[offs[k]+j] = y[j], for j < len(dy), with AVX2 (see asm/layers.go).
+//
+//go:noescape
+func maxPoolGradAddF64AVX2(dx []float64, x []float64, offs []int, y []float64, dy []float64)

@@ -86,6 +86,7 @@ func vecMain() {
 		langevin(s, false)
 		gate(s, false)
 		gate(s, true)
+		layerKernels(s)
 	}
 }
 

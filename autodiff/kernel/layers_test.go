@@ -1,0 +1,138 @@
+package kernel
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// layerValue draws the values that test the kernels' edge cases: ties
+// (zeros and a few repeated values, as after a ReLU or over a constant
+// image background), ±0, NaN and ±Inf among ordinary numbers.
+func layerValue[T float](rng *rand.Rand) T {
+	switch rng.IntN(12) {
+	case 0:
+		return 0
+	case 1:
+		return T(math.Copysign(0, -1))
+	case 2:
+		return T(math.NaN())
+	case 3:
+		return T(math.Inf(1 - 2*rng.IntN(2)))
+	case 4, 5:
+		return T(rng.IntN(3)) // ties
+	}
+	return T(rng.NormFloat64())
+}
+
+func layerValues[T float](rng *rand.Rand, n int) []T {
+	x := make([]T, n)
+	for i := range x {
+		x[i] = layerValue[T](rng)
+	}
+	return x
+}
+
+// TestLayerKernelsMatchPortable: every instruction set gives the portable
+// loops' bits, for every length up to past four of the widest vectors, on
+// slices that end at an unreadable page (so a whole-vector load or store
+// over the tail faults).
+func TestLayerKernelsMatchPortable(t *testing.T) {
+	testLayerKernels[float32](t)
+	testLayerKernels[float64](t)
+}
+
+func testLayerKernels[T float](t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, vs := range vecSets {
+		for n := range 70 {
+			x, g, d := layerValues[T](rng, n), layerValues[T](rng, n), layerValues[T](rng, n)
+			want := append([]T(nil), d...)
+			got := guarded(t, d)
+			reluGo(want, x)
+			reluWith(vs, got, guarded(t, x))
+			if sameBits(got, want) >= 0 {
+				t.Fatalf("%s Relu n = %d: %v, want %v (x %v)", vs.name, n, got, want, x)
+			}
+			for _, assign := range []bool{true, false} {
+				want := append([]T(nil), d...)
+				got := guarded(t, d)
+				reluGradGo(want, x, g, assign)
+				reluGradWith(vs, got, guarded(t, x), guarded(t, g), assign)
+				if sameBits(got, want) >= 0 {
+					t.Fatalf("%s ReluGrad assign %v n = %d: %v, want %v (x %v, g %v)", vs.name, assign, n, got, want, x, g)
+				}
+			}
+
+			// A 2 × 2 window and a 3 × 1 one over images of n channels, the
+			// window's pixels c apart (a row) or a wider image.
+			for _, offs := range [][]int{{0, n, 3 * n, 4 * n}, {0, 2 * n, n}, {0}} {
+				size := 0
+				for _, o := range offs {
+					size = max(size, o+n)
+				}
+				img := layerValues[T](rng, size)
+				want, got := make([]T, n), guarded(t, make([]T, n))
+				maxPoolGo(want, img, offs)
+				maxPoolWith(vs, got, guarded(t, img), offs)
+				if sameBits(got, want) >= 0 {
+					t.Fatalf("%s MaxPool offs %v n = %d: %v, want %v (x %v)", vs.name, offs, n, got, want, img)
+				}
+				y := want
+				if rng.IntN(2) == 0 {
+					y = layerValues[T](rng, n) // mostly not a window's maximum: no position takes dy
+				}
+				dy := layerValues[T](rng, n)
+				for _, assign := range []bool{true, false} {
+					dx := layerValues[T](rng, size)
+					wantDx := append([]T(nil), dx...)
+					gotDx := guarded(t, dx)
+					maxPoolGradGo(wantDx, img, offs, y, dy, assign)
+					maxPoolGradWith(vs, gotDx, guarded(t, img), offs, guarded(t, y), guarded(t, dy), assign)
+					if sameBits(gotDx, wantDx) >= 0 {
+						t.Fatalf("%s MaxPoolGrad assign %v offs %v n = %d: %v, want %v", vs.name, assign, offs, n, gotDx, wantDx)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestLayerKernelsValues checks the portable loops themselves against
+// their definitions: max(x, 0), the first maximum's gradient.
+func TestLayerKernelsValues(t *testing.T) {
+	x := []float64{-1, 2, 0, math.NaN()}
+	got := make([]float64, 4)
+	Relu(got, x)
+	if got[0] != 0 || got[1] != 2 || got[2] != 0 || !math.IsNaN(got[3]) {
+		t.Errorf("Relu(%v) = %v", x, got)
+	}
+	dst := []float64{10, 10, 10, 10}
+	ReluGrad(dst, x, []float64{1, 2, 3, 4}, false)
+	if want := []float64{10, 12, 10, 10}; sameBits(dst, want) >= 0 {
+		t.Errorf("ReluGrad added %v, want %v", dst, want)
+	}
+	ReluGrad(dst, x, []float64{1, 2, 3, 4}, true)
+	if want := []float64{0, 2, 0, 0}; sameBits(dst, want) >= 0 {
+		t.Errorf("ReluGrad set %v, want %v", dst, want)
+	}
+
+	// Two channels, a window of three pixels: channel 0 is tied at 5
+	// (first at position 1), channel 1 has a NaN.
+	img := []float64{1, 7, 5, math.NaN(), 5, 2}
+	offs := []int{0, 2, 4}
+	y := make([]float64, 2)
+	MaxPool(y, img, offs)
+	if y[0] != 5 || !math.IsNaN(y[1]) {
+		t.Fatalf("MaxPool = %v, want [5 NaN]", y)
+	}
+	dx := []float64{9, 9, 9, 9, 9, 9}
+	MaxPoolGrad(dx, img, offs, y, []float64{3, 4}, true)
+	if want := []float64{0, 0, 3, 0, 0, 0}; sameBits(dx, want) >= 0 {
+		t.Errorf("MaxPoolGrad set %v, want %v", dx, want)
+	}
+	MaxPoolGrad(dx, img, offs, y, []float64{3, 4}, false)
+	if want := []float64{0, 0, 6, 0, 0, 0}; sameBits(dx, want) >= 0 {
+		t.Errorf("MaxPoolGrad added %v, want %v", dx, want)
+	}
+}
