@@ -52,12 +52,24 @@ func elementwiseTo(f *ScalarFunc, out Shape, ins ...*Node) *Node {
 	if err != nil {
 		return g.fail(out, "%s: %v", f.Name, err)
 	}
-	return g.Apply(&elementwiseOp{f: f, plan: plan}, out, ins...)
+	same := true // and so every row contiguous in every operand
+	for i, sh := range shapes {
+		same = same && sh.Equal(out) && plan.innerStride[i] == 1
+	}
+	return g.Apply(&elementwiseOp{f: f, plan: plan, same: same}, out, ins...)
 }
 
 type elementwiseOp struct {
 	f    *ScalarFunc
 	plan *bcastPlan
+	same bool // every operand has the result's shape, nothing broadcast, rows contiguous
+}
+
+// AssignsGrad implements GradAssigner for add, sub and mul of operands of
+// one shape, whose gradients are written an element each by the rows of
+// arithBackward.
+func (op *elementwiseOp) AssignsGrad(int) bool {
+	return op.same && (op.f == addFunc || op.f == subFunc || op.f == mulFunc)
 }
 
 func (op *elementwiseOp) Name() string { return op.f.Name }
@@ -243,8 +255,28 @@ func arithRow[T Float](f *ScalarFunc, o, x, y []T) {
 // gradient gz, where other is the other operand (for a product) and second
 // says gz is the right operand's (negated for a difference). The
 // arithmetic is arithBackward's, element by element.
-func arithRowBackward[T Float](f *ScalarFunc, second bool, gz, g, other []T) {
+// arithRowBackward adds (or with set assigns) one row of an operand's
+// gradient: g·other for mul, −g for the second operand of sub, else g.
+func arithRowBackward[T Float](f *ScalarFunc, second, set bool, gz, g, other []T) {
 	gz, other = gz[:len(g)], other[:len(g)]
+	if set {
+		switch {
+		case f == mulFunc:
+			for t, v := range g {
+				if v != 0 { // as the general kernel: 0·∞ must not poison unused elements
+					v *= other[t]
+				}
+				gz[t] = v
+			}
+		case f == subFunc && second:
+			for t, v := range g {
+				gz[t] = -v
+			}
+		default:
+			copy(gz, g)
+		}
+		return
+	}
 	switch {
 	case f == mulFunc:
 		for t, v := range g {
@@ -277,10 +309,10 @@ func arithBackward[T Float](op *elementwiseOp, a *ArgsOf[T]) bool {
 		if sx == 1 && sy == 1 {
 			n := len(g)
 			if gx != nil {
-				arithRowBackward(f, false, gx[ox:ox+n], g, y[oy:oy+n])
+				arithRowBackward(f, false, a.Assign(0), gx[ox:ox+n], g, y[oy:oy+n])
 			}
 			if gy != nil {
-				arithRowBackward(f, true, gy[oy:oy+n], g, x[ox:ox+n])
+				arithRowBackward(f, true, a.Assign(1), gy[oy:oy+n], g, x[ox:ox+n])
 			}
 			return
 		}

@@ -379,6 +379,10 @@ func gemm[T autodiff.Float](a *autodiff.ArgsOf[T], transA, transB bool, m, n, k 
 	kernel.Gemm(a.Threads(), transA, transB, m, n, k, 1, x, lda, y, ldb, beta, c, ldc)
 }
 
+// AssignsGrad implements autodiff.GradAssigner for the images, whose
+// gradient is assigned a block of images at a time.
+func (op *conv2dOp) AssignsGrad(i int) bool { return i == 0 }
+
 // Backward: with the im2col block X and the result's gradient ∂Y of its
 // rows, ∂w += Xᵀ·∂Y, ∂X = ∂Y·wᵀ added back to the pixels (col2im), and ∂b
 // the column sums of ∂Y.
@@ -398,15 +402,25 @@ func conv2dBackward[T autodiff.Float](op *conv2dOp, a *autodiff.ArgsOf[T]) {
 			gemm(a, true, false, k, f, rows, x, k, dy, f, 1, dw, f)
 		}
 		if dx != nil {
-			gemm(a, false, true, rows, k, f, dy, f, w, f, 1, dx, k)
+			beta := T(1)
+			if a.Assign(0) {
+				beta = 0
+			}
+			gemm(a, false, true, rows, k, f, dy, f, w, f, beta, dx, k)
 		}
 		return
 	}
 	cols, dwb := convBuffers(op, a.Scratch)
 	clear(dwb)
+	image := g.h * g.w * g.c
 	for i0 := 0; i0 < op.batch; i0 += op.chunk {
 		n := min(op.chunk, op.batch-i0)
-		rows, img, dyi := n*g.pixels(), x[i0*g.h*g.w*g.c:], dy[i0*g.pixels()*f:]
+		rows, img, dyi := n*g.pixels(), x[i0*image:], dy[i0*g.pixels()*f:]
+		if dx != nil && a.Assign(0) {
+			// Assigned: the block's images are cleared here, in cache
+			// for col2im, rather than in a pass of their own.
+			clear(dx[i0*image : (i0+n)*image])
+		}
 		if op.transposed {
 			if dw != nil || db != nil {
 				im2colT(g, cols, img, n)
@@ -414,7 +428,7 @@ func conv2dBackward[T autodiff.Float](op *conv2dOp, a *autodiff.ArgsOf[T]) {
 			}
 			if dx != nil {
 				gemm(a, false, true, k, rows, f, w, f, dyi, f, 0, cols, rows)
-				col2imT(g, dx[i0*g.h*g.w*g.c:], cols, n)
+				col2imT(g, dx[i0*image:], cols, n)
 			}
 			continue
 		}
@@ -424,7 +438,7 @@ func conv2dBackward[T autodiff.Float](op *conv2dOp, a *autodiff.ArgsOf[T]) {
 		}
 		if dx != nil {
 			gemm(a, false, true, rows, k, f, dyi, f, w, f, 0, cols, k+1)
-			col2im(g, dx[i0*g.h*g.w*g.c:], cols, n, k+1)
+			col2im(g, dx[i0*image:], cols, n, k+1)
 		}
 	}
 	if dw != nil {

@@ -11,7 +11,7 @@ import (
 const layerNormEps = 1e-5
 
 // layerNormOp normalises each row of its operand over the last axis.
-type layerNormOp struct{ d int }
+type layerNormOp struct{ d, rows int }
 
 func (op *layerNormOp) Name() string { return "layer_norm" }
 
@@ -42,7 +42,8 @@ func LayerNorm(x, gamma, beta *autodiff.Node) *autodiff.Node {
 	if !gs.Equal(xs[len(xs)-1:]) || !bs.Equal(gs) {
 		return g.Fail(nil, "layer_norm with gain %v and bias %v: the gain and bias must be vectors as long as the last axis of x (%v)", gs, bs, xs[len(xs)-1:])
 	}
-	return g.Apply(&layerNormOp{d: xs[len(xs)-1]}, xs, x, gamma, beta)
+	d := xs[len(xs)-1]
+	return g.Apply(&layerNormOp{d: d, rows: xs.Size() / max(d, 1)}, xs, x, gamma, beta)
 }
 
 // moments are a row's mean and 1/√(σ² + ε), in float64 (two passes: the
@@ -60,16 +61,27 @@ func moments[T autodiff.Float](row []T) (mean, inv float64) {
 	return mean, 1 / math.Sqrt(ss/float64(len(row))+layerNormEps)
 }
 
+// SavedLen implements autodiff.Workspace: each row's mean and 1/√(σ² + ε),
+// which the backward pass reads instead of recomputing them.
+func (op *layerNormOp) SavedLen() int   { return 2 * op.rows }
+func (op *layerNormOp) ScratchLen() int { return 0 }
+
+// AssignsGrad implements autodiff.GradAssigner for x, whose gradient is
+// written a row at a time.
+func (op *layerNormOp) AssignsGrad(i int) bool { return i == 0 }
+
 func (op *layerNormOp) Forward(a *autodiff.Args)     { layerNormForward(op, a) }
 func (op *layerNormOp) Forward32(a *autodiff.Args32) { layerNormForward(op, a) }
 
 func layerNormForward[T autodiff.Float](op *layerNormOp, a *autodiff.ArgsOf[T]) {
 	x, gamma, beta, d := a.In[0], a.In[1], a.In[2], op.d
-	for r := 0; r < len(x); r += d {
+	for i, r := 0, 0; r < len(x); i, r = i+1, r+d {
 		row, out := x[r:r+d], a.Out[r:r+d]
 		mean, inv := moments(row)
+		a.Saved[2*i], a.Saved[2*i+1] = T(mean), T(inv)
+		m, s := T(mean), T(inv)
 		for j, v := range row {
-			out[j] = T((float64(v)-mean)*inv)*gamma[j] + beta[j]
+			out[j] = (v-m)*s*gamma[j] + beta[j]
 		}
 	}
 }
@@ -82,17 +94,18 @@ func (op *layerNormOp) Backward32(a *autodiff.Args32) { layerNormBackward(op, a)
 func layerNormBackward[T autodiff.Float](op *layerNormOp, a *autodiff.ArgsOf[T]) {
 	x, gamma, d := a.In[0], a.In[1], op.d
 	dx, dgamma, dbeta := a.GradIn[0], a.GradIn[1], a.GradIn[2]
-	for r := 0; r < len(x); r += d {
+	set := a.Assign(0)
+	for i, r := 0, 0; r < len(x); i, r = i+1, r+d {
 		row, dy := x[r:r+d], a.GradOut[r:r+d]
-		mean, inv := moments(row)
+		m, s := a.Saved[2*i], a.Saved[2*i+1]
 		var sg, sgx float64
 		for j, v := range row {
-			xh := (float64(v) - mean) * inv
-			g := float64(dy[j]) * float64(gamma[j])
-			sg += g
-			sgx += g * xh
+			xh := (v - m) * s
+			g := dy[j] * gamma[j]
+			sg += float64(g)
+			sgx += float64(g * xh)
 			if dgamma != nil {
-				dgamma[j] += dy[j] * T(xh)
+				dgamma[j] += dy[j] * xh
 			}
 			if dbeta != nil {
 				dbeta[j] += dy[j]
@@ -101,11 +114,16 @@ func layerNormBackward[T autodiff.Float](op *layerNormOp, a *autodiff.ArgsOf[T])
 		if dx == nil {
 			continue
 		}
-		sg, sgx = sg/float64(d), sgx/float64(d)
+		mg, mgx := T(sg/float64(d)), T(sgx/float64(d))
+		out := dx[r : r+d]
 		for j, v := range row {
-			xh := (float64(v) - mean) * inv
-			g := float64(dy[j]) * float64(gamma[j])
-			dx[r+j] += T((g - sg - xh*sgx) * inv)
+			xh := (v - m) * s
+			t := (dy[j]*gamma[j] - mg - xh*mgx) * s
+			if set {
+				out[j] = t
+			} else {
+				out[j] += t
+			}
 		}
 	}
 }
