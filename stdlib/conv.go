@@ -74,33 +74,56 @@ func imageOf(s autodiff.Shape) (batch, h, w, c int, ok bool) {
 // values per output pixel: patch() values in the order (ky, kx, channel),
 // zeros where a window reaches into the padding, then a 1 (the bias's
 // input). Along a row of the window the pixels inside the image are
-// adjacent in memory, so each is one copy.
+// adjacent in memory, KW·C values; for the output pixels whose window row
+// lies wholly inside the image (all but the padding's few) those runs are
+// moved by one kernel.Copy2D per output row and window row.
 func im2col[T autodiff.Float](g *window, cols, x []T, n, ld int) {
 	k, rowLen, c := g.patch(), g.kw*g.c, g.c
-	row := 0
+	lo, hi := g.interior()
 	for i := range n {
 		img := x[i*g.h*g.w*c : (i+1)*g.h*g.w*c]
 		for oy := range g.oh {
-			for ox := range g.ow {
-				dst := cols[row*ld : row*ld+k]
-				cols[row*ld+k] = 1
-				row++
-				kx0, kx1 := g.span(ox)
-				left := ox*g.stride - g.pad
-				for ky := range g.kh {
-					seg := dst[ky*rowLen : (ky+1)*rowLen]
-					iy := oy*g.stride - g.pad + ky
-					if iy < 0 || iy >= g.h || kx0 == kx1 {
-						zero(seg)
+			row0 := (i*g.oh + oy) * g.ow
+			for ky := range g.kh {
+				iy := oy*g.stride - g.pad + ky
+				at := func(ox int) []T { return cols[(row0+ox)*ld+ky*rowLen:][:rowLen] }
+				if iy < 0 || iy >= g.h {
+					for ox := range g.ow {
+						zero(at(ox))
+					}
+					continue
+				}
+				if lo < hi {
+					kernel.Copy2D(cols[(row0+lo)*ld+ky*rowLen:], ld, img[(iy*g.w+lo*g.stride-g.pad)*c:], g.stride*c, hi-lo, rowLen)
+				}
+				for ox := 0; ox < g.ow; ox++ {
+					if ox == lo && lo < hi {
+						ox = hi - 1 // done by Copy2D
 						continue
 					}
+					seg := at(ox)
+					kx0, kx1 := g.span(ox)
 					zero(seg[:kx0*c])
-					move(seg[kx0*c:kx1*c], img[(iy*g.w+left+kx0)*c:])
+					move(seg[kx0*c:kx1*c], img[(iy*g.w+ox*g.stride-g.pad+kx0)*c:])
 					zero(seg[kx1*c:])
 				}
 			}
+			for ox := range g.ow {
+				cols[(row0+ox)*ld+k] = 1
+			}
 		}
 	}
+}
+
+// interior is the output columns [lo, hi) whose windows lie wholly inside
+// the image's width: ox·stride − pad ≥ 0 and ox·stride − pad + KW ≤ W.
+func (g *window) interior() (lo, hi int) {
+	lo = (g.pad + g.stride - 1) / g.stride
+	hi = 0
+	if g.w-g.kw+g.pad >= 0 {
+		hi = min(g.ow, (g.w-g.kw+g.pad)/g.stride+1)
+	}
+	return lo, max(lo, hi)
 }
 
 // inside is the output columns [ox0, ox1) whose window column kx falls
@@ -217,25 +240,32 @@ func fillRows[T autodiff.Float](out, b []T) {
 
 // col2im adds the first patch() values of each row of cols (ld apart)
 // back to the pixels of images [0, n) of dx that they were copied from:
-// im2col's adjoint.
+// im2col's adjoint, by a kernel.Add2D per output row and window row where
+// im2col made one Copy2D. The runs overlap in dx (neighbouring windows
+// share pixels); the kernel adds them in order.
 func col2im[T autodiff.Float](g *window, dx, cols []T, n, ld int) {
-	k, rowLen, c := g.patch(), g.kw*g.c, g.c
-	row := 0
+	rowLen, c := g.kw*g.c, g.c
+	lo, hi := g.interior()
 	for i := range n {
 		img := dx[i*g.h*g.w*c : (i+1)*g.h*g.w*c]
 		for oy := range g.oh {
-			for ox := range g.ow {
-				src := cols[row*ld : row*ld+k]
-				row++
-				kx0, kx1 := g.span(ox)
-				left := ox*g.stride - g.pad
-				for ky := range g.kh {
-					iy := oy*g.stride - g.pad + ky
-					if iy < 0 || iy >= g.h || kx0 == kx1 {
+			row0 := (i*g.oh + oy) * g.ow
+			for ky := range g.kh {
+				iy := oy*g.stride - g.pad + ky
+				if iy < 0 || iy >= g.h {
+					continue
+				}
+				if lo < hi {
+					kernel.Add2D(img[(iy*g.w+lo*g.stride-g.pad)*c:], g.stride*c, cols[(row0+lo)*ld+ky*rowLen:], ld, hi-lo, rowLen)
+				}
+				for ox := 0; ox < g.ow; ox++ {
+					if ox == lo && lo < hi {
+						ox = hi - 1 // done by Add2D
 						continue
 					}
-					seg := src[ky*rowLen+kx0*c : ky*rowLen+kx1*c]
-					dst := img[(iy*g.w+left+kx0)*c:][:len(seg)]
+					kx0, kx1 := g.span(ox)
+					seg := cols[(row0+ox)*ld+ky*rowLen+kx0*c:][:(kx1-kx0)*c]
+					dst := img[(iy*g.w+ox*g.stride-g.pad+kx0)*c:][:len(seg)]
 					for j, v := range seg {
 						dst[j] += v
 					}

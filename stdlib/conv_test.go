@@ -86,6 +86,8 @@ func TestConv2D(t *testing.T) {
 		{name: "3x3", batch: []int{2}, h: 5, w: 5, c: 2, kh: 3, kw: 3, f: 3, stride: 1},
 		{name: "padded", batch: []int{2}, h: 4, w: 5, c: 2, kh: 3, kw: 3, f: 2, stride: 1, pad: 1},
 		{name: "strided", batch: []int{1}, h: 7, w: 6, c: 1, kh: 3, kw: 2, f: 2, stride: 2, pad: 1},
+		{name: "strided channels", batch: []int{2}, h: 7, w: 8, c: 3, kh: 3, kw: 3, f: 2, stride: 2, pad: 1},
+		{name: "window wider than the image", batch: []int{2}, h: 3, w: 2, c: 3, kh: 3, kw: 3, f: 2, stride: 1, pad: 1},
 		{name: "one image", h: 4, w: 4, c: 3, kh: 2, kw: 2, f: 2, stride: 1},
 		{name: "two batch axes", batch: []int{2, 2}, h: 3, w: 3, c: 1, kh: 2, kw: 2, f: 2, stride: 1, pad: 1},
 		{name: "pointwise", batch: []int{3}, h: 3, w: 2, c: 3, kh: 1, kw: 1, f: 2, stride: 1},

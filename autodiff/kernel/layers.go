@@ -89,3 +89,33 @@ func checkWindow(name string, nx int, offs []int, n int) {
 		}
 	}
 }
+
+// Copy2D copies rows runs of cols elements: src[r·lds+j] to dst[r·ldd+j]
+// for r < rows and j < cols. Add2D adds them instead, run after run, so
+// that runs overlapping in dst sum as a loop over r would. They move an
+// im2col matrix's runs (a window's row across channels, one per output
+// pixel) and add them back to the image, one call per image row where a
+// copy per run spent most of its time in memmove's dispatch. They panic if
+// the last run does not fit.
+func Copy2D[T float32 | float64](dst []T, ldd int, src []T, lds int, rows, cols int) {
+	copy2DWith(vecBest, dst, ldd, src, lds, rows, cols, false)
+}
+
+// Add2D: see Copy2D.
+func Add2D[T float32 | float64](dst []T, ldd int, src []T, lds int, rows, cols int) {
+	copy2DWith(vecBest, dst, ldd, src, lds, rows, cols, true)
+}
+
+func copy2DWith[T float](vs *vecSet, dst []T, ldd int, src []T, lds int, rows, cols int, add bool) {
+	if rows <= 0 || cols <= 0 {
+		return
+	}
+	if ldd < 0 || lds < 0 || (rows-1)*ldd+cols > len(dst) || (rows-1)*lds+cols > len(src) {
+		panic("kernel: Copy2D or Add2D: a run does not fit")
+	}
+	if isF32[T]() {
+		vs.copy2DF32(as[float32](dst), ldd, as[float32](src), lds, rows, cols, add)
+		return
+	}
+	vs.copy2DF64(as[float64](dst), ldd, as[float64](src), lds, rows, cols, add)
+}

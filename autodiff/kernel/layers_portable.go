@@ -74,3 +74,16 @@ func maxPoolGradGo[T float](dx, x []T, offs []int, y, dy []T, assign bool) {
 		}
 	}
 }
+
+func copy2DGo[T float](dst []T, ldd int, src []T, lds int, rows, cols int, add bool) {
+	for r := range rows {
+		d, s := dst[r*ldd:r*ldd+cols], src[r*lds:r*lds+cols]
+		if !add {
+			copy(d, s)
+			continue
+		}
+		for j, v := range s {
+			d[j] += v
+		}
+	}
+}

@@ -98,6 +98,41 @@ func testLayerKernels[T float](t *testing.T) {
 	}
 }
 
+// TestCopy2DMatchesPortable: Copy2D and Add2D on every instruction set,
+// runs of every width to past two of the widest vectors, rows apart by
+// more than a run, by less (overlapping runs of dst, as col2im's) and by
+// nothing, the last run ending at an unreadable page.
+func TestCopy2DMatchesPortable(t *testing.T) {
+	testCopy2D[float32](t)
+	testCopy2D[float64](t)
+}
+
+func testCopy2D[T float](t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, vs := range vecSets {
+		for cols := range 35 {
+			for _, rows := range []int{0, 1, 3} {
+				for _, ld := range []int{cols + 5, max(1, cols/2), 0} {
+					lds := ld + 1 // the source's runs apart by another stride
+					n, ns := 0, 0
+					if rows > 0 {
+						n, ns = (rows-1)*ld+cols, (rows-1)*lds+cols
+					}
+					src, dst := layerValues[T](rng, ns+2), layerValues[T](rng, n)
+					for _, add := range []bool{false, true} {
+						want, got := append([]T(nil), dst...), guarded(t, dst)
+						copy2DGo(want, ld, src[2:], lds, rows, cols, add)
+						copy2DWith(vs, got, ld, guarded(t, src[2:]), lds, rows, cols, add)
+						if i := sameBits(got, want); i >= 0 {
+							t.Fatalf("%s add %v rows %d cols %d ld %d: element %d is %v, want %v", vs.name, add, rows, cols, ld, i, got[i], want[i])
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
 // TestLayerKernelsValues checks the portable loops themselves against
 // their definitions: max(x, 0), the first maximum's gradient.
 func TestLayerKernelsValues(t *testing.T) {

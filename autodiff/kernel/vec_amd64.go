@@ -254,3 +254,33 @@ func (vs *vecSet) maxPoolGradF64(dx, x []float64, offs []int, y, dy []float64, a
 		maxPoolGradGo(dx, x, offs, y, dy, assign)
 	}
 }
+
+func (vs *vecSet) copy2DF32(dst []float32, ldd int, src []float32, lds int, rows, cols int, add bool) {
+	switch {
+	case vs.isa == isaAVX512 && add:
+		add2DF32AVX512(dst, ldd, src, lds, rows, cols)
+	case vs.isa == isaAVX512:
+		copy2DF32AVX512(dst, ldd, src, lds, rows, cols)
+	case vs.isa == isaAVX2 && add:
+		add2DF32AVX2(dst, ldd, src, lds, rows, cols)
+	case vs.isa == isaAVX2:
+		copy2DF32AVX2(dst, ldd, src, lds, rows, cols)
+	default:
+		copy2DGo(dst, ldd, src, lds, rows, cols, add)
+	}
+}
+
+func (vs *vecSet) copy2DF64(dst []float64, ldd int, src []float64, lds int, rows, cols int, add bool) {
+	switch {
+	case vs.isa == isaAVX512 && add:
+		add2DF64AVX512(dst, ldd, src, lds, rows, cols)
+	case vs.isa == isaAVX512:
+		copy2DF64AVX512(dst, ldd, src, lds, rows, cols)
+	case vs.isa == isaAVX2 && add:
+		add2DF64AVX2(dst, ldd, src, lds, rows, cols)
+	case vs.isa == isaAVX2:
+		copy2DF64AVX2(dst, ldd, src, lds, rows, cols)
+	default:
+		copy2DGo(dst, ldd, src, lds, rows, cols, add)
+	}
+}

@@ -1793,6 +1793,112 @@ maxPoolGradAddF32AVX512_done:
 	VZEROUPPER
 	RET
 
+// func copy2DF32AVX512(dst []float32, ldd int, src []float32, lds int, rows int, cols int)
+// Requires: AVX, AVX512F
+TEXT ·copy2DF32AVX512(SB), NOSPLIT, $0-80
+	MOVQ  dst_base+0(FP), DI
+	MOVQ  src_base+32(FP), SI
+	MOVQ  ldd+24(FP), R8
+	MOVQ  lds+56(FP), R9
+	MOVQ  rows+64(FP), R10
+	MOVQ  cols+72(FP), R13
+	SHLQ  $0x02, R8
+	SHLQ  $0x02, R9
+	MOVQ  R13, CX
+	ANDQ  $0x0000000f, CX
+	JZ    copy2DF32AVX512_nomask
+	MOVQ  $0x00000001, R11
+	SHLQ  CL, R11
+	DECQ  R11
+	KMOVW R11, K1
+
+copy2DF32AVX512_nomask:
+copy2DF32AVX512_row:
+	TESTQ R10, R10
+	JZ    copy2DF32AVX512_done
+	XORQ  DX, DX
+	MOVQ  R13, CX
+
+copy2DF32AVX512_vec:
+	CMPQ    CX, $0x00000010
+	JB      copy2DF32AVX512_tail
+	VMOVUPS (SI)(DX*1), Z0
+	VMOVUPS Z0, (DI)(DX*1)
+	ADDQ    $0x00000040, DX
+	SUBQ    $0x00000010, CX
+	JMP     copy2DF32AVX512_vec
+
+copy2DF32AVX512_tail:
+	TESTQ     CX, CX
+	JZ        copy2DF32AVX512_next
+	VMOVUPS.Z (SI)(DX*1), K1, Z0
+	VMOVUPS   Z0, K1, (DI)(DX*1)
+
+copy2DF32AVX512_next:
+	ADDQ R8, DI
+	ADDQ R9, SI
+	DECQ R10
+	JMP  copy2DF32AVX512_row
+
+copy2DF32AVX512_done:
+	VZEROUPPER
+	RET
+
+// func add2DF32AVX512(dst []float32, ldd int, src []float32, lds int, rows int, cols int)
+// Requires: AVX, AVX512F
+TEXT ·add2DF32AVX512(SB), NOSPLIT, $0-80
+	MOVQ  dst_base+0(FP), DI
+	MOVQ  src_base+32(FP), SI
+	MOVQ  ldd+24(FP), R8
+	MOVQ  lds+56(FP), R9
+	MOVQ  rows+64(FP), R10
+	MOVQ  cols+72(FP), R13
+	SHLQ  $0x02, R8
+	SHLQ  $0x02, R9
+	MOVQ  R13, CX
+	ANDQ  $0x0000000f, CX
+	JZ    add2DF32AVX512_nomask
+	MOVQ  $0x00000001, R11
+	SHLQ  CL, R11
+	DECQ  R11
+	KMOVW R11, K1
+
+add2DF32AVX512_nomask:
+add2DF32AVX512_row:
+	TESTQ R10, R10
+	JZ    add2DF32AVX512_done
+	XORQ  DX, DX
+	MOVQ  R13, CX
+
+add2DF32AVX512_vec:
+	CMPQ    CX, $0x00000010
+	JB      add2DF32AVX512_tail
+	VMOVUPS (SI)(DX*1), Z0
+	VMOVUPS (DI)(DX*1), Z1
+	VADDPS  Z1, Z0, Z0
+	VMOVUPS Z0, (DI)(DX*1)
+	ADDQ    $0x00000040, DX
+	SUBQ    $0x00000010, CX
+	JMP     add2DF32AVX512_vec
+
+add2DF32AVX512_tail:
+	TESTQ     CX, CX
+	JZ        add2DF32AVX512_next
+	VMOVUPS.Z (SI)(DX*1), K1, Z0
+	VMOVUPS.Z (DI)(DX*1), K1, Z1
+	VADDPS    Z1, Z0, Z0
+	VMOVUPS   Z0, K1, (DI)(DX*1)
+
+add2DF32AVX512_next:
+	ADDQ R8, DI
+	ADDQ R9, SI
+	DECQ R10
+	JMP  add2DF32AVX512_row
+
+add2DF32AVX512_done:
+	VZEROUPPER
+	RET
+
 // func reluF64AVX512(dst []float64, x []float64)
 // Requires: AVX, AVX512F
 TEXT ·reluF64AVX512(SB), NOSPLIT, $0-48
@@ -2208,6 +2314,112 @@ maxPoolGradAddF64AVX512_t_k:
 
 maxPoolGradAddF64AVX512_t_kdone:
 maxPoolGradAddF64AVX512_done:
+	VZEROUPPER
+	RET
+
+// func copy2DF64AVX512(dst []float64, ldd int, src []float64, lds int, rows int, cols int)
+// Requires: AVX, AVX512F
+TEXT ·copy2DF64AVX512(SB), NOSPLIT, $0-80
+	MOVQ  dst_base+0(FP), DI
+	MOVQ  src_base+32(FP), SI
+	MOVQ  ldd+24(FP), R8
+	MOVQ  lds+56(FP), R9
+	MOVQ  rows+64(FP), R10
+	MOVQ  cols+72(FP), R13
+	SHLQ  $0x03, R8
+	SHLQ  $0x03, R9
+	MOVQ  R13, CX
+	ANDQ  $0x00000007, CX
+	JZ    copy2DF64AVX512_nomask
+	MOVQ  $0x00000001, R11
+	SHLQ  CL, R11
+	DECQ  R11
+	KMOVW R11, K1
+
+copy2DF64AVX512_nomask:
+copy2DF64AVX512_row:
+	TESTQ R10, R10
+	JZ    copy2DF64AVX512_done
+	XORQ  DX, DX
+	MOVQ  R13, CX
+
+copy2DF64AVX512_vec:
+	CMPQ    CX, $0x00000008
+	JB      copy2DF64AVX512_tail
+	VMOVUPD (SI)(DX*1), Z0
+	VMOVUPD Z0, (DI)(DX*1)
+	ADDQ    $0x00000040, DX
+	SUBQ    $0x00000008, CX
+	JMP     copy2DF64AVX512_vec
+
+copy2DF64AVX512_tail:
+	TESTQ     CX, CX
+	JZ        copy2DF64AVX512_next
+	VMOVUPD.Z (SI)(DX*1), K1, Z0
+	VMOVUPD   Z0, K1, (DI)(DX*1)
+
+copy2DF64AVX512_next:
+	ADDQ R8, DI
+	ADDQ R9, SI
+	DECQ R10
+	JMP  copy2DF64AVX512_row
+
+copy2DF64AVX512_done:
+	VZEROUPPER
+	RET
+
+// func add2DF64AVX512(dst []float64, ldd int, src []float64, lds int, rows int, cols int)
+// Requires: AVX, AVX512F
+TEXT ·add2DF64AVX512(SB), NOSPLIT, $0-80
+	MOVQ  dst_base+0(FP), DI
+	MOVQ  src_base+32(FP), SI
+	MOVQ  ldd+24(FP), R8
+	MOVQ  lds+56(FP), R9
+	MOVQ  rows+64(FP), R10
+	MOVQ  cols+72(FP), R13
+	SHLQ  $0x03, R8
+	SHLQ  $0x03, R9
+	MOVQ  R13, CX
+	ANDQ  $0x00000007, CX
+	JZ    add2DF64AVX512_nomask
+	MOVQ  $0x00000001, R11
+	SHLQ  CL, R11
+	DECQ  R11
+	KMOVW R11, K1
+
+add2DF64AVX512_nomask:
+add2DF64AVX512_row:
+	TESTQ R10, R10
+	JZ    add2DF64AVX512_done
+	XORQ  DX, DX
+	MOVQ  R13, CX
+
+add2DF64AVX512_vec:
+	CMPQ    CX, $0x00000008
+	JB      add2DF64AVX512_tail
+	VMOVUPD (SI)(DX*1), Z0
+	VMOVUPD (DI)(DX*1), Z1
+	VADDPD  Z1, Z0, Z0
+	VMOVUPD Z0, (DI)(DX*1)
+	ADDQ    $0x00000040, DX
+	SUBQ    $0x00000008, CX
+	JMP     add2DF64AVX512_vec
+
+add2DF64AVX512_tail:
+	TESTQ     CX, CX
+	JZ        add2DF64AVX512_next
+	VMOVUPD.Z (SI)(DX*1), K1, Z0
+	VMOVUPD.Z (DI)(DX*1), K1, Z1
+	VADDPD    Z1, Z0, Z0
+	VMOVUPD   Z0, K1, (DI)(DX*1)
+
+add2DF64AVX512_next:
+	ADDQ R8, DI
+	ADDQ R9, SI
+	DECQ R10
+	JMP  add2DF64AVX512_row
+
+add2DF64AVX512_done:
 	VZEROUPPER
 	RET
 
@@ -3777,6 +3989,112 @@ maxPoolGradAddF32AVX2_done:
 	VZEROUPPER
 	RET
 
+// func copy2DF32AVX2(dst []float32, ldd int, src []float32, lds int, rows int, cols int)
+// Requires: AVX
+TEXT ·copy2DF32AVX2(SB), NOSPLIT, $0-80
+	MOVQ    dst_base+0(FP), DI
+	MOVQ    src_base+32(FP), SI
+	MOVQ    ldd+24(FP), R8
+	MOVQ    lds+56(FP), R9
+	MOVQ    rows+64(FP), R10
+	MOVQ    cols+72(FP), R13
+	SHLQ    $0x02, R8
+	SHLQ    $0x02, R9
+	MOVQ    R13, CX
+	ANDQ    $0x00000007, CX
+	JZ      copy2DF32AVX2_nomask
+	LEAQ    vecMask<>+0(SB), R11
+	MOVQ    $0x00000008, R12
+	SUBQ    CX, R12
+	VMOVDQU (R11)(R12*4), Y14
+
+copy2DF32AVX2_nomask:
+copy2DF32AVX2_row:
+	TESTQ R10, R10
+	JZ    copy2DF32AVX2_done
+	XORQ  DX, DX
+	MOVQ  R13, CX
+
+copy2DF32AVX2_vec:
+	CMPQ    CX, $0x00000008
+	JB      copy2DF32AVX2_tail
+	VMOVUPS (SI)(DX*1), Y0
+	VMOVUPS Y0, (DI)(DX*1)
+	ADDQ    $0x00000020, DX
+	SUBQ    $0x00000008, CX
+	JMP     copy2DF32AVX2_vec
+
+copy2DF32AVX2_tail:
+	TESTQ      CX, CX
+	JZ         copy2DF32AVX2_next
+	VMASKMOVPS (SI)(DX*1), Y14, Y0
+	VMASKMOVPS Y0, Y14, (DI)(DX*1)
+
+copy2DF32AVX2_next:
+	ADDQ R8, DI
+	ADDQ R9, SI
+	DECQ R10
+	JMP  copy2DF32AVX2_row
+
+copy2DF32AVX2_done:
+	VZEROUPPER
+	RET
+
+// func add2DF32AVX2(dst []float32, ldd int, src []float32, lds int, rows int, cols int)
+// Requires: AVX
+TEXT ·add2DF32AVX2(SB), NOSPLIT, $0-80
+	MOVQ    dst_base+0(FP), DI
+	MOVQ    src_base+32(FP), SI
+	MOVQ    ldd+24(FP), R8
+	MOVQ    lds+56(FP), R9
+	MOVQ    rows+64(FP), R10
+	MOVQ    cols+72(FP), R13
+	SHLQ    $0x02, R8
+	SHLQ    $0x02, R9
+	MOVQ    R13, CX
+	ANDQ    $0x00000007, CX
+	JZ      add2DF32AVX2_nomask
+	LEAQ    vecMask<>+0(SB), R11
+	MOVQ    $0x00000008, R12
+	SUBQ    CX, R12
+	VMOVDQU (R11)(R12*4), Y14
+
+add2DF32AVX2_nomask:
+add2DF32AVX2_row:
+	TESTQ R10, R10
+	JZ    add2DF32AVX2_done
+	XORQ  DX, DX
+	MOVQ  R13, CX
+
+add2DF32AVX2_vec:
+	CMPQ    CX, $0x00000008
+	JB      add2DF32AVX2_tail
+	VMOVUPS (SI)(DX*1), Y0
+	VMOVUPS (DI)(DX*1), Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS Y0, (DI)(DX*1)
+	ADDQ    $0x00000020, DX
+	SUBQ    $0x00000008, CX
+	JMP     add2DF32AVX2_vec
+
+add2DF32AVX2_tail:
+	TESTQ      CX, CX
+	JZ         add2DF32AVX2_next
+	VMASKMOVPS (SI)(DX*1), Y14, Y0
+	VMASKMOVPS (DI)(DX*1), Y14, Y1
+	VADDPS     Y1, Y0, Y0
+	VMASKMOVPS Y0, Y14, (DI)(DX*1)
+
+add2DF32AVX2_next:
+	ADDQ R8, DI
+	ADDQ R9, SI
+	DECQ R10
+	JMP  add2DF32AVX2_row
+
+add2DF32AVX2_done:
+	VZEROUPPER
+	RET
+
 // func reluF64AVX2(dst []float64, x []float64)
 // Requires: AVX
 TEXT ·reluF64AVX2(SB), NOSPLIT, $0-48
@@ -4192,5 +4510,111 @@ maxPoolGradAddF64AVX2_t_k:
 
 maxPoolGradAddF64AVX2_t_kdone:
 maxPoolGradAddF64AVX2_done:
+	VZEROUPPER
+	RET
+
+// func copy2DF64AVX2(dst []float64, ldd int, src []float64, lds int, rows int, cols int)
+// Requires: AVX
+TEXT ·copy2DF64AVX2(SB), NOSPLIT, $0-80
+	MOVQ    dst_base+0(FP), DI
+	MOVQ    src_base+32(FP), SI
+	MOVQ    ldd+24(FP), R8
+	MOVQ    lds+56(FP), R9
+	MOVQ    rows+64(FP), R10
+	MOVQ    cols+72(FP), R13
+	SHLQ    $0x03, R8
+	SHLQ    $0x03, R9
+	MOVQ    R13, CX
+	ANDQ    $0x00000003, CX
+	JZ      copy2DF64AVX2_nomask
+	LEAQ    vecMask<>+0(SB), R11
+	MOVQ    $0x00000004, R12
+	SUBQ    CX, R12
+	VMOVDQU (R11)(R12*8), Y14
+
+copy2DF64AVX2_nomask:
+copy2DF64AVX2_row:
+	TESTQ R10, R10
+	JZ    copy2DF64AVX2_done
+	XORQ  DX, DX
+	MOVQ  R13, CX
+
+copy2DF64AVX2_vec:
+	CMPQ    CX, $0x00000004
+	JB      copy2DF64AVX2_tail
+	VMOVUPD (SI)(DX*1), Y0
+	VMOVUPD Y0, (DI)(DX*1)
+	ADDQ    $0x00000020, DX
+	SUBQ    $0x00000004, CX
+	JMP     copy2DF64AVX2_vec
+
+copy2DF64AVX2_tail:
+	TESTQ      CX, CX
+	JZ         copy2DF64AVX2_next
+	VMASKMOVPD (SI)(DX*1), Y14, Y0
+	VMASKMOVPD Y0, Y14, (DI)(DX*1)
+
+copy2DF64AVX2_next:
+	ADDQ R8, DI
+	ADDQ R9, SI
+	DECQ R10
+	JMP  copy2DF64AVX2_row
+
+copy2DF64AVX2_done:
+	VZEROUPPER
+	RET
+
+// func add2DF64AVX2(dst []float64, ldd int, src []float64, lds int, rows int, cols int)
+// Requires: AVX
+TEXT ·add2DF64AVX2(SB), NOSPLIT, $0-80
+	MOVQ    dst_base+0(FP), DI
+	MOVQ    src_base+32(FP), SI
+	MOVQ    ldd+24(FP), R8
+	MOVQ    lds+56(FP), R9
+	MOVQ    rows+64(FP), R10
+	MOVQ    cols+72(FP), R13
+	SHLQ    $0x03, R8
+	SHLQ    $0x03, R9
+	MOVQ    R13, CX
+	ANDQ    $0x00000003, CX
+	JZ      add2DF64AVX2_nomask
+	LEAQ    vecMask<>+0(SB), R11
+	MOVQ    $0x00000004, R12
+	SUBQ    CX, R12
+	VMOVDQU (R11)(R12*8), Y14
+
+add2DF64AVX2_nomask:
+add2DF64AVX2_row:
+	TESTQ R10, R10
+	JZ    add2DF64AVX2_done
+	XORQ  DX, DX
+	MOVQ  R13, CX
+
+add2DF64AVX2_vec:
+	CMPQ    CX, $0x00000004
+	JB      add2DF64AVX2_tail
+	VMOVUPD (SI)(DX*1), Y0
+	VMOVUPD (DI)(DX*1), Y1
+	VADDPD  Y1, Y0, Y0
+	VMOVUPD Y0, (DI)(DX*1)
+	ADDQ    $0x00000020, DX
+	SUBQ    $0x00000004, CX
+	JMP     add2DF64AVX2_vec
+
+add2DF64AVX2_tail:
+	TESTQ      CX, CX
+	JZ         add2DF64AVX2_next
+	VMASKMOVPD (SI)(DX*1), Y14, Y0
+	VMASKMOVPD (DI)(DX*1), Y14, Y1
+	VADDPD     Y1, Y0, Y0
+	VMASKMOVPD Y0, Y14, (DI)(DX*1)
+
+add2DF64AVX2_next:
+	ADDQ R8, DI
+	ADDQ R9, SI
+	DECQ R10
+	JMP  add2DF64AVX2_row
+
+add2DF64AVX2_done:
 	VZEROUPPER
 	RET

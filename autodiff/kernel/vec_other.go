@@ -54,3 +54,11 @@ func (vs *vecSet) maxPoolGradF32(dx, x []float32, offs []int, y, dy []float32, a
 func (vs *vecSet) maxPoolGradF64(dx, x []float64, offs []int, y, dy []float64, assign bool) {
 	maxPoolGradGo(dx, x, offs, y, dy, assign)
 }
+
+func (vs *vecSet) copy2DF32(dst []float32, ldd int, src []float32, lds int, rows, cols int, add bool) {
+	copy2DGo(dst, ldd, src, lds, rows, cols, add)
+}
+
+func (vs *vecSet) copy2DF64(dst []float64, ldd int, src []float64, lds int, rows, cols int, add bool) {
+	copy2DGo(dst, ldd, src, lds, rows, cols, add)
+}

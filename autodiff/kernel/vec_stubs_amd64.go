@@ -94,6 +94,16 @@ func maxPoolGradSetF32AVX512(dx []float32, x []float32, offs []int, y []float32,
 //go:noescape
 func maxPoolGradAddF32AVX512(dx []float32, x []float32, offs []int, y []float32, dy []float32)
 
+// copy2DF32AVX512 copies src[r·lds+j] to dst[r·ldd+j] for r < rows, j < cols, run by run, with AVX512 (see asm/layers.go).
+//
+//go:noescape
+func copy2DF32AVX512(dst []float32, ldd int, src []float32, lds int, rows int, cols int)
+
+// add2DF32AVX512 adds src[r·lds+j] to dst[r·ldd+j] for r < rows, j < cols, run by run, with AVX512 (see asm/layers.go).
+//
+//go:noescape
+func add2DF32AVX512(dst []float32, ldd int, src []float32, lds int, rows int, cols int)
+
 // reluF64AVX512 sets dst[i] = 0 > x[i] ? 0 : x[i] for i < len(x), with AVX512 (see asm/layers.go).
 //
 //go:noescape
@@ -123,6 +133,16 @@ func maxPoolGradSetF64AVX512(dx []float64, x []float64, offs []int, y []float64,
 //
 //go:noescape
 func maxPoolGradAddF64AVX512(dx []float64, x []float64, offs []int, y []float64, dy []float64)
+
+// copy2DF64AVX512 copies src[r·lds+j] to dst[r·ldd+j] for r < rows, j < cols, run by run, with AVX512 (see asm/layers.go).
+//
+//go:noescape
+func copy2DF64AVX512(dst []float64, ldd int, src []float64, lds int, rows int, cols int)
+
+// add2DF64AVX512 adds src[r·lds+j] to dst[r·ldd+j] for r < rows, j < cols, run by run, with AVX512 (see asm/layers.go).
+//
+//go:noescape
+func add2DF64AVX512(dst []float64, ldd int, src []float64, lds int, rows int, cols int)
 
 // sumSqDiffF32AVX2 returns Σ z and Σ z² over z = (y[i] - mu)·scale, in float64, with AVX2 (see asm/vec.go).
 //
@@ -214,6 +234,16 @@ func maxPoolGradSetF32AVX2(dx []float32, x []float32, offs []int, y []float32, d
 //go:noescape
 func maxPoolGradAddF32AVX2(dx []float32, x []float32, offs []int, y []float32, dy []float32)
 
+// copy2DF32AVX2 copies src[r·lds+j] to dst[r·ldd+j] for r < rows, j < cols, run by run, with AVX2 (see asm/layers.go).
+//
+//go:noescape
+func copy2DF32AVX2(dst []float32, ldd int, src []float32, lds int, rows int, cols int)
+
+// add2DF32AVX2 adds src[r·lds+j] to dst[r·ldd+j] for r < rows, j < cols, run by run, with AVX2 (see asm/layers.go).
+//
+//go:noescape
+func add2DF32AVX2(dst []float32, ldd int, src []float32, lds int, rows int, cols int)
+
 // reluF64AVX2 sets dst[i] = 0 > x[i] ? 0 : x[i] for i < len(x), with AVX2 (see asm/layers.go).
 //
 //go:noescape
@@ -243,3 +273,13 @@ func maxPoolGradSetF64AVX2(dx []float64, x []float64, offs []int, y []float64, d
 //
 //go:noescape
 func maxPoolGradAddF64AVX2(dx []float64, x []float64, offs []int, y []float64, dy []float64)
+
+// copy2DF64AVX2 copies src[r·lds+j] to dst[r·ldd+j] for r < rows, j < cols, run by run, with AVX2 (see asm/layers.go).
+//
+//go:noescape
+func copy2DF64AVX2(dst []float64, ldd int, src []float64, lds int, rows int, cols int)
+
+// add2DF64AVX2 adds src[r·lds+j] to dst[r·ldd+j] for r < rows, j < cols, run by run, with AVX2 (see asm/layers.go).
+//
+//go:noescape
+func add2DF64AVX2(dst []float64, ldd int, src []float64, lds int, rows int, cols int)

@@ -38,6 +38,8 @@ func layerKernels(s vecISA) {
 		maxPool(s, e)
 		maxPoolGrad(s, e, true)
 		maxPoolGrad(s, e, false)
+		rowsKernel(s, e, false)
+		rowsKernel(s, e, true)
 	}
 }
 
@@ -314,6 +316,71 @@ func maxPoolGrad(s vecISA, e elem, assign bool) {
 			storeV(s, e, t, mask, dat, tail)
 		})
 	})
+	VZEROUPPER()
+	RET()
+}
+
+// rowsKernel emits copy2D or add2D: for r < rows, the cols elements of
+// src at r·lds are copied (or added) to dst at r·ldd: the runs of an
+// im2col matrix (a window's row across channels, one per output pixel)
+// and their sum back into the image (col2im), a call per image row rather
+// than a memmove per run. Runs are handled in order, so overlapping runs
+// of dst (col2im's) add up as the Go loop adds them.
+func rowsKernel(s vecISA, e elem, isAdd bool) {
+	op, verb := "copy2D", "copies"
+	if isAdd {
+		op, verb = "add2D", "adds"
+	}
+	name := op + e.name + s.name
+	TEXT(name, NOSPLIT, fmt.Sprintf("func(dst []%[1]s, ldd int, src []%[1]s, lds int, rows, cols int)", e.gotype))
+	Pragma("noescape")
+	Doc(fmt.Sprintf("%s %s src[r·lds+j] to dst[r·ldd+j] for r < rows, j < cols, run by run, with %s (see asm/layers.go).", name, verb, s.name))
+	lanes := s.bytes / e.size
+	Load(Param("dst").Base(), RDI)
+	Load(Param("src").Base(), RSI)
+	Load(Param("ldd"), R8)
+	Load(Param("lds"), R9)
+	Load(Param("rows"), R10)
+	Load(Param("cols"), R13)
+	SHLQ(U8(e.shift), R8)
+	SHLQ(U8(e.shift), R9)
+	v, d, mask := s.v(0), s.v(1), s.v(14)
+	// The tail mask is the same for every run: cols mod lanes.
+	MOVQ(R13, RCX)
+	ANDQ(U32(uint32(lanes-1)), RCX)
+	JZ(LabelRef(name + "_nomask"))
+	tailMask(s, e, mask)()
+	Label(name + "_nomask")
+	Label(name + "_row")
+	TESTQ(R10, R10)
+	JZ(LabelRef(name + "_done"))
+	XORQ(RDX, RDX) // byte offset in the run
+	MOVQ(R13, RCX)
+	Label(name + "_vec")
+	CMPQ(RCX, U32(uint32(lanes)))
+	JB(LabelRef(name + "_tail"))
+	body := func(tail bool) {
+		loadV(s, e, Mem{Base: RSI, Index: RDX, Scale: 1}, mask, v, tail)
+		if isAdd {
+			loadV(s, e, Mem{Base: RDI, Index: RDX, Scale: 1}, mask, d, tail)
+			add(e, d, v)
+		}
+		storeV(s, e, v, mask, Mem{Base: RDI, Index: RDX, Scale: 1}, tail)
+	}
+	body(false)
+	ADDQ(U32(uint32(s.bytes)), RDX)
+	SUBQ(U32(uint32(lanes)), RCX)
+	JMP(LabelRef(name + "_vec"))
+	Label(name + "_tail")
+	TESTQ(RCX, RCX)
+	JZ(LabelRef(name + "_next"))
+	body(true)
+	Label(name + "_next")
+	ADDQ(R8, RDI)
+	ADDQ(R9, RSI)
+	DECQ(R10)
+	JMP(LabelRef(name + "_row"))
+	Label(name + "_done")
 	VZEROUPPER()
 	RET()
 }
