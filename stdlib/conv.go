@@ -563,9 +563,9 @@ func (op *poolOp) Forward(a *autodiff.Args)     { poolForward(op, a) }
 func (op *poolOp) Forward32(a *autodiff.Args32) { poolForward(op, a) }
 
 func poolForward[T autodiff.Float](op *poolOp, a *autodiff.ArgsOf[T]) {
-	c, x := op.win.c, a.In[0]
+	c, x, step := op.win.c, a.In[0], op.win.stride*op.win.c
 	if op.max {
-		op.each(func(o, px int) { kernel.MaxPool(a.Out[o*c:(o+1)*c], x[px*c:], op.offs) })
+		op.eachRow(func(o, px int) { kernel.MaxPool(a.Out[o*c:], x[px*c:], op.offs, c, op.win.ow, step) })
 		return
 	}
 	scale := 1 / T(len(op.offs))
@@ -598,6 +598,17 @@ func (op *poolOp) each(f func(o, px int)) {
 	}
 }
 
+// eachRow calls f for every output row of every image, with o its first
+// output pixel and px the input pixel at its first window's corner.
+func (op *poolOp) eachRow(f func(o, px int)) {
+	g := &op.win
+	for i := range op.batch {
+		for oy := range g.oh {
+			f((i*g.oh+oy)*g.ow, (i*g.h+oy*g.stride)*g.w)
+		}
+	}
+}
+
 func (op *poolOp) Backward(a *autodiff.Args)     { poolBackward(op, a) }
 func (op *poolOp) Backward32(a *autodiff.Args32) { poolBackward(op, a) }
 
@@ -606,10 +617,10 @@ func poolBackward[T autodiff.Float](op *poolOp, a *autodiff.ArgsOf[T]) {
 	if dx == nil {
 		return
 	}
-	c, x, set := op.win.c, a.In[0], a.Assign(0)
+	c, x, set, step := op.win.c, a.In[0], a.Assign(0), op.win.stride*op.win.c
 	if op.max {
-		op.each(func(o, px int) {
-			kernel.MaxPoolGrad(dx[px*c:], x[px*c:], op.offs, a.Out[o*c:(o+1)*c], a.GradOut[o*c:(o+1)*c], set)
+		op.eachRow(func(o, px int) {
+			kernel.MaxPoolGrad(dx[px*c:], x[px*c:], op.offs, a.Out[o*c:], a.GradOut[o*c:], c, op.win.ow, step, set)
 		})
 		return
 	}

@@ -39,53 +39,66 @@ func reluGradWith[T float](vs *vecSet, dst, x, g []T, assign bool) {
 	vs.reluGradF64(as[float64](dst), as[float64](x), as[float64](g), assign)
 }
 
-// MaxPool sets dst[j], for every j < len(dst), to the largest of
-// x[offs[k]+j] over the window positions k, or NaN if any of them is NaN:
-// one output pixel of max pooling over channels-last images, dst its
-// channels and offs the window's pixels in x (offs[0] = 0 at its corner).
-// It panics if offs is empty or x too short.
-func MaxPool[T float32 | float64](dst, x []T, offs []int) { maxPoolWith(vecBest, dst, x, offs) }
+// MaxPool computes n output pixels of max pooling over channels-last
+// images, c channels each: dst[q·c+j], for q < n and j < c, is the largest
+// of x[q·step+offs[k]+j] over the window positions k, or NaN if any of
+// them is. offs are the window's pixels relative to its corner (offs[0] =
+// 0), step the distance between the corners of neighbouring windows: a
+// call does one output row. It panics if offs is empty or a window
+// reaches past x.
+func MaxPool[T float32 | float64](dst, x []T, offs []int, c, n, step int) {
+	maxPoolWith(vecBest, dst, x, offs, c, n, step)
+}
 
-func maxPoolWith[T float](vs *vecSet, dst, x []T, offs []int) {
-	checkWindow("MaxPool", len(x), offs, len(dst))
-	if isF32[T]() {
-		vs.maxPoolF32(as[float32](dst), as[float32](x), offs)
+func maxPoolWith[T float](vs *vecSet, dst, x []T, offs []int, c, n, step int) {
+	if n <= 0 || c <= 0 {
 		return
 	}
-	vs.maxPoolF64(as[float64](dst), as[float64](x), offs)
-}
-
-// MaxPoolGrad is MaxPool's vector-Jacobian product for one output pixel:
-// for each channel j < len(dy), the first window position k (in offs's
-// order) with x[offs[k]+j] = y[j] gets dy[j], as PyTorch's max pooling
-// gives it; with assign, dx[offs[k]+j] is set, and the window's other
-// positions set to +0, else dy[j] is added. dx is laid out as x. It panics
-// if offs is empty or x, dx or y too short.
-func MaxPoolGrad[T float32 | float64](dx, x []T, offs []int, y, dy []T, assign bool) {
-	maxPoolGradWith(vecBest, dx, x, offs, y, dy, assign)
-}
-
-func maxPoolGradWith[T float](vs *vecSet, dx, x []T, offs []int, y, dy []T, assign bool) {
-	checkWindow("MaxPoolGrad", min(len(x), len(dx)), offs, len(dy))
-	if len(y) < len(dy) {
-		panic("kernel: MaxPoolGrad: y shorter than dy")
+	checkWindows("MaxPool", len(x), offs, c, n, step)
+	if len(dst) < n*c {
+		panic("kernel: MaxPool: dst shorter than n·c")
 	}
 	if isF32[T]() {
-		vs.maxPoolGradF32(as[float32](dx), as[float32](x), offs, as[float32](y), as[float32](dy), assign)
+		vs.maxPoolF32(as[float32](dst), as[float32](x), offs, c, n, step)
 		return
 	}
-	vs.maxPoolGradF64(as[float64](dx), as[float64](x), offs, as[float64](y), as[float64](dy), assign)
+	vs.maxPoolF64(as[float64](dst), as[float64](x), offs, c, n, step)
 }
 
-// checkWindow panics unless every offs[k] + n elements fit in n x: the
-// assembly reads in place, unchecked.
-func checkWindow(name string, nx int, offs []int, n int) {
-	if len(offs) == 0 {
-		panic("kernel: " + name + ": no window positions")
+// MaxPoolGrad is MaxPool's vector-Jacobian product for the same n
+// pixels: for each channel, the first window position k (in offs's order)
+// with x[q·step+offs[k]+j] = y[q·c+j] gets dy[q·c+j], as PyTorch's max
+// pooling gives it; with assign, dx there is set, and the window's other
+// positions set to +0, else dy is added. dx is laid out as x. It panics if
+// offs is empty or a window reaches past x or dx.
+func MaxPoolGrad[T float32 | float64](dx, x []T, offs []int, y, dy []T, c, n, step int, assign bool) {
+	maxPoolGradWith(vecBest, dx, x, offs, y, dy, c, n, step, assign)
+}
+
+func maxPoolGradWith[T float](vs *vecSet, dx, x []T, offs []int, y, dy []T, c, n, step int, assign bool) {
+	if n <= 0 || c <= 0 {
+		return
+	}
+	checkWindows("MaxPoolGrad", min(len(x), len(dx)), offs, c, n, step)
+	if len(y) < n*c || len(dy) < n*c {
+		panic("kernel: MaxPoolGrad: y or dy shorter than n·c")
+	}
+	if isF32[T]() {
+		vs.maxPoolGradF32(as[float32](dx), as[float32](x), offs, as[float32](y), as[float32](dy), c, n, step, assign)
+		return
+	}
+	vs.maxPoolGradF64(as[float64](dx), as[float64](x), offs, as[float64](y), as[float64](dy), c, n, step, assign)
+}
+
+// checkWindows panics unless the n windows' c channels fit in nx
+// elements: the assembly reads in place, unchecked.
+func checkWindows(name string, nx int, offs []int, c, n, step int) {
+	if len(offs) == 0 || step < 0 {
+		panic("kernel: " + name + ": no window positions, or a negative step")
 	}
 	for _, o := range offs {
-		if o < 0 || o+n > nx {
-			panic("kernel: " + name + ": a window position reaches outside x")
+		if o < 0 || (n-1)*step+o+c > nx {
+			panic("kernel: " + name + ": a window reaches outside x")
 		}
 	}
 }

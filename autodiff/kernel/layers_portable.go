@@ -47,29 +47,34 @@ func reluGradGo[T float](dst, x, g []T, assign bool) {
 	}
 }
 
-func maxPoolGo[T float](dst, x []T, offs []int) {
-	copy(dst, x[offs[0]:offs[0]+len(dst)])
-	for _, o := range offs[1:] {
-		for j, v := range x[o : o+len(dst)] {
-			if v > dst[j] || v != v {
-				dst[j] = v
+func maxPoolGo[T float](dst, x []T, offs []int, c, n, step int) {
+	for q := range n {
+		d, w := dst[q*c:(q+1)*c], x[q*step:]
+		copy(d, w[offs[0]:offs[0]+c])
+		for _, o := range offs[1:] {
+			for j, v := range w[o : o+c] {
+				if v > d[j] || v != v {
+					d[j] = v
+				}
 			}
 		}
 	}
 }
 
-func maxPoolGradGo[T float](dx, x []T, offs []int, y, dy []T, assign bool) {
-	y = y[:len(dy)]
-	for j, g := range dy {
-		for _, o := range offs {
-			t := T(0)
-			if x[o+j] == y[j] {
-				t, g = g, 0
-			}
-			if assign {
-				dx[o+j] = t
-			} else {
-				dx[o+j] += t
+func maxPoolGradGo[T float](dx, x []T, offs []int, y, dy []T, c, n, step int, assign bool) {
+	for q := range n {
+		ys, w, dw := y[q*c:(q+1)*c], x[q*step:], dx[q*step:]
+		for j, g := range dy[q*c : (q+1)*c] {
+			for _, o := range offs {
+				t := T(0)
+				if w[o+j] == ys[j] {
+					t, g = g, 0
+				}
+				if assign {
+					dw[o+j] = t
+				} else {
+					dw[o+j] += t
+				}
 			}
 		}
 	}

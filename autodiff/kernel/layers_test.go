@@ -46,52 +46,61 @@ func testLayerKernels[T float](t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for _, vs := range vecSets {
 		for n := range 70 {
-			x, g, d := layerValues[T](rng, n), layerValues[T](rng, n), layerValues[T](rng, n)
-			want := append([]T(nil), d...)
-			got := guarded(t, d)
-			reluGo(want, x)
-			reluWith(vs, got, guarded(t, x))
-			if sameBits(got, want) >= 0 {
-				t.Fatalf("%s Relu n = %d: %v, want %v (x %v)", vs.name, n, got, want, x)
-			}
-			for _, assign := range []bool{true, false} {
-				want := append([]T(nil), d...)
-				got := guarded(t, d)
-				reluGradGo(want, x, g, assign)
-				reluGradWith(vs, got, guarded(t, x), guarded(t, g), assign)
-				if sameBits(got, want) >= 0 {
-					t.Fatalf("%s ReluGrad assign %v n = %d: %v, want %v (x %v, g %v)", vs.name, assign, n, got, want, x, g)
-				}
-			}
+			t.Run("", func(t *testing.T) { testLayerKernelsAt[T](t, vs, rng, n) }) // a subtest frees its guarded pages
+		}
+	}
+}
 
-			// A 2 × 2 window and a 3 × 1 one over images of n channels, the
-			// window's pixels c apart (a row) or a wider image.
-			for _, offs := range [][]int{{0, n, 3 * n, 4 * n}, {0, 2 * n, n}, {0}} {
-				size := 0
-				for _, o := range offs {
-					size = max(size, o+n)
-				}
-				img := layerValues[T](rng, size)
-				want, got := make([]T, n), guarded(t, make([]T, n))
-				maxPoolGo(want, img, offs)
-				maxPoolWith(vs, got, guarded(t, img), offs)
-				if sameBits(got, want) >= 0 {
-					t.Fatalf("%s MaxPool offs %v n = %d: %v, want %v (x %v)", vs.name, offs, n, got, want, img)
-				}
-				y := want
-				if rng.IntN(2) == 0 {
-					y = layerValues[T](rng, n) // mostly not a window's maximum: no position takes dy
-				}
-				dy := layerValues[T](rng, n)
-				for _, assign := range []bool{true, false} {
-					dx := layerValues[T](rng, size)
-					wantDx := append([]T(nil), dx...)
-					gotDx := guarded(t, dx)
-					maxPoolGradGo(wantDx, img, offs, y, dy, assign)
-					maxPoolGradWith(vs, gotDx, guarded(t, img), offs, guarded(t, y), guarded(t, dy), assign)
-					if sameBits(gotDx, wantDx) >= 0 {
-						t.Fatalf("%s MaxPoolGrad assign %v offs %v n = %d: %v, want %v", vs.name, assign, offs, n, gotDx, wantDx)
-					}
+func testLayerKernelsAt[T float](t *testing.T, vs *vecSet, rng *rand.Rand, n int) {
+	x, g, d := layerValues[T](rng, n), layerValues[T](rng, n), layerValues[T](rng, n)
+	want := append([]T(nil), d...)
+	got := guarded(t, d)
+	reluGo(want, x)
+	reluWith(vs, got, guarded(t, x))
+	if sameBits(got, want) >= 0 {
+		t.Fatalf("%s Relu n = %d: %v, want %v (x %v)", vs.name, n, got, want, x)
+	}
+	for _, assign := range []bool{true, false} {
+		want := append([]T(nil), d...)
+		got := guarded(t, d)
+		reluGradGo(want, x, g, assign)
+		reluGradWith(vs, got, guarded(t, x), guarded(t, g), assign)
+		if sameBits(got, want) >= 0 {
+			t.Fatalf("%s ReluGrad assign %v n = %d: %v, want %v (x %v, g %v)", vs.name, assign, n, got, want, x, g)
+		}
+	}
+
+	// A 2 × 2 window and a 3 × 1 one over images of c = n
+	// channels, the window's pixels c apart (a row) or a wider
+	// image; one output pixel or three, their windows side by side
+	// (step 2c) or overlapping (step c).
+	c := n
+	for _, offs := range [][]int{{0, c, 3 * c, 4 * c}, {0, 2 * c, c}, {0}} {
+		for _, px := range []struct{ n, step int }{{1, 0}, {3, 2 * c}, {3, c}} {
+			size := 0
+			for _, o := range offs {
+				size = max(size, (px.n-1)*px.step+o+c)
+			}
+			img := layerValues[T](rng, size)
+			want, got := make([]T, px.n*c), guarded(t, make([]T, px.n*c))
+			maxPoolGo(want, img, offs, c, px.n, px.step)
+			maxPoolWith(vs, got, guarded(t, img), offs, c, px.n, px.step)
+			if sameBits(got, want) >= 0 {
+				t.Fatalf("%s MaxPool offs %v c = %d, %v: %v, want %v (x %v)", vs.name, offs, c, px, got, want, img)
+			}
+			y := want
+			if rng.IntN(2) == 0 {
+				y = layerValues[T](rng, px.n*c) // mostly not a window's maximum: no position takes dy
+			}
+			dy := layerValues[T](rng, px.n*c)
+			for _, assign := range []bool{true, false} {
+				dx := layerValues[T](rng, size)
+				wantDx := append([]T(nil), dx...)
+				gotDx := guarded(t, dx)
+				maxPoolGradGo(wantDx, img, offs, y, dy, c, px.n, px.step, assign)
+				maxPoolGradWith(vs, gotDx, guarded(t, img), offs, guarded(t, y), guarded(t, dy), c, px.n, px.step, assign)
+				if sameBits(gotDx, wantDx) >= 0 {
+					t.Fatalf("%s MaxPoolGrad assign %v offs %v c = %d, %v: %v, want %v", vs.name, assign, offs, c, px, gotDx, wantDx)
 				}
 			}
 		}
@@ -157,16 +166,16 @@ func TestLayerKernelsValues(t *testing.T) {
 	img := []float64{1, 7, 5, math.NaN(), 5, 2}
 	offs := []int{0, 2, 4}
 	y := make([]float64, 2)
-	MaxPool(y, img, offs)
+	MaxPool(y, img, offs, 2, 1, 0)
 	if y[0] != 5 || !math.IsNaN(y[1]) {
 		t.Fatalf("MaxPool = %v, want [5 NaN]", y)
 	}
 	dx := []float64{9, 9, 9, 9, 9, 9}
-	MaxPoolGrad(dx, img, offs, y, []float64{3, 4}, true)
+	MaxPoolGrad(dx, img, offs, y, []float64{3, 4}, 2, 1, 0, true)
 	if want := []float64{0, 0, 3, 0, 0, 0}; sameBits(dx, want) >= 0 {
 		t.Errorf("MaxPoolGrad set %v, want %v", dx, want)
 	}
-	MaxPoolGrad(dx, img, offs, y, []float64{3, 4}, false)
+	MaxPoolGrad(dx, img, offs, y, []float64{3, 4}, 2, 1, 0, false)
 	if want := []float64{0, 0, 6, 0, 0, 0}; sameBits(dx, want) >= 0 {
 		t.Errorf("MaxPoolGrad added %v, want %v", dx, want)
 	}

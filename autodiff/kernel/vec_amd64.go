@@ -203,55 +203,55 @@ func (vs *vecSet) reluGradF64(dst, x, g []float64, assign bool) {
 	}
 }
 
-func (vs *vecSet) maxPoolF32(dst, x []float32, offs []int) {
+func (vs *vecSet) maxPoolF32(dst, x []float32, offs []int, c, n, step int) {
 	switch vs.isa {
 	case isaAVX512:
-		maxPoolF32AVX512(dst, x, offs)
+		maxPoolF32AVX512(dst, x, offs, c, n, step)
 	case isaAVX2:
-		maxPoolF32AVX2(dst, x, offs)
+		maxPoolF32AVX2(dst, x, offs, c, n, step)
 	default:
-		maxPoolGo(dst, x, offs)
+		maxPoolGo(dst, x, offs, c, n, step)
 	}
 }
 
-func (vs *vecSet) maxPoolF64(dst, x []float64, offs []int) {
+func (vs *vecSet) maxPoolF64(dst, x []float64, offs []int, c, n, step int) {
 	switch vs.isa {
 	case isaAVX512:
-		maxPoolF64AVX512(dst, x, offs)
+		maxPoolF64AVX512(dst, x, offs, c, n, step)
 	case isaAVX2:
-		maxPoolF64AVX2(dst, x, offs)
+		maxPoolF64AVX2(dst, x, offs, c, n, step)
 	default:
-		maxPoolGo(dst, x, offs)
+		maxPoolGo(dst, x, offs, c, n, step)
 	}
 }
 
-func (vs *vecSet) maxPoolGradF32(dx, x []float32, offs []int, y, dy []float32, assign bool) {
+func (vs *vecSet) maxPoolGradF32(dx, x []float32, offs []int, y, dy []float32, c, n, step int, assign bool) {
 	switch {
 	case vs.isa == isaAVX512 && assign:
-		maxPoolGradSetF32AVX512(dx, x, offs, y, dy)
+		maxPoolGradSetF32AVX512(dx, x, offs, y, dy, c, n, step)
 	case vs.isa == isaAVX512:
-		maxPoolGradAddF32AVX512(dx, x, offs, y, dy)
+		maxPoolGradAddF32AVX512(dx, x, offs, y, dy, c, n, step)
 	case vs.isa == isaAVX2 && assign:
-		maxPoolGradSetF32AVX2(dx, x, offs, y, dy)
+		maxPoolGradSetF32AVX2(dx, x, offs, y, dy, c, n, step)
 	case vs.isa == isaAVX2:
-		maxPoolGradAddF32AVX2(dx, x, offs, y, dy)
+		maxPoolGradAddF32AVX2(dx, x, offs, y, dy, c, n, step)
 	default:
-		maxPoolGradGo(dx, x, offs, y, dy, assign)
+		maxPoolGradGo(dx, x, offs, y, dy, c, n, step, assign)
 	}
 }
 
-func (vs *vecSet) maxPoolGradF64(dx, x []float64, offs []int, y, dy []float64, assign bool) {
+func (vs *vecSet) maxPoolGradF64(dx, x []float64, offs []int, y, dy []float64, c, n, step int, assign bool) {
 	switch {
 	case vs.isa == isaAVX512 && assign:
-		maxPoolGradSetF64AVX512(dx, x, offs, y, dy)
+		maxPoolGradSetF64AVX512(dx, x, offs, y, dy, c, n, step)
 	case vs.isa == isaAVX512:
-		maxPoolGradAddF64AVX512(dx, x, offs, y, dy)
+		maxPoolGradAddF64AVX512(dx, x, offs, y, dy, c, n, step)
 	case vs.isa == isaAVX2 && assign:
-		maxPoolGradSetF64AVX2(dx, x, offs, y, dy)
+		maxPoolGradSetF64AVX2(dx, x, offs, y, dy, c, n, step)
 	case vs.isa == isaAVX2:
-		maxPoolGradAddF64AVX2(dx, x, offs, y, dy)
+		maxPoolGradAddF64AVX2(dx, x, offs, y, dy, c, n, step)
 	default:
-		maxPoolGradGo(dx, x, offs, y, dy, assign)
+		maxPoolGradGo(dx, x, offs, y, dy, c, n, step, assign)
 	}
 }
 

@@ -1582,15 +1582,27 @@ reluGradAddF32AVX512_done:
 	VZEROUPPER
 	RET
 
-// func maxPoolF32AVX512(dst []float32, x []float32, offs []int)
+// func maxPoolF32AVX512(dst []float32, x []float32, offs []int, c int, n int, step int)
 // Requires: AVX, AVX512F
-TEXT ·maxPoolF32AVX512(SB), NOSPLIT, $0-72
+TEXT ·maxPoolF32AVX512(SB), NOSPLIT, $0-96
 	MOVQ dst_base+0(FP), DI
 	MOVQ x_base+24(FP), SI
 	MOVQ offs_base+48(FP), R10
 	MOVQ offs_len+56(FP), R13
-	MOVQ dst_len+8(FP), CX
-	XORQ R8, R8
+	MOVQ n+80(FP), R14
+	MOVQ c+72(FP), R9
+	SHLQ $0x02, R9
+	MOVQ R9, c+72(FP)
+	MOVQ step+88(FP), R9
+	SHLQ $0x02, R9
+	MOVQ R9, step+88(FP)
+
+maxPoolF32AVX512_pixel:
+	TESTQ R14, R14
+	JZ    maxPoolF32AVX512_end
+	MOVQ  c+72(FP), CX
+	SHRQ  $0x02, CX
+	XORQ  R8, R8
 
 maxPoolF32AVX512_one:
 	CMPQ    CX, $0x00000010
@@ -1650,20 +1662,38 @@ maxPoolF32AVX512_t_kdone:
 	VMOVUPS Z0, K1, (DI)(R8*1)
 
 maxPoolF32AVX512_done:
+	ADDQ c+72(FP), DI
+	ADDQ step+88(FP), SI
+	DECQ R14
+	JMP  maxPoolF32AVX512_pixel
+
+maxPoolF32AVX512_end:
 	VZEROUPPER
 	RET
 
-// func maxPoolGradSetF32AVX512(dx []float32, x []float32, offs []int, y []float32, dy []float32)
+// func maxPoolGradSetF32AVX512(dx []float32, x []float32, offs []int, y []float32, dy []float32, c int, n int, step int)
 // Requires: AVX, AVX512F
-TEXT ·maxPoolGradSetF32AVX512(SB), NOSPLIT, $0-120
+TEXT ·maxPoolGradSetF32AVX512(SB), NOSPLIT, $0-144
 	MOVQ dx_base+0(FP), DI
 	MOVQ x_base+24(FP), SI
 	MOVQ offs_base+48(FP), R10
 	MOVQ offs_len+56(FP), R13
 	MOVQ y_base+72(FP), BX
 	MOVQ dy_base+96(FP), DX
-	MOVQ dy_len+104(FP), CX
-	XORQ R8, R8
+	MOVQ n+128(FP), R14
+	MOVQ c+120(FP), R9
+	SHLQ $0x02, R9
+	MOVQ R9, c+120(FP)
+	MOVQ step+136(FP), R9
+	SHLQ $0x02, R9
+	MOVQ R9, step+136(FP)
+
+maxPoolGradSetF32AVX512_pixel:
+	TESTQ R14, R14
+	JZ    maxPoolGradSetF32AVX512_end
+	MOVQ  c+120(FP), CX
+	SHRQ  $0x02, CX
+	XORQ  R8, R8
 
 maxPoolGradSetF32AVX512_one:
 	CMPQ    CX, $0x00000010
@@ -1718,20 +1748,40 @@ maxPoolGradSetF32AVX512_t_k:
 
 maxPoolGradSetF32AVX512_t_kdone:
 maxPoolGradSetF32AVX512_done:
+	ADDQ c+120(FP), BX
+	ADDQ c+120(FP), DX
+	ADDQ step+136(FP), DI
+	ADDQ step+136(FP), SI
+	DECQ R14
+	JMP  maxPoolGradSetF32AVX512_pixel
+
+maxPoolGradSetF32AVX512_end:
 	VZEROUPPER
 	RET
 
-// func maxPoolGradAddF32AVX512(dx []float32, x []float32, offs []int, y []float32, dy []float32)
+// func maxPoolGradAddF32AVX512(dx []float32, x []float32, offs []int, y []float32, dy []float32, c int, n int, step int)
 // Requires: AVX, AVX512F
-TEXT ·maxPoolGradAddF32AVX512(SB), NOSPLIT, $0-120
+TEXT ·maxPoolGradAddF32AVX512(SB), NOSPLIT, $0-144
 	MOVQ dx_base+0(FP), DI
 	MOVQ x_base+24(FP), SI
 	MOVQ offs_base+48(FP), R10
 	MOVQ offs_len+56(FP), R13
 	MOVQ y_base+72(FP), BX
 	MOVQ dy_base+96(FP), DX
-	MOVQ dy_len+104(FP), CX
-	XORQ R8, R8
+	MOVQ n+128(FP), R14
+	MOVQ c+120(FP), R9
+	SHLQ $0x02, R9
+	MOVQ R9, c+120(FP)
+	MOVQ step+136(FP), R9
+	SHLQ $0x02, R9
+	MOVQ R9, step+136(FP)
+
+maxPoolGradAddF32AVX512_pixel:
+	TESTQ R14, R14
+	JZ    maxPoolGradAddF32AVX512_end
+	MOVQ  c+120(FP), CX
+	SHRQ  $0x02, CX
+	XORQ  R8, R8
 
 maxPoolGradAddF32AVX512_one:
 	CMPQ    CX, $0x00000010
@@ -1790,6 +1840,14 @@ maxPoolGradAddF32AVX512_t_k:
 
 maxPoolGradAddF32AVX512_t_kdone:
 maxPoolGradAddF32AVX512_done:
+	ADDQ c+120(FP), BX
+	ADDQ c+120(FP), DX
+	ADDQ step+136(FP), DI
+	ADDQ step+136(FP), SI
+	DECQ R14
+	JMP  maxPoolGradAddF32AVX512_pixel
+
+maxPoolGradAddF32AVX512_end:
 	VZEROUPPER
 	RET
 
@@ -2106,15 +2164,27 @@ reluGradAddF64AVX512_done:
 	VZEROUPPER
 	RET
 
-// func maxPoolF64AVX512(dst []float64, x []float64, offs []int)
+// func maxPoolF64AVX512(dst []float64, x []float64, offs []int, c int, n int, step int)
 // Requires: AVX, AVX512F
-TEXT ·maxPoolF64AVX512(SB), NOSPLIT, $0-72
+TEXT ·maxPoolF64AVX512(SB), NOSPLIT, $0-96
 	MOVQ dst_base+0(FP), DI
 	MOVQ x_base+24(FP), SI
 	MOVQ offs_base+48(FP), R10
 	MOVQ offs_len+56(FP), R13
-	MOVQ dst_len+8(FP), CX
-	XORQ R8, R8
+	MOVQ n+80(FP), R14
+	MOVQ c+72(FP), R9
+	SHLQ $0x03, R9
+	MOVQ R9, c+72(FP)
+	MOVQ step+88(FP), R9
+	SHLQ $0x03, R9
+	MOVQ R9, step+88(FP)
+
+maxPoolF64AVX512_pixel:
+	TESTQ R14, R14
+	JZ    maxPoolF64AVX512_end
+	MOVQ  c+72(FP), CX
+	SHRQ  $0x03, CX
+	XORQ  R8, R8
 
 maxPoolF64AVX512_one:
 	CMPQ    CX, $0x00000008
@@ -2174,20 +2244,38 @@ maxPoolF64AVX512_t_kdone:
 	VMOVUPD Z0, K1, (DI)(R8*1)
 
 maxPoolF64AVX512_done:
+	ADDQ c+72(FP), DI
+	ADDQ step+88(FP), SI
+	DECQ R14
+	JMP  maxPoolF64AVX512_pixel
+
+maxPoolF64AVX512_end:
 	VZEROUPPER
 	RET
 
-// func maxPoolGradSetF64AVX512(dx []float64, x []float64, offs []int, y []float64, dy []float64)
+// func maxPoolGradSetF64AVX512(dx []float64, x []float64, offs []int, y []float64, dy []float64, c int, n int, step int)
 // Requires: AVX, AVX512F
-TEXT ·maxPoolGradSetF64AVX512(SB), NOSPLIT, $0-120
+TEXT ·maxPoolGradSetF64AVX512(SB), NOSPLIT, $0-144
 	MOVQ dx_base+0(FP), DI
 	MOVQ x_base+24(FP), SI
 	MOVQ offs_base+48(FP), R10
 	MOVQ offs_len+56(FP), R13
 	MOVQ y_base+72(FP), BX
 	MOVQ dy_base+96(FP), DX
-	MOVQ dy_len+104(FP), CX
-	XORQ R8, R8
+	MOVQ n+128(FP), R14
+	MOVQ c+120(FP), R9
+	SHLQ $0x03, R9
+	MOVQ R9, c+120(FP)
+	MOVQ step+136(FP), R9
+	SHLQ $0x03, R9
+	MOVQ R9, step+136(FP)
+
+maxPoolGradSetF64AVX512_pixel:
+	TESTQ R14, R14
+	JZ    maxPoolGradSetF64AVX512_end
+	MOVQ  c+120(FP), CX
+	SHRQ  $0x03, CX
+	XORQ  R8, R8
 
 maxPoolGradSetF64AVX512_one:
 	CMPQ    CX, $0x00000008
@@ -2242,20 +2330,40 @@ maxPoolGradSetF64AVX512_t_k:
 
 maxPoolGradSetF64AVX512_t_kdone:
 maxPoolGradSetF64AVX512_done:
+	ADDQ c+120(FP), BX
+	ADDQ c+120(FP), DX
+	ADDQ step+136(FP), DI
+	ADDQ step+136(FP), SI
+	DECQ R14
+	JMP  maxPoolGradSetF64AVX512_pixel
+
+maxPoolGradSetF64AVX512_end:
 	VZEROUPPER
 	RET
 
-// func maxPoolGradAddF64AVX512(dx []float64, x []float64, offs []int, y []float64, dy []float64)
+// func maxPoolGradAddF64AVX512(dx []float64, x []float64, offs []int, y []float64, dy []float64, c int, n int, step int)
 // Requires: AVX, AVX512F
-TEXT ·maxPoolGradAddF64AVX512(SB), NOSPLIT, $0-120
+TEXT ·maxPoolGradAddF64AVX512(SB), NOSPLIT, $0-144
 	MOVQ dx_base+0(FP), DI
 	MOVQ x_base+24(FP), SI
 	MOVQ offs_base+48(FP), R10
 	MOVQ offs_len+56(FP), R13
 	MOVQ y_base+72(FP), BX
 	MOVQ dy_base+96(FP), DX
-	MOVQ dy_len+104(FP), CX
-	XORQ R8, R8
+	MOVQ n+128(FP), R14
+	MOVQ c+120(FP), R9
+	SHLQ $0x03, R9
+	MOVQ R9, c+120(FP)
+	MOVQ step+136(FP), R9
+	SHLQ $0x03, R9
+	MOVQ R9, step+136(FP)
+
+maxPoolGradAddF64AVX512_pixel:
+	TESTQ R14, R14
+	JZ    maxPoolGradAddF64AVX512_end
+	MOVQ  c+120(FP), CX
+	SHRQ  $0x03, CX
+	XORQ  R8, R8
 
 maxPoolGradAddF64AVX512_one:
 	CMPQ    CX, $0x00000008
@@ -2314,6 +2422,14 @@ maxPoolGradAddF64AVX512_t_k:
 
 maxPoolGradAddF64AVX512_t_kdone:
 maxPoolGradAddF64AVX512_done:
+	ADDQ c+120(FP), BX
+	ADDQ c+120(FP), DX
+	ADDQ step+136(FP), DI
+	ADDQ step+136(FP), SI
+	DECQ R14
+	JMP  maxPoolGradAddF64AVX512_pixel
+
+maxPoolGradAddF64AVX512_end:
 	VZEROUPPER
 	RET
 
@@ -3778,15 +3894,27 @@ reluGradAddF32AVX2_done:
 	VZEROUPPER
 	RET
 
-// func maxPoolF32AVX2(dst []float32, x []float32, offs []int)
+// func maxPoolF32AVX2(dst []float32, x []float32, offs []int, c int, n int, step int)
 // Requires: AVX
-TEXT ·maxPoolF32AVX2(SB), NOSPLIT, $0-72
+TEXT ·maxPoolF32AVX2(SB), NOSPLIT, $0-96
 	MOVQ dst_base+0(FP), DI
 	MOVQ x_base+24(FP), SI
 	MOVQ offs_base+48(FP), R10
 	MOVQ offs_len+56(FP), R13
-	MOVQ dst_len+8(FP), CX
-	XORQ R8, R8
+	MOVQ n+80(FP), R14
+	MOVQ c+72(FP), R9
+	SHLQ $0x02, R9
+	MOVQ R9, c+72(FP)
+	MOVQ step+88(FP), R9
+	SHLQ $0x02, R9
+	MOVQ R9, step+88(FP)
+
+maxPoolF32AVX2_pixel:
+	TESTQ R14, R14
+	JZ    maxPoolF32AVX2_end
+	MOVQ  c+72(FP), CX
+	SHRQ  $0x02, CX
+	XORQ  R8, R8
 
 maxPoolF32AVX2_one:
 	CMPQ    CX, $0x00000008
@@ -3846,20 +3974,38 @@ maxPoolF32AVX2_t_kdone:
 	VMASKMOVPS Y0, Y14, (DI)(R8*1)
 
 maxPoolF32AVX2_done:
+	ADDQ c+72(FP), DI
+	ADDQ step+88(FP), SI
+	DECQ R14
+	JMP  maxPoolF32AVX2_pixel
+
+maxPoolF32AVX2_end:
 	VZEROUPPER
 	RET
 
-// func maxPoolGradSetF32AVX2(dx []float32, x []float32, offs []int, y []float32, dy []float32)
+// func maxPoolGradSetF32AVX2(dx []float32, x []float32, offs []int, y []float32, dy []float32, c int, n int, step int)
 // Requires: AVX
-TEXT ·maxPoolGradSetF32AVX2(SB), NOSPLIT, $0-120
+TEXT ·maxPoolGradSetF32AVX2(SB), NOSPLIT, $0-144
 	MOVQ dx_base+0(FP), DI
 	MOVQ x_base+24(FP), SI
 	MOVQ offs_base+48(FP), R10
 	MOVQ offs_len+56(FP), R13
 	MOVQ y_base+72(FP), BX
 	MOVQ dy_base+96(FP), DX
-	MOVQ dy_len+104(FP), CX
-	XORQ R8, R8
+	MOVQ n+128(FP), R14
+	MOVQ c+120(FP), R9
+	SHLQ $0x02, R9
+	MOVQ R9, c+120(FP)
+	MOVQ step+136(FP), R9
+	SHLQ $0x02, R9
+	MOVQ R9, step+136(FP)
+
+maxPoolGradSetF32AVX2_pixel:
+	TESTQ R14, R14
+	JZ    maxPoolGradSetF32AVX2_end
+	MOVQ  c+120(FP), CX
+	SHRQ  $0x02, CX
+	XORQ  R8, R8
 
 maxPoolGradSetF32AVX2_one:
 	CMPQ    CX, $0x00000008
@@ -3914,20 +4060,40 @@ maxPoolGradSetF32AVX2_t_k:
 
 maxPoolGradSetF32AVX2_t_kdone:
 maxPoolGradSetF32AVX2_done:
+	ADDQ c+120(FP), BX
+	ADDQ c+120(FP), DX
+	ADDQ step+136(FP), DI
+	ADDQ step+136(FP), SI
+	DECQ R14
+	JMP  maxPoolGradSetF32AVX2_pixel
+
+maxPoolGradSetF32AVX2_end:
 	VZEROUPPER
 	RET
 
-// func maxPoolGradAddF32AVX2(dx []float32, x []float32, offs []int, y []float32, dy []float32)
+// func maxPoolGradAddF32AVX2(dx []float32, x []float32, offs []int, y []float32, dy []float32, c int, n int, step int)
 // Requires: AVX
-TEXT ·maxPoolGradAddF32AVX2(SB), NOSPLIT, $0-120
+TEXT ·maxPoolGradAddF32AVX2(SB), NOSPLIT, $0-144
 	MOVQ dx_base+0(FP), DI
 	MOVQ x_base+24(FP), SI
 	MOVQ offs_base+48(FP), R10
 	MOVQ offs_len+56(FP), R13
 	MOVQ y_base+72(FP), BX
 	MOVQ dy_base+96(FP), DX
-	MOVQ dy_len+104(FP), CX
-	XORQ R8, R8
+	MOVQ n+128(FP), R14
+	MOVQ c+120(FP), R9
+	SHLQ $0x02, R9
+	MOVQ R9, c+120(FP)
+	MOVQ step+136(FP), R9
+	SHLQ $0x02, R9
+	MOVQ R9, step+136(FP)
+
+maxPoolGradAddF32AVX2_pixel:
+	TESTQ R14, R14
+	JZ    maxPoolGradAddF32AVX2_end
+	MOVQ  c+120(FP), CX
+	SHRQ  $0x02, CX
+	XORQ  R8, R8
 
 maxPoolGradAddF32AVX2_one:
 	CMPQ    CX, $0x00000008
@@ -3986,6 +4152,14 @@ maxPoolGradAddF32AVX2_t_k:
 
 maxPoolGradAddF32AVX2_t_kdone:
 maxPoolGradAddF32AVX2_done:
+	ADDQ c+120(FP), BX
+	ADDQ c+120(FP), DX
+	ADDQ step+136(FP), DI
+	ADDQ step+136(FP), SI
+	DECQ R14
+	JMP  maxPoolGradAddF32AVX2_pixel
+
+maxPoolGradAddF32AVX2_end:
 	VZEROUPPER
 	RET
 
@@ -4302,15 +4476,27 @@ reluGradAddF64AVX2_done:
 	VZEROUPPER
 	RET
 
-// func maxPoolF64AVX2(dst []float64, x []float64, offs []int)
+// func maxPoolF64AVX2(dst []float64, x []float64, offs []int, c int, n int, step int)
 // Requires: AVX
-TEXT ·maxPoolF64AVX2(SB), NOSPLIT, $0-72
+TEXT ·maxPoolF64AVX2(SB), NOSPLIT, $0-96
 	MOVQ dst_base+0(FP), DI
 	MOVQ x_base+24(FP), SI
 	MOVQ offs_base+48(FP), R10
 	MOVQ offs_len+56(FP), R13
-	MOVQ dst_len+8(FP), CX
-	XORQ R8, R8
+	MOVQ n+80(FP), R14
+	MOVQ c+72(FP), R9
+	SHLQ $0x03, R9
+	MOVQ R9, c+72(FP)
+	MOVQ step+88(FP), R9
+	SHLQ $0x03, R9
+	MOVQ R9, step+88(FP)
+
+maxPoolF64AVX2_pixel:
+	TESTQ R14, R14
+	JZ    maxPoolF64AVX2_end
+	MOVQ  c+72(FP), CX
+	SHRQ  $0x03, CX
+	XORQ  R8, R8
 
 maxPoolF64AVX2_one:
 	CMPQ    CX, $0x00000004
@@ -4370,20 +4556,38 @@ maxPoolF64AVX2_t_kdone:
 	VMASKMOVPD Y0, Y14, (DI)(R8*1)
 
 maxPoolF64AVX2_done:
+	ADDQ c+72(FP), DI
+	ADDQ step+88(FP), SI
+	DECQ R14
+	JMP  maxPoolF64AVX2_pixel
+
+maxPoolF64AVX2_end:
 	VZEROUPPER
 	RET
 
-// func maxPoolGradSetF64AVX2(dx []float64, x []float64, offs []int, y []float64, dy []float64)
+// func maxPoolGradSetF64AVX2(dx []float64, x []float64, offs []int, y []float64, dy []float64, c int, n int, step int)
 // Requires: AVX
-TEXT ·maxPoolGradSetF64AVX2(SB), NOSPLIT, $0-120
+TEXT ·maxPoolGradSetF64AVX2(SB), NOSPLIT, $0-144
 	MOVQ dx_base+0(FP), DI
 	MOVQ x_base+24(FP), SI
 	MOVQ offs_base+48(FP), R10
 	MOVQ offs_len+56(FP), R13
 	MOVQ y_base+72(FP), BX
 	MOVQ dy_base+96(FP), DX
-	MOVQ dy_len+104(FP), CX
-	XORQ R8, R8
+	MOVQ n+128(FP), R14
+	MOVQ c+120(FP), R9
+	SHLQ $0x03, R9
+	MOVQ R9, c+120(FP)
+	MOVQ step+136(FP), R9
+	SHLQ $0x03, R9
+	MOVQ R9, step+136(FP)
+
+maxPoolGradSetF64AVX2_pixel:
+	TESTQ R14, R14
+	JZ    maxPoolGradSetF64AVX2_end
+	MOVQ  c+120(FP), CX
+	SHRQ  $0x03, CX
+	XORQ  R8, R8
 
 maxPoolGradSetF64AVX2_one:
 	CMPQ    CX, $0x00000004
@@ -4438,20 +4642,40 @@ maxPoolGradSetF64AVX2_t_k:
 
 maxPoolGradSetF64AVX2_t_kdone:
 maxPoolGradSetF64AVX2_done:
+	ADDQ c+120(FP), BX
+	ADDQ c+120(FP), DX
+	ADDQ step+136(FP), DI
+	ADDQ step+136(FP), SI
+	DECQ R14
+	JMP  maxPoolGradSetF64AVX2_pixel
+
+maxPoolGradSetF64AVX2_end:
 	VZEROUPPER
 	RET
 
-// func maxPoolGradAddF64AVX2(dx []float64, x []float64, offs []int, y []float64, dy []float64)
+// func maxPoolGradAddF64AVX2(dx []float64, x []float64, offs []int, y []float64, dy []float64, c int, n int, step int)
 // Requires: AVX
-TEXT ·maxPoolGradAddF64AVX2(SB), NOSPLIT, $0-120
+TEXT ·maxPoolGradAddF64AVX2(SB), NOSPLIT, $0-144
 	MOVQ dx_base+0(FP), DI
 	MOVQ x_base+24(FP), SI
 	MOVQ offs_base+48(FP), R10
 	MOVQ offs_len+56(FP), R13
 	MOVQ y_base+72(FP), BX
 	MOVQ dy_base+96(FP), DX
-	MOVQ dy_len+104(FP), CX
-	XORQ R8, R8
+	MOVQ n+128(FP), R14
+	MOVQ c+120(FP), R9
+	SHLQ $0x03, R9
+	MOVQ R9, c+120(FP)
+	MOVQ step+136(FP), R9
+	SHLQ $0x03, R9
+	MOVQ R9, step+136(FP)
+
+maxPoolGradAddF64AVX2_pixel:
+	TESTQ R14, R14
+	JZ    maxPoolGradAddF64AVX2_end
+	MOVQ  c+120(FP), CX
+	SHRQ  $0x03, CX
+	XORQ  R8, R8
 
 maxPoolGradAddF64AVX2_one:
 	CMPQ    CX, $0x00000004
@@ -4510,6 +4734,14 @@ maxPoolGradAddF64AVX2_t_k:
 
 maxPoolGradAddF64AVX2_t_kdone:
 maxPoolGradAddF64AVX2_done:
+	ADDQ c+120(FP), BX
+	ADDQ c+120(FP), DX
+	ADDQ step+136(FP), DI
+	ADDQ step+136(FP), SI
+	DECQ R14
+	JMP  maxPoolGradAddF64AVX2_pixel
+
+maxPoolGradAddF64AVX2_end:
 	VZEROUPPER
 	RET
 

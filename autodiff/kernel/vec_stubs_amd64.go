@@ -79,20 +79,20 @@ func reluGradSetF32AVX512(dst []float32, x []float32, g []float32)
 //go:noescape
 func reluGradAddF32AVX512(dst []float32, x []float32, g []float32)
 
-// maxPoolF32AVX512 sets dst[j] to the largest x[offs[k]+j] (NaN if any is) for j < len(dst), with AVX512 (see asm/layers.go).
+// maxPoolF32AVX512 sets dst[q·c+j] to the largest x[q·step+offs[k]+j] (NaN if any is) for q < n, j < c, with AVX512 (see asm/layers.go).
 //
 //go:noescape
-func maxPoolF32AVX512(dst []float32, x []float32, offs []int)
+func maxPoolF32AVX512(dst []float32, x []float32, offs []int, c int, n int, step int)
 
-// maxPoolGradSetF32AVX512 sets dx[offs[k]+j] to dy[j] for the first k with x[offs[k]+j] = y[j], and to +0 for the other k, for j < len(dy), with AVX512 (see asm/layers.go).
+// maxPoolGradSetF32AVX512 sets dx[q·step+offs[k]+j] to dy[q·c+j] for the first k with x[q·step+offs[k]+j] = y[q·c+j], and to +0 for the other k, for q < n, j < c, with AVX512 (see asm/layers.go).
 //
 //go:noescape
-func maxPoolGradSetF32AVX512(dx []float32, x []float32, offs []int, y []float32, dy []float32)
+func maxPoolGradSetF32AVX512(dx []float32, x []float32, offs []int, y []float32, dy []float32, c int, n int, step int)
 
-// maxPoolGradAddF32AVX512 adds dy[j] to dx[offs[k]+j] for the first k with x[offs[k]+j] = y[j], for j < len(dy), with AVX512 (see asm/layers.go).
+// maxPoolGradAddF32AVX512 adds dy[q·c+j] to dx[q·step+offs[k]+j] for the first k with x[q·step+offs[k]+j] = y[q·c+j], for q < n, j < c, with AVX512 (see asm/layers.go).
 //
 //go:noescape
-func maxPoolGradAddF32AVX512(dx []float32, x []float32, offs []int, y []float32, dy []float32)
+func maxPoolGradAddF32AVX512(dx []float32, x []float32, offs []int, y []float32, dy []float32, c int, n int, step int)
 
 // copy2DF32AVX512 copies src[r·lds+j] to dst[r·ldd+j] for r < rows, j < cols, run by run, with AVX512 (see asm/layers.go).
 //
@@ -119,20 +119,20 @@ func reluGradSetF64AVX512(dst []float64, x []float64, g []float64)
 //go:noescape
 func reluGradAddF64AVX512(dst []float64, x []float64, g []float64)
 
-// maxPoolF64AVX512 sets dst[j] to the largest x[offs[k]+j] (NaN if any is) for j < len(dst), with AVX512 (see asm/layers.go).
+// maxPoolF64AVX512 sets dst[q·c+j] to the largest x[q·step+offs[k]+j] (NaN if any is) for q < n, j < c, with AVX512 (see asm/layers.go).
 //
 //go:noescape
-func maxPoolF64AVX512(dst []float64, x []float64, offs []int)
+func maxPoolF64AVX512(dst []float64, x []float64, offs []int, c int, n int, step int)
 
-// maxPoolGradSetF64AVX512 sets dx[offs[k]+j] to dy[j] for the first k with x[offs[k]+j] = y[j], and to +0 for the other k, for j < len(dy), with AVX512 (see asm/layers.go).
+// maxPoolGradSetF64AVX512 sets dx[q·step+offs[k]+j] to dy[q·c+j] for the first k with x[q·step+offs[k]+j] = y[q·c+j], and to +0 for the other k, for q < n, j < c, with AVX512 (see asm/layers.go).
 //
 //go:noescape
-func maxPoolGradSetF64AVX512(dx []float64, x []float64, offs []int, y []float64, dy []float64)
+func maxPoolGradSetF64AVX512(dx []float64, x []float64, offs []int, y []float64, dy []float64, c int, n int, step int)
 
-// maxPoolGradAddF64AVX512 adds dy[j] to dx[offs[k]+j] for the first k with x[offs[k]+j] = y[j], for j < len(dy), with AVX512 (see asm/layers.go).
+// maxPoolGradAddF64AVX512 adds dy[q·c+j] to dx[q·step+offs[k]+j] for the first k with x[q·step+offs[k]+j] = y[q·c+j], for q < n, j < c, with AVX512 (see asm/layers.go).
 //
 //go:noescape
-func maxPoolGradAddF64AVX512(dx []float64, x []float64, offs []int, y []float64, dy []float64)
+func maxPoolGradAddF64AVX512(dx []float64, x []float64, offs []int, y []float64, dy []float64, c int, n int, step int)
 
 // copy2DF64AVX512 copies src[r·lds+j] to dst[r·ldd+j] for r < rows, j < cols, run by run, with AVX512 (see asm/layers.go).
 //
@@ -219,20 +219,20 @@ func reluGradSetF32AVX2(dst []float32, x []float32, g []float32)
 //go:noescape
 func reluGradAddF32AVX2(dst []float32, x []float32, g []float32)
 
-// maxPoolF32AVX2 sets dst[j] to the largest x[offs[k]+j] (NaN if any is) for j < len(dst), with AVX2 (see asm/layers.go).
+// maxPoolF32AVX2 sets dst[q·c+j] to the largest x[q·step+offs[k]+j] (NaN if any is) for q < n, j < c, with AVX2 (see asm/layers.go).
 //
 //go:noescape
-func maxPoolF32AVX2(dst []float32, x []float32, offs []int)
+func maxPoolF32AVX2(dst []float32, x []float32, offs []int, c int, n int, step int)
 
-// maxPoolGradSetF32AVX2 sets dx[offs[k]+j] to dy[j] for the first k with x[offs[k]+j] = y[j], and to +0 for the other k, for j < len(dy), with AVX2 (see asm/layers.go).
+// maxPoolGradSetF32AVX2 sets dx[q·step+offs[k]+j] to dy[q·c+j] for the first k with x[q·step+offs[k]+j] = y[q·c+j], and to +0 for the other k, for q < n, j < c, with AVX2 (see asm/layers.go).
 //
 //go:noescape
-func maxPoolGradSetF32AVX2(dx []float32, x []float32, offs []int, y []float32, dy []float32)
+func maxPoolGradSetF32AVX2(dx []float32, x []float32, offs []int, y []float32, dy []float32, c int, n int, step int)
 
-// maxPoolGradAddF32AVX2 adds dy[j] to dx[offs[k]+j] for the first k with x[offs[k]+j] = y[j], for j < len(dy), with AVX2 (see asm/layers.go).
+// maxPoolGradAddF32AVX2 adds dy[q·c+j] to dx[q·step+offs[k]+j] for the first k with x[q·step+offs[k]+j] = y[q·c+j], for q < n, j < c, with AVX2 (see asm/layers.go).
 //
 //go:noescape
-func maxPoolGradAddF32AVX2(dx []float32, x []float32, offs []int, y []float32, dy []float32)
+func maxPoolGradAddF32AVX2(dx []float32, x []float32, offs []int, y []float32, dy []float32, c int, n int, step int)
 
 // copy2DF32AVX2 copies src[r·lds+j] to dst[r·ldd+j] for r < rows, j < cols, run by run, with AVX2 (see asm/layers.go).
 //
@@ -259,20 +259,20 @@ func reluGradSetF64AVX2(dst []float64, x []float64, g []float64)
 //go:noescape
 func reluGradAddF64AVX2(dst []float64, x []float64, g []float64)
 
-// maxPoolF64AVX2 sets dst[j] to the largest x[offs[k]+j] (NaN if any is) for j < len(dst), with AVX2 (see asm/layers.go).
+// maxPoolF64AVX2 sets dst[q·c+j] to the largest x[q·step+offs[k]+j] (NaN if any is) for q < n, j < c, with AVX2 (see asm/layers.go).
 //
 //go:noescape
-func maxPoolF64AVX2(dst []float64, x []float64, offs []int)
+func maxPoolF64AVX2(dst []float64, x []float64, offs []int, c int, n int, step int)
 
-// maxPoolGradSetF64AVX2 sets dx[offs[k]+j] to dy[j] for the first k with x[offs[k]+j] = y[j], and to +0 for the other k, for j < len(dy), with AVX2 (see asm/layers.go).
+// maxPoolGradSetF64AVX2 sets dx[q·step+offs[k]+j] to dy[q·c+j] for the first k with x[q·step+offs[k]+j] = y[q·c+j], and to +0 for the other k, for q < n, j < c, with AVX2 (see asm/layers.go).
 //
 //go:noescape
-func maxPoolGradSetF64AVX2(dx []float64, x []float64, offs []int, y []float64, dy []float64)
+func maxPoolGradSetF64AVX2(dx []float64, x []float64, offs []int, y []float64, dy []float64, c int, n int, step int)
 
-// maxPoolGradAddF64AVX2 adds dy[j] to dx[offs[k]+j] for the first k with x[offs[k]+j] = y[j], for j < len(dy), with AVX2 (see asm/layers.go).
+// maxPoolGradAddF64AVX2 adds dy[q·c+j] to dx[q·step+offs[k]+j] for the first k with x[q·step+offs[k]+j] = y[q·c+j], for q < n, j < c, with AVX2 (see asm/layers.go).
 //
 //go:noescape
-func maxPoolGradAddF64AVX2(dx []float64, x []float64, offs []int, y []float64, dy []float64)
+func maxPoolGradAddF64AVX2(dx []float64, x []float64, offs []int, y []float64, dy []float64, c int, n int, step int)
 
 // copy2DF64AVX2 copies src[r·lds+j] to dst[r·ldd+j] for r < rows, j < cols, run by run, with AVX2 (see asm/layers.go).
 //

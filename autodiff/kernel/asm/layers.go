@@ -204,57 +204,88 @@ func windowLoop(name string, e elem, first int, body func()) {
 	Label(name + "_kdone")
 }
 
-// maxPool: dst[j] = max over the window positions k of x[offs[k] + j].
+// pixelLoop emits the loop over n output pixels (R14 counts them): body
+// handles one, with RCX its channels, then every pointer in byC advances by
+// c elements and every one in byStep by step, the byte strides kept in the
+// c and step argument slots (perPixel converts them on entry).
+func pixelLoop(name string, e elem, byC, byStep []GPPhysical, body func()) {
+	Load(Param("n"), R14)
+	for _, p := range []string{"c", "step"} {
+		Load(Param(p), R9)
+		SHLQ(U8(e.shift), R9)
+		Store(R9, Param(p))
+	}
+	Label(name + "_pixel")
+	TESTQ(R14, R14)
+	JZ(LabelRef(name + "_end"))
+	Load(Param("c"), RCX)
+	SHRQ(U8(e.shift), RCX)
+	body()
+	for _, r := range byC {
+		ADDQ(paramAddr("c"), r)
+	}
+	for _, r := range byStep {
+		ADDQ(paramAddr("step"), r)
+	}
+	DECQ(R14)
+	JMP(LabelRef(name + "_pixel"))
+	Label(name + "_end")
+}
+
+// maxPool: for each of n output pixels q, dst[q·c + j] = max over the
+// window positions k of x[q·step + offs[k] + j].
 func maxPool(s vecISA, e elem) {
 	name := "maxPool" + e.name + s.name
-	TEXT(name, NOSPLIT, fmt.Sprintf("func(dst, x []%s, offs []int)", e.gotype))
+	TEXT(name, NOSPLIT, fmt.Sprintf("func(dst, x []%s, offs []int, c, n, step int)", e.gotype))
 	Pragma("noescape")
-	Doc(fmt.Sprintf("%s sets dst[j] to the largest x[offs[k]+j] (NaN if any is) for j < len(dst), with %s (see asm/layers.go).", name, s.name))
+	Doc(fmt.Sprintf("%s sets dst[q·c+j] to the largest x[q·step+offs[k]+j] (NaN if any is) for q < n, j < c, with %s (see asm/layers.go).", name, s.name))
 	Load(Param("dst").Base(), RDI)
 	Load(Param("x").Base(), RSI)
 	Load(Param("offs").Base(), R10)
 	Load(Param("offs").Len(), R13)
-	Load(Param("dst").Len(), RCX)
 	m, v, t, mask := s.v(0), s.v(1), s.v(2), s.v(14)
 	xAt := func(tail bool, r VecPhysical) {
 		loadV(s, e, Mem{Base: RSI, Index: R9, Scale: 1}, mask, r, tail)
 	}
-	poolLoop(name, s, e, mask, func(tail bool) {
-		lbl := name
-		if tail {
-			lbl += "_t"
-		}
-		MOVQ(Mem{Base: R10}, R9)
-		SHLQ(U8(e.shift), R9)
-		ADDQ(R8, R9)
-		xAt(tail, m)
-		windowLoop(lbl, e, 1, func() {
-			xAt(tail, v)
-			vmax(e, m, v, m) // m = v > m ? v : m
-			if s.avx512 {
-				cmp(e, Imm(3), v, v, K2) // unordered: v is NaN
-				if e.ps {
-					VMOVAPS(v, K2, m)
-				} else {
-					VMOVAPD(v, K2, m)
-				}
-			} else {
-				cmp(e, Imm(3), v, v, t)
-				if e.ps {
-					VBLENDVPS(t, v, m, m)
-				} else {
-					VBLENDVPD(t, v, m, m)
-				}
+	pixelLoop(name, e, []GPPhysical{RDI}, []GPPhysical{RSI}, func() {
+		poolLoop(name, s, e, mask, func(tail bool) {
+			lbl := name
+			if tail {
+				lbl += "_t"
 			}
+			MOVQ(Mem{Base: R10}, R9)
+			SHLQ(U8(e.shift), R9)
+			ADDQ(R8, R9)
+			xAt(tail, m)
+			windowLoop(lbl, e, 1, func() {
+				xAt(tail, v)
+				vmax(e, m, v, m) // m = v > m ? v : m
+				if s.avx512 {
+					cmp(e, Imm(3), v, v, K2) // unordered: v is NaN
+					if e.ps {
+						VMOVAPS(v, K2, m)
+					} else {
+						VMOVAPD(v, K2, m)
+					}
+				} else {
+					cmp(e, Imm(3), v, v, t)
+					if e.ps {
+						VBLENDVPS(t, v, m, m)
+					} else {
+						VBLENDVPD(t, v, m, m)
+					}
+				}
+			})
+			storeV(s, e, m, mask, Mem{Base: RDI, Index: R8, Scale: 1}, tail)
 		})
-		storeV(s, e, m, mask, Mem{Base: RDI, Index: R8, Scale: 1}, tail)
 	})
 	VZEROUPPER()
 	RET()
 }
 
-// maxPoolGrad: for each channel j < len(dy), dx[offs[k]+j] gets dy[j] for
-// the first k with x[offs[k]+j] = y[j] and +0 for the other positions,
+// maxPoolGrad: for each of n output pixels q and channel j < c,
+// dx[q·step + offs[k] + j] gets dy[q·c + j] for the first k with
+// x[q·step + offs[k] + j] = y[q·c + j] and +0 for the other positions,
 // assigned or added.
 func maxPoolGrad(s vecISA, e elem, assign bool) {
 	op := "Add"
@@ -262,11 +293,11 @@ func maxPoolGrad(s vecISA, e elem, assign bool) {
 		op = "Set"
 	}
 	name := "maxPoolGrad" + op + e.name + s.name
-	TEXT(name, NOSPLIT, fmt.Sprintf("func(dx, x []%[1]s, offs []int, y, dy []%[1]s)", e.gotype))
+	TEXT(name, NOSPLIT, fmt.Sprintf("func(dx, x []%[1]s, offs []int, y, dy []%[1]s, c, n, step int)", e.gotype))
 	Pragma("noescape")
-	doc := "%s adds dy[j] to dx[offs[k]+j] for the first k with x[offs[k]+j] = y[j], for j < len(dy), with %s (see asm/layers.go)."
+	doc := "%s adds dy[q·c+j] to dx[q·step+offs[k]+j] for the first k with x[q·step+offs[k]+j] = y[q·c+j], for q < n, j < c, with %s (see asm/layers.go)."
 	if assign {
-		doc = "%s sets dx[offs[k]+j] to dy[j] for the first k with x[offs[k]+j] = y[j], and to +0 for the other k, for j < len(dy), with %s (see asm/layers.go)."
+		doc = "%s sets dx[q·step+offs[k]+j] to dy[q·c+j] for the first k with x[q·step+offs[k]+j] = y[q·c+j], and to +0 for the other k, for q < n, j < c, with %s (see asm/layers.go)."
 	}
 	Doc(fmt.Sprintf(doc, name, s.name))
 	Load(Param("dx").Base(), RDI)
@@ -275,45 +306,43 @@ func maxPoolGrad(s vecISA, e elem, assign bool) {
 	Load(Param("offs").Len(), R13)
 	Load(Param("y").Base(), RBX)
 	Load(Param("dy").Base(), RDX)
-	Load(Param("dy").Len(), RCX)
 	y, rem, v, t, d, mask := s.v(0), s.v(1), s.v(2), s.v(3), s.v(4), s.v(14)
-	poolLoop(name, s, e, mask, func(tail bool) {
-		lbl := name
-		if tail {
-			lbl += "_t"
-		}
-		loadV(s, e, Mem{Base: RBX, Index: R8, Scale: 1}, mask, y, tail)
-		loadV(s, e, Mem{Base: RDX, Index: R8, Scale: 1}, mask, rem, tail)
-		windowLoop(lbl, e, 0, func() {
-			at := Mem{Base: RSI, Index: R9, Scale: 1}
-			dat := Mem{Base: RDI, Index: R9, Scale: 1}
-			loadV(s, e, at, mask, v, tail)
-			if s.avx512 {
-				cmp(e, Imm(0), y, v, K2) // EQ_OQ: v = y
-				if e.ps {
-					VMOVUPS_Z(rem, K2, t)
-				} else {
-					VMOVUPD_Z(rem, K2, t)
-				}
-				if e.ps { // taken: zero the remainder
-					VPXORD(rem, rem, K2, rem)
-				} else {
-					VPXORQ(rem, rem, K2, rem)
-				}
-			} else {
-				cmp(e, Imm(0), y, v, d)
-				vand(e, d, rem, t)
-				if e.ps {
-					VANDNPS(rem, d, rem)
-				} else {
-					VANDNPD(rem, d, rem)
-				}
+	pixelLoop(name, e, []GPPhysical{RBX, RDX}, []GPPhysical{RDI, RSI}, func() {
+		poolLoop(name, s, e, mask, func(tail bool) {
+			lbl := name
+			if tail {
+				lbl += "_t"
 			}
-			if !assign {
-				loadV(s, e, dat, mask, d, tail)
-				add(e, d, t)
-			}
-			storeV(s, e, t, mask, dat, tail)
+			loadV(s, e, Mem{Base: RBX, Index: R8, Scale: 1}, mask, y, tail)
+			loadV(s, e, Mem{Base: RDX, Index: R8, Scale: 1}, mask, rem, tail)
+			windowLoop(lbl, e, 0, func() {
+				at := Mem{Base: RSI, Index: R9, Scale: 1}
+				dat := Mem{Base: RDI, Index: R9, Scale: 1}
+				loadV(s, e, at, mask, v, tail)
+				if s.avx512 {
+					cmp(e, Imm(0), y, v, K2) // EQ_OQ: v = y
+					if e.ps {
+						VMOVUPS_Z(rem, K2, t)
+						VPXORD(rem, rem, K2, rem) // taken: zero the remainder
+					} else {
+						VMOVUPD_Z(rem, K2, t)
+						VPXORQ(rem, rem, K2, rem)
+					}
+				} else {
+					cmp(e, Imm(0), y, v, d)
+					vand(e, d, rem, t)
+					if e.ps {
+						VANDNPS(rem, d, rem)
+					} else {
+						VANDNPD(rem, d, rem)
+					}
+				}
+				if !assign {
+					loadV(s, e, dat, mask, d, tail)
+					add(e, d, t)
+				}
+				storeV(s, e, t, mask, dat, tail)
+			})
 		})
 	})
 	VZEROUPPER()
