@@ -43,9 +43,13 @@ func (vs *vecSet) reluGradF32(dst, x, g []float32, assign bool) { reluGradGo(dst
 
 func (vs *vecSet) reluGradF64(dst, x, g []float64, assign bool) { reluGradGo(dst, x, g, assign) }
 
-func (vs *vecSet) maxPoolF32(dst, x []float32, offs []int, c, n, step int) { maxPoolGo(dst, x, offs, c, n, step) }
+func (vs *vecSet) maxPoolF32(dst, x []float32, offs []int, c, n, step int) {
+	maxPoolGo(dst, x, offs, c, n, step)
+}
 
-func (vs *vecSet) maxPoolF64(dst, x []float64, offs []int, c, n, step int) { maxPoolGo(dst, x, offs, c, n, step) }
+func (vs *vecSet) maxPoolF64(dst, x []float64, offs []int, c, n, step int) {
+	maxPoolGo(dst, x, offs, c, n, step)
+}
 
 func (vs *vecSet) maxPoolGradF32(dx, x []float32, offs []int, y, dy []float32, c, n, step int, assign bool) {
 	maxPoolGradGo(dx, x, offs, y, dy, c, n, step, assign)
