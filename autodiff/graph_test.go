@@ -259,3 +259,37 @@ func TestConstDataIsNotCopied(t *testing.T) {
 		t.Fatal("3 values accepted for shape [2]")
 	}
 }
+
+// TestGradientAssignedByFirstConsumer: a value with two consumers has its
+// gradient assigned by the first to run backward (add, a GradAssigner) and
+// added to by the second (tanh); one taken twice by a single op (h·h) is
+// accumulated. The buffers are poisoned with NaN before the pass, so a
+// gradient that was neither cleared nor wholly assigned shows.
+func TestGradientAssignedByFirstConsumer(t *testing.T) {
+	g := ad.NewGraph(1)
+	x := g.Input("x", ad.Param, 4)
+	h := ad.Relu(x)
+	sq := ad.Relu(ad.Neg(x))
+	loss := ad.SumAll(ad.Add(ad.Add(h, ad.Tanh(h)), ad.Mul(sq, sq)))
+	p, err := g.Compile(loss)
+	if err != nil {
+		t.Fatal(err)
+	}
+	xs := []float64{-1.5, 0.3, 2, -0.2}
+	copy(p.Value(x), xs)
+	p.Forward()
+	p.PoisonGradients()
+	if err := p.Backward(loss); err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range xs {
+		want := -2 * max(-v, 0) // ∂(relu(−x))²
+		if v > 0 {
+			th := math.Tanh(v)
+			want = 1 + (1 - th*th)
+		}
+		if got := p.Grad(x)[i]; math.Abs(got-want) > 1e-12 {
+			t.Errorf("∂/∂x[%d] = %v, want %v", i, got, want)
+		}
+	}
+}

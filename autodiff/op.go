@@ -47,10 +47,10 @@ type Workspace interface {
 
 // GradAssigner is an Op whose Backward can assign the gradient of an
 // operand, writing every element of GradIn[i], instead of adding to it. The
-// program asks it to (ArgsOf.Assign) where the op is the only consumer of
-// that operand's value, and then skips clearing the operand's gradient
-// before the backward pass: for the large activations of a network, that
-// clearing is a pass over memory as long as the op's own.
+// program asks it to (ArgsOf.Assign) where the op is the first consumer of
+// that operand's value to run backward, and then skips clearing the
+// operand's gradient before the pass: for the large activations of a
+// network, that clearing is a pass over memory as long as the op's own.
 type GradAssigner interface {
 	// AssignsGrad reports whether Backward can assign operand i's
 	// gradient.

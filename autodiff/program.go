@@ -117,43 +117,48 @@ func compileProgram[T Float](g *Graph, outputs []*Node) (*ProgramOf[T], error) {
 }
 
 // assignment is which gradients one output's backward pass assigns rather
-// than accumulates: a node whose value has one consumer that carries a
-// gradient, when that consumer is a GradAssigner for it, is not cleared
-// before the pass, and its consumer writes every element of its gradient.
+// than accumulates: a node's gradient is not cleared before the pass when
+// the first of its consumers to run backward is a GradAssigner for it, and
+// that consumer writes every element; the later consumers add to it.
 type assignment struct {
-	kept []bool   // per node id: the gradient is not cleared, its consumer assigns it
+	kept []bool   // per node id: the gradient is not cleared, its first consumer assigns it
 	bits []uint64 // per node id: ArgsOf.assign for its Backward
 }
 
 // planAssignments finds, for each output, the gradients assigned by their
-// only consumer. The consumers are the reverse pass's nodes, through
-// reshapes (which share their operand's gradient). The loss's gradient is
-// the pass's seed and parameters' gradients are results, so both are
-// always cleared.
+// first consumer in the reverse pass, through reshapes (which share their
+// operand's gradient). A consumer that takes the same value twice (x·x)
+// adds to it, as an op need not finish one operand's gradient before
+// starting the other's. The loss's gradient is the pass's seed and
+// parameters' gradients are results, so both are always cleared.
 func (p *ProgramOf[T]) planAssignments() {
 	p.assign = make([]assignment, len(p.outputs))
 	for i, rev := range p.reverse {
 		type edge struct {
 			n     *Node
 			input int
+			twice bool // n takes the value as another operand too
 		}
-		uses := make(map[int]int)
-		last := make(map[int]edge)
-		for _, n := range rev {
+		first := make(map[int]*edge)
+		for _, n := range rev { // consumers before producers: the backward pass's order
 			for j, in := range n.ins {
 				for aliasOf(in) != nil {
 					in = aliasOf(in)
 				}
-				if p.grads[in.id] != nil {
-					uses[in.id]++
-					last[in.id] = edge{n, j}
+				if p.grads[in.id] == nil {
+					continue
+				}
+				if e := first[in.id]; e == nil {
+					first[in.id] = &edge{n: n, input: j}
+				} else if e.n == n {
+					e.twice = true
 				}
 			}
 		}
 		a := assignment{kept: make([]bool, len(p.g.nodes)), bits: make([]uint64, len(p.g.nodes))}
 		for _, n := range rev {
-			e := last[n.id]
-			if uses[n.id] != 1 || n == p.outputs[i] || n.param {
+			e := first[n.id]
+			if e == nil || e.twice || n == p.outputs[i] || n.param {
 				continue
 			}
 			if ga, ok := e.n.op.(GradAssigner); ok && ga.AssignsGrad(e.input) {
