@@ -57,6 +57,17 @@ type GradAssigner interface {
 	AssignsGrad(i int) bool
 }
 
+// Fuser is an Op that can take over the op producing its one operand:
+// Fuse returns an op that computes both from the producer's operands (its
+// In and GradIn are the producer's, its Out and GradOut the consumer's),
+// or nil. A CPU program fuses such a pair where the producer's result has
+// no other use, so that the intermediate is never stored: a convolution's
+// result before its pooling is a network's largest activation, written
+// and read back forward and backward. Device programs run the two ops.
+type Fuser interface {
+	Fuse(producer Op) Op
+}
+
 // Float is the element type of a program: float64, or float32 for models
 // (neural networks) whose products gain from twice the vector width.
 type Float interface{ float32 | float64 }

@@ -66,6 +66,7 @@ func compileProgram[T Float](g *Graph, outputs []*Node) (*ProgramOf[T], error) {
 	if err != nil {
 		return nil, err
 	}
+	pl.fuse()
 	p := &ProgramOf[T]{g: g, outputs: pl.outputs, threads: 1, order: pl.order, shared: pl.shared,
 		repl: pl.repl, params: pl.params, reverse: pl.reverse, arity: pl.arity}
 	valSize, gradSize := 0, 0
@@ -267,6 +268,67 @@ func planProgram(g *Graph, outputs []*Node, is32 bool) (*programPlan, error) {
 		}
 	}
 	return p, nil
+}
+
+// fuse replaces each replicated op whose one operand is another replicated
+// op's result, used by nothing else and not an output, by the two fused
+// (Fuser), when the consumer can fuse the producer: the producer leaves
+// the plan, and the consumer's node is replaced, for this plan only, by a
+// copy that runs the fused op on the producer's operands. Buffers stay
+// keyed by node id, so the consumer's value and gradient are where they
+// were; the producer gets none.
+func (pl *programPlan) fuse() {
+	uses := make(map[int]int)
+	for _, n := range pl.order {
+		for _, in := range n.ins {
+			uses[in.id]++
+		}
+	}
+	for _, o := range pl.outputs {
+		uses[o.id] += 2 // never fused away
+	}
+	swap := make(map[*Node]*Node) // consumer → its fused copy; producer → nil
+	for _, n := range pl.repl {
+		f, ok := n.op.(Fuser)
+		if !ok || len(n.ins) != 1 {
+			continue
+		}
+		prod := n.ins[0]
+		if prod.op == nil || !prod.replicated || aliasOf(prod) != nil || uses[prod.id] != 1 {
+			continue
+		}
+		if _, done := swap[prod]; done {
+			continue // itself already fused with its own producer
+		}
+		op := f.Fuse(prod.op)
+		if op == nil {
+			continue
+		}
+		fused := *n
+		fused.op, fused.ins = op, prod.ins
+		swap[n], swap[prod] = &fused, nil
+		pl.arity = max(pl.arity, len(prod.ins))
+	}
+	if len(swap) == 0 {
+		return
+	}
+	rewrite := func(nodes []*Node) []*Node {
+		var out []*Node
+		for _, n := range nodes {
+			m, ok := swap[n]
+			switch {
+			case !ok:
+				out = append(out, n)
+			case m != nil:
+				out = append(out, m)
+			}
+		}
+		return out
+	}
+	pl.order, pl.repl = rewrite(pl.order), rewrite(pl.repl)
+	for i := range pl.reverse {
+		pl.reverse[i] = rewrite(pl.reverse[i])
+	}
 }
 
 // ErrNoFloat32Kernel is wrapped by the error of Compile32 for a graph with

@@ -381,15 +381,23 @@ func conv2dForward[T autodiff.Float](op *conv2dOp, a *autodiff.ArgsOf[T]) {
 	copy(wb[k*f:], b)
 	for i0 := 0; i0 < op.batch; i0 += op.chunk {
 		n := min(op.chunk, op.batch-i0)
-		rows, img, y := n*g.pixels(), x[i0*g.h*g.w*g.c:], out[i0*g.pixels()*f:]
-		if op.transposed {
-			im2colT(g, cols, img, n)
-			gemm(a, true, false, rows, f, k+1, cols, rows, wb, f, 0, y, f)
-		} else {
-			im2col(g, cols, img, n, k+1)
-			gemm(a, false, false, rows, f, k+1, cols, k+1, wb, f, 0, y, f)
-		}
+		convBlock(op, a, cols, wb, x, i0, n, out[i0*g.pixels()*f:])
 	}
+}
+
+// convBlock writes the convolution of images [i0, i0 + n) of x to y
+// (n·OH·OW·F values), by im2col into cols and a product with wb, the
+// filters with the bias (convBuffers).
+func convBlock[T autodiff.Float](op *conv2dOp, a *autodiff.ArgsOf[T], cols, wb, x []T, i0, n int, y []T) {
+	g, k, f := &op.win, op.win.patch(), op.f
+	rows, img := n*g.pixels(), x[i0*g.h*g.w*g.c:]
+	if op.transposed {
+		im2colT(g, cols, img, n)
+		gemm(a, true, false, rows, f, k+1, cols, rows, wb, f, 0, y, f)
+		return
+	}
+	im2col(g, cols, img, n, k+1)
+	gemm(a, false, false, rows, f, k+1, cols, k+1, wb, f, 0, y, f)
 }
 
 // buffers slices the scratch of a convolution by im2col: a block with a
@@ -442,42 +450,62 @@ func conv2dBackward[T autodiff.Float](op *conv2dOp, a *autodiff.ArgsOf[T]) {
 	}
 	cols, dwb := convBuffers(op, a.Scratch)
 	clear(dwb)
-	image := g.h * g.w * g.c
 	for i0 := 0; i0 < op.batch; i0 += op.chunk {
 		n := min(op.chunk, op.batch-i0)
-		rows, img, dyi := n*g.pixels(), x[i0*image:], dy[i0*g.pixels()*f:]
-		if dx != nil && a.Assign(0) {
-			// Assigned: the block's images are cleared here, in cache
-			// for col2im, rather than in a pass of their own.
-			clear(dx[i0*image : (i0+n)*image])
-		}
-		if op.transposed {
-			if dw != nil || db != nil {
+		convBlockBackward(op, a, cols, dwb, x, w, i0, n, dy[i0*g.pixels()*f:], dx, dw != nil || db != nil, false)
+	}
+	addFilterGrads(op, dwb, dw, db)
+}
+
+// convBlockBackward is convBlock's backward pass, with dy the gradient of
+// its result: the filters' and bias's gradient added to dwb (with grads),
+// and the images' to dx, assigned where the program asks (a.Assign). With
+// built, cols already holds the block's im2col matrix (convBlock's).
+func convBlockBackward[T autodiff.Float](op *conv2dOp, a *autodiff.ArgsOf[T], cols, dwb, x, w []T, i0, n int, dy, dx []T, grads, built bool) {
+	g, k, f := &op.win, op.win.patch(), op.f
+	image := g.h * g.w * g.c
+	rows, img := n*g.pixels(), x[i0*image:]
+	if dx != nil && a.Assign(0) {
+		// Assigned: the block's images are cleared here, in cache for
+		// col2im, rather than in a pass of their own.
+		clear(dx[i0*image : (i0+n)*image])
+	}
+	if op.transposed {
+		if grads {
+			if !built {
 				im2colT(g, cols, img, n)
-				gemm(a, false, false, k+1, f, rows, cols, rows, dyi, f, 1, dwb, f)
 			}
-			if dx != nil {
-				gemm(a, false, true, k, rows, f, w, f, dyi, f, 0, cols, rows)
-				col2imT(g, dx[i0*image:], cols, n)
-			}
-			continue
-		}
-		if dw != nil || db != nil {
-			im2col(g, cols, img, n, k+1)
-			gemm(a, true, false, k+1, f, rows, cols, k+1, dyi, f, 1, dwb, f)
+			gemm(a, false, false, k+1, f, rows, cols, rows, dy, f, 1, dwb, f)
 		}
 		if dx != nil {
-			gemm(a, false, true, rows, k, f, dyi, f, w, f, 0, cols, k+1)
-			col2im(g, dx[i0*image:], cols, n, k+1)
+			gemm(a, false, true, k, rows, f, w, f, dy, f, 0, cols, rows)
+			col2imT(g, dx[i0*image:], cols, n)
 		}
+		return
 	}
+	if grads {
+		if !built {
+			im2col(g, cols, img, n, k+1)
+		}
+		gemm(a, true, false, k+1, f, rows, cols, k+1, dy, f, 1, dwb, f)
+	}
+	if dx != nil {
+		gemm(a, false, true, rows, k, f, dy, f, w, f, 0, cols, k+1)
+		col2im(g, dx[i0*image:], cols, n, k+1)
+	}
+}
+
+// addFilterGrads adds the filters' and bias's gradients, summed over the
+// blocks in dwb, to dw and db (either may be nil).
+func addFilterGrads[T autodiff.Float](op *conv2dOp, dwb, dw, db []T) {
+	kf := op.win.patch() * op.f
 	if dw != nil {
-		for i, v := range dwb[:k*f] {
+		for i, v := range dwb[:kf] {
 			dw[i] += v
 		}
 	}
 	if db != nil {
-		for i, v := range dwb[k*f:] {
+		for i, v := range dwb[kf:] {
 			db[i] += v
 		}
 	}
@@ -563,14 +591,19 @@ func (op *poolOp) Forward(a *autodiff.Args)     { poolForward(op, a) }
 func (op *poolOp) Forward32(a *autodiff.Args32) { poolForward(op, a) }
 
 func poolForward[T autodiff.Float](op *poolOp, a *autodiff.ArgsOf[T]) {
-	c, x, step := op.win.c, a.In[0], op.win.stride*op.win.c
+	poolImages(op, a.Out, a.In[0], op.batch)
+}
+
+// poolImages pools n images of x into out.
+func poolImages[T autodiff.Float](op *poolOp, out, x []T, n int) {
+	c, step := op.win.c, op.win.stride*op.win.c
 	if op.max {
-		op.eachRow(func(o, px int) { kernel.MaxPool(a.Out[o*c:], x[px*c:], op.offs, c, op.win.ow, step) })
+		op.eachRow(n, func(o, px int) { kernel.MaxPool(out[o*c:], x[px*c:], op.offs, c, op.win.ow, step) })
 		return
 	}
 	scale := 1 / T(len(op.offs))
-	op.each(func(o, px int) {
-		dst := a.Out[o*c : (o+1)*c]
+	op.each(n, func(o, px int) {
+		dst := out[o*c : (o+1)*c]
 		copy(dst, x[px*c:])
 		for _, off := range op.offs[1:] {
 			for j, v := range x[px*c+off:][:c] {
@@ -583,12 +616,12 @@ func poolForward[T autodiff.Float](op *poolOp, a *autodiff.ArgsOf[T]) {
 	})
 }
 
-// each calls f for every output pixel o (counted over the batch) with the
-// input pixel px at its window's top-left corner.
-func (op *poolOp) each(f func(o, px int)) {
+// each calls f for every output pixel o of n images (counted over them)
+// with the input pixel px at its window's top-left corner.
+func (op *poolOp) each(n int, f func(o, px int)) {
 	g := &op.win
 	o := 0
-	for i := range op.batch {
+	for i := range n {
 		for oy := range g.oh {
 			for ox := range g.ow {
 				f(o, (i*g.h+oy*g.stride)*g.w+ox*g.stride)
@@ -598,11 +631,11 @@ func (op *poolOp) each(f func(o, px int)) {
 	}
 }
 
-// eachRow calls f for every output row of every image, with o its first
+// eachRow calls f for every output row of n images, with o its first
 // output pixel and px the input pixel at its first window's corner.
-func (op *poolOp) eachRow(f func(o, px int)) {
+func (op *poolOp) eachRow(n int, f func(o, px int)) {
 	g := &op.win
-	for i := range op.batch {
+	for i := range n {
 		for oy := range g.oh {
 			f((i*g.oh+oy)*g.ow, (i*g.h+oy*g.stride)*g.w)
 		}
@@ -613,23 +646,28 @@ func (op *poolOp) Backward(a *autodiff.Args)     { poolBackward(op, a) }
 func (op *poolOp) Backward32(a *autodiff.Args32) { poolBackward(op, a) }
 
 func poolBackward[T autodiff.Float](op *poolOp, a *autodiff.ArgsOf[T]) {
-	dx := a.GradIn[0]
-	if dx == nil {
-		return
+	if dx := a.GradIn[0]; dx != nil {
+		poolImagesBackward(op, dx, a.In[0], a.Out, a.GradOut, op.batch, a.Assign(0))
 	}
-	c, x, set, step := op.win.c, a.In[0], a.Assign(0), op.win.stride*op.win.c
+}
+
+// poolImagesBackward is poolImages's backward pass for n images: y the
+// result and dy its gradient, added to dx or (set, where the windows tile
+// the images) assigned.
+func poolImagesBackward[T autodiff.Float](op *poolOp, dx, x, y, dy []T, n int, set bool) {
+	c, step := op.win.c, op.win.stride*op.win.c
 	if op.max {
-		op.eachRow(func(o, px int) {
-			kernel.MaxPoolGrad(dx[px*c:], x[px*c:], op.offs, a.Out[o*c:], a.GradOut[o*c:], c, op.win.ow, step, set)
+		op.eachRow(n, func(o, px int) {
+			kernel.MaxPoolGrad(dx[px*c:], x[px*c:], op.offs, y[o*c:], dy[o*c:], c, op.win.ow, step, set)
 		})
 		return
 	}
 	scale := 1 / T(len(op.offs))
-	op.each(func(o, px int) {
-		dy := a.GradOut[o*c : (o+1)*c]
+	op.each(n, func(o, px int) {
+		g := dy[o*c : (o+1)*c]
 		for _, off := range op.offs {
 			dst := dx[px*c+off:][:c]
-			for j, v := range dy {
+			for j, v := range g {
 				if set {
 					dst[j] = v * scale
 				} else {
@@ -638,6 +676,101 @@ func poolBackward[T autodiff.Float](op *poolOp, a *autodiff.ArgsOf[T]) {
 			}
 		}
 	})
+}
+
+// Fuse implements autodiff.Fuser: a pooling of a convolution (not 1 × 1,
+// which has no im2col blocks) is computed a block of images at a time, the
+// convolution's result for the block kept in scratch, never in memory of
+// its own (convPoolOp).
+func (op *poolOp) Fuse(producer autodiff.Op) autodiff.Op {
+	conv, ok := producer.(*conv2dOp)
+	if !ok || conv.pointwise || conv.batch != op.batch {
+		return nil
+	}
+	return &convPoolOp{conv: conv, pool: op}
+}
+
+// convPoolOp is a convolution followed by pooling, fused (poolOp.Fuse):
+// forward, each block of images is convolved into scratch and pooled from
+// there; backward, the block's convolution is computed again (its im2col
+// block is built for the filters' gradient anyway) so that the pooling's
+// gradient can be formed in scratch and taken through the convolution.
+// Its operands are the convolution's, its result the pooling's.
+type convPoolOp struct {
+	conv *conv2dOp
+	pool *poolOp
+}
+
+func (op *convPoolOp) Name() string { return "conv2d+" + op.pool.Name() }
+
+// SavedLen and ScratchLen implement autodiff.Workspace: the convolution's
+// scratch, a block's result and that result's gradient, and the sums of
+// the filters' gradients.
+func (op *convPoolOp) SavedLen() int { return 0 }
+func (op *convPoolOp) ScratchLen() int {
+	return op.conv.ScratchLen() + 2*op.block() + (op.conv.win.patch()+1)*op.conv.f
+}
+
+// block is the length of the convolution's result for one block of images.
+func (op *convPoolOp) block() int { return op.conv.chunk * op.conv.win.pixels() * op.conv.f }
+
+// AssignsGrad implements autodiff.GradAssigner as the convolution does.
+func (op *convPoolOp) AssignsGrad(i int) bool { return op.conv.AssignsGrad(i) }
+
+func (op *convPoolOp) Forward(a *autodiff.Args)      { convPoolForward(op, a) }
+func (op *convPoolOp) Forward32(a *autodiff.Args32)  { convPoolForward(op, a) }
+func (op *convPoolOp) Backward(a *autodiff.Args)     { convPoolBackward(op, a) }
+func (op *convPoolOp) Backward32(a *autodiff.Args32) { convPoolBackward(op, a) }
+
+// convPoolBuffers slices the scratch: the convolution's (with the filters
+// and bias in wb), a block's result yc and its gradient dyc, and dwb for
+// the filters' and bias's gradients.
+func convPoolBuffers[T autodiff.Float](op *convPoolOp, scratch []T) (cols, wb, yc, dyc, dwb []T) {
+	c := op.conv
+	cols, wb = convBuffers(c, scratch)
+	rest := scratch[c.ScratchLen():]
+	b := op.block()
+	return cols, wb, rest[:b], rest[b : 2*b], rest[2*b:][:(c.win.patch()+1)*c.f]
+}
+
+// convPoolFilters fills wb with the filters and the bias, as convBlock
+// wants them.
+func convPoolFilters[T autodiff.Float](op *convPoolOp, wb, w, b []T) {
+	kf := op.conv.win.patch() * op.conv.f
+	copy(wb, w)
+	copy(wb[kf:], b)
+}
+
+func convPoolForward[T autodiff.Float](op *convPoolOp, a *autodiff.ArgsOf[T]) {
+	c, p := op.conv, &op.pool.win
+	cols, wb, yc, _, _ := convPoolBuffers(op, a.Scratch)
+	convPoolFilters(op, wb, a.In[1], a.In[2])
+	for i0 := 0; i0 < c.batch; i0 += c.chunk {
+		n := min(c.chunk, c.batch-i0)
+		convBlock(c, a, cols, wb, a.In[0], i0, n, yc)
+		poolImages(op.pool, a.Out[i0*p.pixels()*p.c:], yc, n)
+	}
+}
+
+func convPoolBackward[T autodiff.Float](op *convPoolOp, a *autodiff.ArgsOf[T]) {
+	x, w := a.In[0], a.In[1]
+	dx, dw, db := a.GradIn[0], a.GradIn[1], a.GradIn[2]
+	c, p := op.conv, &op.pool.win
+	cols, wb, yc, dyc, dwb := convPoolBuffers(op, a.Scratch)
+	convPoolFilters(op, wb, w, a.In[2])
+	clear(dwb)
+	tiled := op.pool.AssignsGrad(0)
+	out := p.pixels() * p.c // one image's pooled values
+	for i0 := 0; i0 < c.batch; i0 += c.chunk {
+		n := min(c.chunk, c.batch-i0)
+		convBlock(c, a, cols, wb, x, i0, n, yc)
+		if !tiled {
+			clear(dyc[:n*c.win.pixels()*c.f])
+		}
+		poolImagesBackward(op.pool, dyc, yc, a.Out[i0*out:], a.GradOut[i0*out:], n, tiled)
+		convBlockBackward(c, a, cols, dwb, x, w, i0, n, dyc, dx, dw != nil || db != nil, true)
+	}
+	addFilterGrads(c, dwb, dw, db)
 }
 
 // Flatten keeps the first keep axes of x and joins the others into one:

@@ -1,6 +1,7 @@
 package stdlib
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -141,6 +142,97 @@ func TestPool2D(t *testing.T) {
 					return poolReference(x[0], k.n, k.h, k.w, k.c, k.size, k.stride, isMax)
 				},
 			})
+		}
+	}
+}
+
+// TestConvPool: pooling of a convolution, which a program runs fused
+// (convPoolOp, a block of images at a time), against the two references
+// composed: max and average, one channel (im2colT blocks) and three, a
+// pooling that tiles the result and one that overlaps and leaves its last
+// column unread, blocks of every image and of one.
+func TestConvPool(t *testing.T) {
+	for _, isMax := range []bool{true, false} {
+		for _, c := range []int{1, 3} {
+			for _, k := range []struct{ size, stride, chunk int }{{2, 2, 0}, {3, 2, 0}, {2, 2, 1}, {3, 2, 1}} {
+				pool, name := AvgPool2D, "avg_pool2d"
+				if isMax {
+					pool, name = MaxPool2D, "max_pool2d"
+				}
+				const n, h, w, f = 3, 6, 4, 2
+				adtest.Run(t, adtest.Case{
+					Name: fmt.Sprintf("%s of conv2d, %d channels, %+v", name, c, k),
+					Inputs: []adtest.Input{
+						{Shape: ad.Shape{n, h, w, c}, Draw: adtest.Real},
+						{Shape: ad.Shape{3, 3, c, f}, Draw: adtest.Real},
+						{Shape: ad.Shape{f}, Draw: adtest.Real},
+					},
+					Build: func(x []*ad.Node) *ad.Node {
+						conv := Conv2D(x[0], x[1], x[2], 1, 1)
+						if k.chunk > 0 {
+							conv.Op().(*conv2dOp).chunk = k.chunk
+						}
+						return pool(conv, k.size, k.stride)
+					},
+					Reference: func(x [][]float64) []float64 {
+						return poolReference(convReference(x[0], x[1], x[2], n, h, w, c, 3, 3, f, 1, 1), n, h, w, f, k.size, k.stride, isMax)
+					},
+				})
+			}
+		}
+	}
+}
+
+// TestConvPoolIsFused: a program fuses a pooling with the convolution
+// before it (no value of the convolution's own) and gives the unfused
+// program's values and gradients bit for bit; a convolution that is also
+// an output is not fused.
+func TestConvPoolIsFused(t *testing.T) {
+	run := func(alsoConv bool) (*ad.Program, *ad.Node, []*ad.Node, *ad.Node) {
+		g := ad.NewGraph(2)
+		x := g.Input("x", ad.Param, 4, 6, 6, 3)
+		w := g.Input("w", ad.Param, 3, 3, 3, 4)
+		b := g.Input("b", ad.Param, 4)
+		conv := Conv2D(x, w, b, 1, 1)
+		loss := ad.SumAll(ad.Tanh(MaxPool2D(ad.Relu(conv), 2, 2)))
+		outs := []*ad.Node{loss}
+		if alsoConv {
+			outs = append(outs, conv)
+		}
+		p, err := g.Compile(outs...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, in := range []*ad.Node{x, w, b} {
+			v := p.Value(in)
+			for j := range v {
+				v[j] = math.Sin(float64(7*j+i)) // a point with every sign
+			}
+		}
+		p.Forward()
+		if err := p.Backward(loss); err != nil {
+			t.Fatal(err)
+		}
+		return p, conv, []*ad.Node{x, w, b}, loss
+	}
+	fused, conv, ins, loss := run(false)
+	if fused.Value(conv) != nil {
+		t.Fatal("the convolution has a value of its own: not fused")
+	}
+	plain, conv2, ins2, loss2 := run(true)
+	if plain.Value(conv2) == nil {
+		t.Fatal("a convolution that is an output was fused")
+	}
+	if a, b := fused.Value(loss), plain.Value(loss2); math.Float64bits(a[0]) != math.Float64bits(b[0]) || math.Float64bits(a[1]) != math.Float64bits(b[1]) {
+		t.Errorf("loss %v fused, %v not", a, b)
+	}
+	for i := range ins {
+		a, b := fused.Grad(ins[i]), plain.Grad(ins2[i])
+		for j := range a {
+			if math.Float64bits(a[j]) != math.Float64bits(b[j]) {
+				t.Errorf("operand %d gradient %d: %v fused, %v not", i, j, a[j], b[j])
+				break
+			}
 		}
 	}
 }
