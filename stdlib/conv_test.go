@@ -206,7 +206,7 @@ func TestConvPoolIsFused(t *testing.T) {
 		for i, in := range []*ad.Node{x, w, b} {
 			v := p.Value(in)
 			for j := range v {
-				v[j] = math.Sin(float64(7*j+i)) // a point with every sign
+				v[j] = math.Sin(float64(7*j + i)) // a point with every sign
 			}
 		}
 		p.Forward()
