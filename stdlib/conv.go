@@ -381,23 +381,23 @@ func conv2dForward[T autodiff.Float](op *conv2dOp, a *autodiff.ArgsOf[T]) {
 	copy(wb[k*f:], b)
 	for i0 := 0; i0 < op.batch; i0 += op.chunk {
 		n := min(op.chunk, op.batch-i0)
-		convBlock(op, a, cols, wb, x, i0, n, out[i0*g.pixels()*f:])
+		convBlock(op, cols, wb, x, i0, n, out[i0*g.pixels()*f:])
 	}
 }
 
 // convBlock writes the convolution of images [i0, i0 + n) of x to y
 // (n·OH·OW·F values), by im2col into cols and a product with wb, the
 // filters with the bias (convBuffers).
-func convBlock[T autodiff.Float](op *conv2dOp, a *autodiff.ArgsOf[T], cols, wb, x []T, i0, n int, y []T) {
+func convBlock[T autodiff.Float](op *conv2dOp, cols, wb, x []T, i0, n int, y []T) {
 	g, k, f := &op.win, op.win.patch(), op.f
 	rows, img := n*g.pixels(), x[i0*g.h*g.w*g.c:]
 	if op.transposed {
 		im2colT(g, cols, img, n)
-		gemm(a, true, false, rows, f, k+1, cols, rows, wb, f, 0, y, f)
+		blockGemm(true, false, rows, f, k+1, cols, rows, wb, f, 0, y, f)
 		return
 	}
 	im2col(g, cols, img, n, k+1)
-	gemm(a, false, false, rows, f, k+1, cols, k+1, wb, f, 0, y, f)
+	blockGemm(false, false, rows, f, k+1, cols, k+1, wb, f, 0, y, f)
 }
 
 // buffers slices the scratch of a convolution by im2col: a block with a
@@ -421,6 +421,14 @@ func gemm[T autodiff.Float](a *autodiff.ArgsOf[T], transA, transB bool, m, n, k 
 // gradient is assigned a block of images at a time.
 func (op *conv2dOp) AssignsGrad(i int) bool { return i == 0 }
 
+// blockGemm is kernel.Gemm on the calling goroutine alone: a product of
+// one im2col block, which is sized to stay in this core's cache, and which
+// is too small to share (on two threads of the 2-core machine, splitting
+// these products halved the speed of cnn.ppl's network at P = 1).
+func blockGemm[T autodiff.Float](transA, transB bool, m, n, k int, x []T, lda int, y []T, ldb int, beta T, c []T, ldc int) {
+	kernel.Gemm(1, transA, transB, m, n, k, 1, x, lda, y, ldb, beta, c, ldc)
+}
+
 // Backward: with the im2col block X and the result's gradient ∂Y of its
 // rows, ∂w += Xᵀ·∂Y, ∂X = ∂Y·wᵀ added back to the pixels (col2im), and ∂b
 // the column sums of ∂Y.
@@ -437,14 +445,14 @@ func conv2dBackward[T autodiff.Float](op *conv2dOp, a *autodiff.ArgsOf[T]) {
 			sumRows(db, dy)
 		}
 		if dw != nil {
-			gemm(a, true, false, k, f, rows, x, k, dy, f, 1, dw, f)
+			blockGemm(true, false, k, f, rows, x, k, dy, f, 1, dw, f)
 		}
 		if dx != nil {
 			beta := T(1)
 			if a.Assign(0) {
 				beta = 0
 			}
-			gemm(a, false, true, rows, k, f, dy, f, w, f, beta, dx, k)
+			blockGemm(false, true, rows, k, f, dy, f, w, f, beta, dx, k)
 		}
 		return
 	}
@@ -475,10 +483,10 @@ func convBlockBackward[T autodiff.Float](op *conv2dOp, a *autodiff.ArgsOf[T], co
 			if !built {
 				im2colT(g, cols, img, n)
 			}
-			gemm(a, false, false, k+1, f, rows, cols, rows, dy, f, 1, dwb, f)
+			blockGemm(false, false, k+1, f, rows, cols, rows, dy, f, 1, dwb, f)
 		}
 		if dx != nil {
-			gemm(a, false, true, k, rows, f, w, f, dy, f, 0, cols, rows)
+			blockGemm(false, true, k, rows, f, w, f, dy, f, 0, cols, rows)
 			col2imT(g, dx[i0*image:], cols, n)
 		}
 		return
@@ -487,10 +495,10 @@ func convBlockBackward[T autodiff.Float](op *conv2dOp, a *autodiff.ArgsOf[T], co
 		if !built {
 			im2col(g, cols, img, n, k+1)
 		}
-		gemm(a, true, false, k+1, f, rows, cols, k+1, dy, f, 1, dwb, f)
+		blockGemm(true, false, k+1, f, rows, cols, k+1, dy, f, 1, dwb, f)
 	}
 	if dx != nil {
-		gemm(a, false, true, rows, k, f, dy, f, w, f, 0, cols, k+1)
+		blockGemm(false, true, rows, k, f, dy, f, w, f, 0, cols, k+1)
 		col2im(g, dx[i0*image:], cols, n, k+1)
 	}
 }
@@ -747,7 +755,7 @@ func convPoolForward[T autodiff.Float](op *convPoolOp, a *autodiff.ArgsOf[T]) {
 	convPoolFilters(op, wb, a.In[1], a.In[2])
 	for i0 := 0; i0 < c.batch; i0 += c.chunk {
 		n := min(c.chunk, c.batch-i0)
-		convBlock(c, a, cols, wb, a.In[0], i0, n, yc)
+		convBlock(c, cols, wb, a.In[0], i0, n, yc)
 		poolImages(op.pool, a.Out[i0*p.pixels()*p.c:], yc, n)
 	}
 }
@@ -763,7 +771,7 @@ func convPoolBackward[T autodiff.Float](op *convPoolOp, a *autodiff.ArgsOf[T]) {
 	out := p.pixels() * p.c // one image's pooled values
 	for i0 := 0; i0 < c.batch; i0 += c.chunk {
 		n := min(c.chunk, c.batch-i0)
-		convBlock(c, a, cols, wb, x, i0, n, yc)
+		convBlock(c, cols, wb, x, i0, n, yc)
 		if !tiled {
 			clear(dyc[:n*c.win.pixels()*c.f])
 		}
