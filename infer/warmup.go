@@ -72,6 +72,7 @@ const (
 	denseLimit              = 64
 	hutchinsonProbes        = 32
 	powerIterations         = 15
+	endCurvatureTol         = 0.01 // stepWarnings' power iteration stops within 1%
 	noiseSamples            = 16
 	discretisationTolerance = 0.1
 	noiseTolerance          = 0.05
@@ -602,6 +603,16 @@ func (t *tuner) diagonalMetric(c []float64) (*Metric, error) {
 
 // largestCurvature is step 3: power iteration on AᵀH(x)A.
 func (t *tuner) largestCurvature(m *Metric, x []float64) (float64, error) {
+	return t.curvature(m, x, 0)
+}
+
+// curvature is largestCurvature, stopped once an iteration moves the
+// estimate by at most tol of itself (tol 0: every iteration). The check
+// at a run's end (stepWarnings) compares lr·λ with thresholds a factor
+// apart, where 1% of λ decides nothing; each iteration is two gradients on
+// hessianRows rows per chain, which on a network cost more than a short
+// run's sampling.
+func (t *tuner) curvature(m *Metric, x []float64, tol float64) (float64, error) {
 	d := t.st.Dim
 	v, u, hv, w := make([]float64, d), make([]float64, d), make([]float64, d), make([]float64, d)
 	t.rngs[0].FillNormal(v)
@@ -618,7 +629,11 @@ func (t *tuner) largestCurvature(m *Metric, x []float64) (float64, error) {
 			return 0, err
 		}
 		m.gradPhi(w, hv) // Aᵀ H A v
+		last := lambda
 		lambda = math.Abs(dot(v, w))
+		if tol > 0 && math.Abs(lambda-last) <= tol*lambda {
+			break
+		}
 		copy(v, w)
 		if normalise(v) == 0 {
 			copy(v, zero)
@@ -831,7 +846,7 @@ func (k *sgKernel) stepWarnings() ([]string, error) {
 		if st.failed(c) {
 			continue
 		}
-		l, err := t.largestCurvature(identity, row(st.Theta, c*st.Levels, d))
+		l, err := t.curvature(identity, row(st.Theta, c*st.Levels, d), endCurvatureTol)
 		if err != nil {
 			return nil, err
 		}
