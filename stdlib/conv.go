@@ -377,12 +377,19 @@ func conv2dForward[T autodiff.Float](op *conv2dOp, a *autodiff.ArgsOf[T]) {
 		return
 	}
 	cols, wb := convBuffers(op, a.Scratch)
-	copy(wb, w)
-	copy(wb[k*f:], b)
+	loadFilters(op, wb, w, b)
 	for i0 := 0; i0 < op.batch; i0 += op.chunk {
 		n := min(op.chunk, op.batch-i0)
 		convBlock(op, cols, wb, x, i0, n, out[i0*g.pixels()*f:])
 	}
+}
+
+// loadFilters fills wb with the filters w and then the bias b, the
+// right operand of convBlock's product (convBuffers).
+func loadFilters[T autodiff.Float](op *conv2dOp, wb, w, b []T) {
+	kf := op.win.patch() * op.f
+	copy(wb, w)
+	copy(wb[kf:], b)
 }
 
 // convBlock writes the convolution of images [i0, i0 + n) of x to y
@@ -741,18 +748,10 @@ func convPoolBuffers[T autodiff.Float](op *convPoolOp, scratch []T) (cols, wb, y
 	return cols, wb, rest[:b], rest[b : 2*b], rest[2*b:][:(c.win.patch()+1)*c.f]
 }
 
-// convPoolFilters fills wb with the filters and the bias, as convBlock
-// wants them.
-func convPoolFilters[T autodiff.Float](op *convPoolOp, wb, w, b []T) {
-	kf := op.conv.win.patch() * op.conv.f
-	copy(wb, w)
-	copy(wb[kf:], b)
-}
-
 func convPoolForward[T autodiff.Float](op *convPoolOp, a *autodiff.ArgsOf[T]) {
 	c, p := op.conv, &op.pool.win
 	cols, wb, yc, _, _ := convPoolBuffers(op, a.Scratch)
-	convPoolFilters(op, wb, a.In[1], a.In[2])
+	loadFilters(c, wb, a.In[1], a.In[2])
 	for i0 := 0; i0 < c.batch; i0 += c.chunk {
 		n := min(c.chunk, c.batch-i0)
 		convBlock(c, cols, wb, a.In[0], i0, n, yc)
@@ -765,7 +764,7 @@ func convPoolBackward[T autodiff.Float](op *convPoolOp, a *autodiff.ArgsOf[T]) {
 	dx, dw, db := a.GradIn[0], a.GradIn[1], a.GradIn[2]
 	c, p := op.conv, &op.pool.win
 	cols, wb, yc, dyc, dwb := convPoolBuffers(op, a.Scratch)
-	convPoolFilters(op, wb, w, a.In[2])
+	loadFilters(c, wb, w, a.In[2])
 	clear(dwb)
 	tiled := op.pool.AssignsGrad(0)
 	out := p.pixels() * p.c // one image's pooled values
