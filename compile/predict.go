@@ -172,12 +172,17 @@ type SamplePrediction struct {
 }
 
 // DefinePrediction is a definition's posterior mean, flattened row-major
-// (rows first for a per-row value), with its column names.
+// (rows first for a per-row value), with its shape.
 type DefinePrediction struct {
-	Name    string
-	Columns []string
-	Mean    []float64
+	Name  string
+	Shape []int
+	Mean  []float64
 }
+
+// Columns are the names of Mean's elements (draws.FlatNames), made when
+// asked for: a network's predict block defines its activations, millions
+// of values whose names took longer than the predictions.
+func (d DefinePrediction) Columns() []string { return draws.FlatNames(d.Name, d.Shape) }
 
 // Predict evaluates posterior draws: each point holds the model's
 // ParamNames values.
@@ -296,7 +301,7 @@ func (p *Predictor) PredictWeighted(points [][]float64, weights []float64) (*Pre
 		for j, v := range sums[i] {
 			mean[j] = v / s
 		}
-		out.Defines = append(out.Defines, DefinePrediction{Name: d.name, Columns: draws.FlatNames(d.name, d.node.Shape()), Mean: mean})
+		out.Defines = append(out.Defines, DefinePrediction{Name: d.name, Shape: d.node.Shape(), Mean: mean})
 	}
 	return out, nil
 }

@@ -102,7 +102,7 @@ func (s *Session) evalExpr(name string, src []byte) {
 			return
 		}
 		d := pred.Defines[len(pred.Defines)-1]
-		s.printf("%s\n", formatValue(d.Mean, shapeOf(d.Columns)))
+		s.printf("%s\n", formatValue(d.Mean, d.Shape))
 		return
 	}
 	s.evalOverDraws(label, cm, p)
@@ -131,7 +131,7 @@ func (s *Session) evalOverDraws(label string, cm *compile.Model, p *compile.Pred
 			}
 			d := pred.Defines[len(pred.Defines)-1]
 			if values == nil {
-				columns = d.Columns
+				columns = d.Columns()
 				values = make([][][]float64, len(d.Mean))
 				for e := range values {
 					values[e] = make([][]float64, len(finished))
@@ -192,19 +192,6 @@ func identifiers(x lang.Expr) []string {
 	}
 	walk(x)
 	return out
-}
-
-// shapeOf recovers a value's shape from its flattened column names
-// (value__, value__.1, ..., value__.2.3): the last column holds the
-// largest index on every axis.
-func shapeOf(columns []string) []int {
-	last := columns[len(columns)-1]
-	parts := strings.Split(last, ".")[1:]
-	shape := make([]int, len(parts))
-	for i, p := range parts {
-		shape[i], _ = strconv.Atoi(p)
-	}
-	return shape
 }
 
 // formatValue writes a value as a number or nested brackets, rows of a

@@ -108,7 +108,7 @@ func predictCommand(args []string, stdout, stderr io.Writer) error {
 	w := csv.NewWriter(file)
 	w.Write([]string{"name", "mean"})
 	for _, d := range pred.Defines {
-		for i, c := range d.Columns {
+		for i, c := range d.Columns() {
 			w.Write([]string{c, strconv.FormatFloat(d.Mean[i], 'g', -1, 64)})
 		}
 	}
