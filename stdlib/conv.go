@@ -400,11 +400,11 @@ func convBlock[T autodiff.Float](op *conv2dOp, cols, wb, x []T, i0, n int, y []T
 	rows, img := n*g.pixels(), x[i0*g.h*g.w*g.c:]
 	if op.transposed {
 		im2colT(g, cols, img, n)
-		blockGemm(true, false, rows, f, k+1, cols, rows, wb, f, 0, y, f)
+		serialGemm(true, false, rows, f, k+1, cols, rows, wb, f, 0, y, f)
 		return
 	}
 	im2col(g, cols, img, n, k+1)
-	blockGemm(false, false, rows, f, k+1, cols, k+1, wb, f, 0, y, f)
+	serialGemm(false, false, rows, f, k+1, cols, k+1, wb, f, 0, y, f)
 }
 
 // buffers slices the scratch of a convolution by im2col: a block with a
@@ -428,11 +428,15 @@ func gemm[T autodiff.Float](a *autodiff.ArgsOf[T], transA, transB bool, m, n, k 
 // gradient is assigned a block of images at a time.
 func (op *conv2dOp) AssignsGrad(i int) bool { return i == 0 }
 
-// blockGemm is kernel.Gemm on the calling goroutine alone: a product of
-// one im2col block, which is sized to stay in this core's cache, and which
-// is too small to share (on two threads of the 2-core machine, splitting
-// these products halved the speed of cnn.ppl's network at P = 1).
-func blockGemm[T autodiff.Float](transA, transB bool, m, n, k int, x []T, lda int, y []T, ldb int, beta T, c []T, ldc int) {
+// serialGemm is kernel.Gemm on the calling goroutine alone, for the
+// layers' short products: one im2col block's (sized to stay in this core's
+// cache) and one time step's of a recurrent layer. Split over the two
+// threads of the development machine, the hand-over cost more than it
+// gained: cnn.ppl's network at P = 1 ran at 46 replica-steps/s against 76
+// on one thread, lstm.ppl's at 41.7 against 66.9. Products over a whole
+// batch (a 1 × 1 convolution's, a recurrent layer's input projection)
+// are still shared.
+func serialGemm[T autodiff.Float](transA, transB bool, m, n, k int, x []T, lda int, y []T, ldb int, beta T, c []T, ldc int) {
 	kernel.Gemm(1, transA, transB, m, n, k, 1, x, lda, y, ldb, beta, c, ldc)
 }
 
@@ -452,14 +456,14 @@ func conv2dBackward[T autodiff.Float](op *conv2dOp, a *autodiff.ArgsOf[T]) {
 			sumRows(db, dy)
 		}
 		if dw != nil {
-			blockGemm(true, false, k, f, rows, x, k, dy, f, 1, dw, f)
+			gemm(a, true, false, k, f, rows, x, k, dy, f, 1, dw, f)
 		}
 		if dx != nil {
 			beta := T(1)
 			if a.Assign(0) {
 				beta = 0
 			}
-			blockGemm(false, true, rows, k, f, dy, f, w, f, beta, dx, k)
+			gemm(a, false, true, rows, k, f, dy, f, w, f, beta, dx, k)
 		}
 		return
 	}
@@ -490,10 +494,10 @@ func convBlockBackward[T autodiff.Float](op *conv2dOp, a *autodiff.ArgsOf[T], co
 			if !built {
 				im2colT(g, cols, img, n)
 			}
-			blockGemm(false, false, k+1, f, rows, cols, rows, dy, f, 1, dwb, f)
+			serialGemm(false, false, k+1, f, rows, cols, rows, dy, f, 1, dwb, f)
 		}
 		if dx != nil {
-			blockGemm(false, true, k, rows, f, w, f, dy, f, 0, cols, rows)
+			serialGemm(false, true, k, rows, f, w, f, dy, f, 0, cols, rows)
 			col2imT(g, dx[i0*image:], cols, n)
 		}
 		return
@@ -502,10 +506,10 @@ func convBlockBackward[T autodiff.Float](op *conv2dOp, a *autodiff.ArgsOf[T], co
 		if !built {
 			im2col(g, cols, img, n, k+1)
 		}
-		blockGemm(true, false, k+1, f, rows, cols, k+1, dy, f, 1, dwb, f)
+		serialGemm(true, false, k+1, f, rows, cols, k+1, dy, f, 1, dwb, f)
 	}
 	if dx != nil {
-		blockGemm(false, true, rows, k, f, dy, f, w, f, 0, cols, k+1)
+		serialGemm(false, true, rows, k, f, dy, f, w, f, 0, cols, k+1)
 		col2im(g, dx[i0*image:], cols, n, k+1)
 	}
 }

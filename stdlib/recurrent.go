@@ -234,16 +234,6 @@ func lstmBuffers[T autodiff.Float](op *lstmOp, a *autodiff.ArgsOf[T]) (gates, ta
 func (op *lstmOp) Forward(a *autodiff.Args)     { lstmForward(op, a) }
 func (op *lstmOp) Forward32(a *autodiff.Args32) { lstmForward(op, a) }
 
-// stepGemm is kernel.Gemm on the calling goroutine alone, for the
-// products of one time step (a minibatch of hidden states through U):
-// shared between the two threads of the development machine they made an
-// LSTM of one replica slower (41.7 replica-steps/s against 66.9 on one),
-// the steps being too short for the hand-over. The products over every
-// step at once (project, and the weights' gradients) are still shared.
-func stepGemm[T autodiff.Float](transA, transB bool, m, n, k int, x []T, lda int, y []T, ldb int, beta T, c []T, ldc int) {
-	kernel.Gemm(1, transA, transB, m, n, k, 1, x, lda, y, ldb, beta, c, ldc)
-}
-
 func lstmForward[T autodiff.Float](op *lstmOp, a *autodiff.ArgsOf[T]) {
 	gates, tanhC, cells, hidden, xt, _, _, _, _ := lstmBuffers(op, a)
 	h, bh, gh := op.h, op.batch*op.h, 4*op.h
@@ -254,7 +244,7 @@ func lstmForward[T autodiff.Float](op *lstmOp, a *autodiff.ArgsOf[T]) {
 	for t := range op.steps {
 		z := gates[t*op.batch*gh : (t+1)*op.batch*gh]
 		if t > 0 {
-			stepGemm(false, false, op.batch, gh, h, hidden[t*bh:], h, a.In[2], gh, 1, z, gh)
+			serialGemm(false, false, op.batch, gh, h, hidden[t*bh:], h, a.In[2], gh, 1, z, gh)
 		}
 		for b := range op.batch {
 			zb := z[b*gh : (b+1)*gh]
@@ -317,7 +307,7 @@ func lstmBackward[T autodiff.Float](op *lstmOp, a *autodiff.ArgsOf[T]) {
 			}
 		}
 		if t > 0 {
-			stepGemm(false, true, op.batch, h, gh, dzt, gh, a.In[2], gh, 0, dh, h)
+			serialGemm(false, true, op.batch, h, gh, dzt, gh, a.In[2], gh, 0, dh, h)
 		}
 	}
 	weightGrads(&op.seqShape, a, xt, dz, dz, hidden[:op.steps*bh], part)
@@ -389,8 +379,8 @@ func gruForward[T autodiff.Float](op *gruOp, a *autodiff.ArgsOf[T]) {
 		rt := rec[t*bh : (t+1)*bh]
 		if t > 0 {
 			hPrev := hidden[t*bh:]
-			stepGemm(false, false, op.batch, 2*h, h, hPrev, h, u, gh, 1, z, gh)
-			stepGemm(false, false, op.batch, h, h, hPrev, h, u[2*h:], gh, 0, rt, h)
+			serialGemm(false, false, op.batch, 2*h, h, hPrev, h, u, gh, 1, z, gh)
+			serialGemm(false, false, op.batch, h, h, hPrev, h, u[2*h:], gh, 0, rt, h)
 		} else {
 			clear(rt)
 		}
@@ -449,7 +439,7 @@ func gruBackward[T autodiff.Float](op *gruOp, a *autodiff.ArgsOf[T]) {
 			}
 		}
 		if t > 0 {
-			stepGemm(false, true, op.batch, h, gh, dr, gh, a.In[2], gh, 1, dh, h)
+			serialGemm(false, true, op.batch, h, gh, dr, gh, a.In[2], gh, 1, dh, h)
 		}
 	}
 	weightGrads(&op.seqShape, a, xt, dzx, dzh, hidden[:op.steps*bh], part)
