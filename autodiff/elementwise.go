@@ -252,11 +252,9 @@ func arithRow[T Float](f *ScalarFunc, o, x, y []T) {
 }
 
 // arithRowBackward adds a contiguous row's gradient g to the operand
-// gradient gz, where other is the other operand (for a product) and second
-// says gz is the right operand's (negated for a difference). The
-// arithmetic is arithBackward's, element by element.
-// arithRowBackward adds (or with set assigns) one row of an operand's
-// gradient: g·other for mul, −g for the second operand of sub, else g.
+// gradient gz, or with set assigns it, where other is the other operand
+// (for a product) and second says gz is the right operand's (negated for a
+// difference). The arithmetic is arithBackward's, element by element.
 func arithRowBackward[T Float](f *ScalarFunc, second, set bool, gz, g, other []T) {
 	gz, other = gz[:len(g)], other[:len(g)]
 	if set {
