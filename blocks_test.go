@@ -74,7 +74,7 @@ model {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := m.Sample(context.Background(), temper.Options{Batch: 250, BatchBlocks: blocks, Seed: 1})
+		res, err := m.Sample(context.Background(), temper.Options{Sampler: "sghmc", Batch: 250, BatchBlocks: blocks, Seed: 1})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -54,16 +54,29 @@ func (r *Result) Judge() []string {
 	w = append(w, r.judgeExchange(finished)...)
 	w = append(w, r.judgeCyclical(finished)...)
 	w = append(w, r.judgeGenerated(finished)...)
+	if a := r.escalationAdvice(); a != "" {
+		w = append(w, a)
+	}
 	return w
 }
 
-// remedy says what to change for a low ESS.
+// remedy says what to change for a low ESS, for the sampler that ran.
 func (r *Result) remedy() string {
 	switch {
 	case r.Exact != nil: // Stan's warm-up chose the step: only a longer run or a better parameterisation helps
 		return "run more iterations, or reparameterise the model if its scales differ widely"
-	case r.Tuning != nil: // the warm-up chose the step: only a longer run helps
-		return "run more iterations (the warm-up chose the step size; sghmc, the default, mixes fastest at it)"
+	case r.Exchange != nil:
+		return "run more iterations; if pairs of levels rarely swap, more replicas or a ladder whose hottest level flattens the barrier (t_max) carry the modes to the target level"
+	case r.Cycle != nil:
+		return "run more iterations or more cycles (cycles), each of which can visit another mode"
+	case r.Tuning != nil && r.Result.Sampler == "sghmc":
+		// The warm-up chose the step: a longer run helps, and where the
+		// posterior's scales change from place to place (a hierarchy, a
+		// funnel) no fixed metric fits, which NUTS's adapted trajectories
+		// survive.
+		return "run more iterations (the warm-up chose the step size); on a hierarchy or a funnel, nuts (sampler = nuts) follows scales that change across the posterior, which one fixed metric cannot"
+	case r.Tuning != nil:
+		return "run more iterations (the warm-up chose the step size; sghmc mixes faster than Langevin dynamics at it, and nuts is exact where the data are small)"
 	}
 	return "run more iterations, or a larger step size (lr) if the chains move slowly"
 }

@@ -122,13 +122,13 @@ func TestJudgeStartNotFinite(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, settings := range []map[string]any{nil, {"lr": 0.01}} {
-		_, err := m.Sample(context.Background(), temper.Options{Iters: 10, Chains: 2, Settings: settings})
+		_, err := m.Sample(context.Background(), temper.Options{Sampler: "sghmc", Iters: 10, Chains: 2, Settings: settings})
 		if err == nil || !strings.Contains(err.Error(), "check the model") || strings.Contains(err.Error(), "step size (lr)") {
 			t.Errorf("lr %v: %v", settings, err)
 		}
 	}
 
-	later := sampleJudged(t, "param { x: real }\nmodel { target += -x^4 }", nil, temper.Options{Settings: map[string]any{"lr": 0.01},
+	later := sampleJudged(t, "param { x: real }\nmodel { target += -x^4 }", nil, temper.Options{Sampler: "sghmc", Settings: map[string]any{"lr": 0.01},
 		Iters: 50, Init: [][]float64{{0.1}, {-0.2}, {30}, {0.3}}}, false)
 	if len(later.Failures) != 1 || len(warningsWith(later, "the model's log density")) != 0 {
 		t.Errorf("a chain that diverged after its start: failures %v, warnings %q", later.Failures, later.Warnings)

@@ -123,7 +123,7 @@ func TestLargeN(t *testing.T) {
 		t.Fatal(err)
 	}
 	start = time.Now()
-	res, err := m.Sample(context.Background(), temper.Options{Seed: 1})
+	res, err := m.Sample(context.Background(), temper.Options{Sampler: "sghmc", Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,7 +187,7 @@ func TestControlVariateRecentred(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := m.Sample(context.Background(), temper.Options{Batch: 50, Seed: 1})
+	res, err := m.Sample(context.Background(), temper.Options{Sampler: "sghmc", Batch: 50, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

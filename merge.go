@@ -300,7 +300,9 @@ func mergedResult(t *draws.Table, ids []int, runs []*mergedRun) *Result {
 	if runs[0].diag["exact"] != nil {
 		res.Exact = []infer.ExactReport{} // the judgement's remedy is an exact sampler's
 	}
-	return &Result{Result: res, chainIDs: ids}
+	name, _ := parseSamplerDescription(runs[0].sampler)
+	res.Sampler = name
+	return &Result{Result: res, chainIDs: ids, Options: Options{Sampler: name}}
 }
 
 func writeSummaryFile(path string, stats []summary.Stats) error {
@@ -349,6 +351,9 @@ func mergedDiagnostics(res *Result, stats []summary.Stats, runs []*mergedRun) ma
 	if len(finished) > 0 && res.DrawsPerChain() > 0 {
 		warnings = append(warnings, judgeConvergence(stats, len(finished), res.remedy())...)
 		warnings = append(warnings, res.judgeLowDensity(finished)...)
+		if a := res.escalationAdvice(); a != "" {
+			warnings = append(warnings, a)
+		}
 	}
 	diag["merged_runs"] = perRun
 	diag["chain_ids"] = res.chainIDs
@@ -429,7 +434,7 @@ func isConvergenceWarning(w string) bool {
 			return true
 		}
 	}
-	return strings.HasPrefix(w, "chain ") && strings.Contains(w, "is stuck in a region of low density")
+	return strings.HasPrefix(w, adviceMark) || strings.HasPrefix(w, "chain ") && strings.Contains(w, "is stuck in a region of low density")
 }
 
 // jsonValues are the elements of a JSON list that are of type T.

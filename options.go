@@ -15,11 +15,10 @@ import (
 	"github.com/temper-ppl/temper/lang"
 )
 
-// DefaultSampler is the sampler of a run that names none: SGHMC, whose
-// momentum makes it mix several times faster per iteration than SGLD at
-// the same tuned step (bulk ESS 1,000-1,200 against 300-500 on the
-// calibration suite's posteriors, 4 chains × 2,000 draws).
-const DefaultSampler = "sghmc"
+// DefaultSampler is the sampler of a run that names none: auto, which
+// plans the run (NUTS where its predicted time is under a minute, else
+// SGHMC on minibatches: Plan) and escalates it when it fails (escalate.go).
+const DefaultSampler = AutoSampler
 
 // Options choose a sampler and configure a run. The zero value of every
 // field is its default, so the zero Options run SGHMC with 4 chains of
@@ -126,6 +125,21 @@ type Options struct {
 	// done and the total (burn-in included), and for replica-exchange and
 	// cyclical runs the swap rates, round trips, cycle and stage.
 	Progress func(Progress)
+
+	// Escalate says whether a run of sampler auto may replace its kernel
+	// by a better one when the judgement finds it failing: "auto" (or "",
+	// the default) or "never". A sampler named is never replaced, nor one
+	// given settings by hand (lr), nor a resumed run, an array job's task
+	// or a run split across processes: their warnings say what would run.
+	Escalate string
+	// OnAttempt, if set, is called before each attempt of a sampler = auto
+	// run starts, with the attempt and the Result of the one before it
+	// (nil for the first): a caller that writes the draws as they come
+	// opens its files for the attempt's sampler here. An error stops the
+	// run.
+	OnAttempt func(a Attempt, earlier *Result) error
+	// attempt numbers the draws of an escalating run's attempts.
+	attempt int
 }
 
 // Progress is what a run reports after each iteration (infer.Progress).
@@ -150,6 +164,10 @@ type Draw struct {
 	// Result.StatColumns (accept_stat__, stepsize__, ... of nuts, hmc and
 	// mala); nil for the stochastic-gradient samplers.
 	Stats []float64
+	// Attempt is the draw's attempt of a sampler = auto run that
+	// escalated, from 0: the draws of a later attempt replace the earlier
+	// ones'.
+	Attempt int
 }
 
 // withDefaults fills the zero fields that have defaults: the sampler here,
@@ -229,10 +247,33 @@ func (e suggestion) Unwrap() error { return e.err }
 // a setting that is unknown, does not apply or has an impossible value (an
 // *infer.SettingError, which LocateSettingError can place in a file).
 func (o Options) Check() error {
-	if _, _, err := o.sampler(); err != nil {
+	if o.withDefaults().Auto() {
+		if err := o.checkAuto(); err != nil {
+			return err
+		}
+	} else if _, _, err := o.sampler(); err != nil {
 		return err
 	}
 	return o.checkRun()
+}
+
+// checkAuto reports settings that neither of the samplers auto chooses
+// from (sghmc and nuts) takes, with sghmc's error, and a ladder's size.
+func (o Options) checkAuto() error {
+	settings, err := o.settings()
+	if err != nil {
+		return err
+	}
+	if settings["replicas"] != "" {
+		return fmt.Errorf("replicas = %s is the size of a replica-exchange ladder, and sampler auto runs none: name a replica-exchange sampler (resgld, deo_sgd, renhd, ...)", settings["replicas"])
+	}
+	if takes("nuts", settings) == nil {
+		return nil
+	}
+	sg := o
+	sg.Sampler = "sghmc"
+	_, _, err = sg.sampler()
+	return err
 }
 
 // LocateSettingError turns a sampler setting error into a diagnostic at the
@@ -278,6 +319,8 @@ func (o Options) checkRun() error {
 		return fmt.Errorf("chain_id must be ≥ 1, got %d", o.ChainID)
 	case o.ChainID > 0 && o.ChainID > o.withDefaults().Chains:
 		return fmt.Errorf("chain_id = %d is more than chains = %d: chain_id K runs chain K of the run of chains = C (default 4), so give chains = C with C ≥ %d, the same in every task", o.ChainID, o.withDefaults().Chains, o.ChainID)
+	case o.Escalate != "" && o.Escalate != "auto" && o.Escalate != "never":
+		return fmt.Errorf("escalate must be auto or never, got %q", o.Escalate)
 	case o.Device != "" && o.Device != "cpu" && !slices.Contains(autodiff.Devices(), o.Device):
 		return autodiff.UnknownDeviceError(o.Device)
 	}

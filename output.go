@@ -2,6 +2,7 @@ package temper
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -44,6 +45,18 @@ type DrawsWriter struct {
 // opts.OnDraw (or call it from there), and Flush at the end.
 func (m *Model) NewDrawsWriter(w io.Writer, opts Options, comments ...string) (*DrawsWriter, error) {
 	opts = opts.withDefaults()
+	if opts.Auto() {
+		// The header names the sampler: where sampler auto's choice rests
+		// on the clock, only the run knows it (Options.OnAttempt).
+		p, fixed, err := m.planFixed(opts)
+		switch {
+		case err != nil:
+			return nil, err
+		case !fixed:
+			return nil, errors.New("sampler auto chooses its sampler when the run starts, by the measured cost of a gradient: open the draws writer in Options.OnAttempt, whose Attempt names it, or name a sampler")
+		}
+		opts.Sampler = p.Sampler
+	}
 	s, settings, err := opts.sampler()
 	if err != nil {
 		return nil, err
@@ -442,6 +455,22 @@ func (r *Result) diagnosticsJSON(stats []summary.Stats) map[string]any {
 	if r.Exact != nil {
 		diag["exact"] = r.exactJSON()
 	}
+	if p := r.Plan; p != nil {
+		diag["plan"] = planJSON(p)
+		attempts := []map[string]any{}
+		for _, a := range append(slices.Clone(r.Attempts), r.attempt) {
+			entry := map[string]any{"attempt": a.Number, "sampler": a.Sampler, "why": a.Why}
+			if len(a.Settings) > 0 {
+				entry["settings"] = a.Settings
+			}
+			if a.Result != nil { // an attempt replaced: where temper run keeps its files, and its time
+				entry["folder"] = filepath.Join("attempts", fmt.Sprintf("%d-%s", a.Number, a.Sampler))
+				entry["seconds"] = a.Result.Elapsed.Seconds()
+			}
+			attempts = append(attempts, entry)
+		}
+		diag["attempts"] = attempts
+	}
 	if tr := o.Transport; tr != nil {
 		diag["processes"] = tr.Size() // a run split across processes (mpirun)
 	}
@@ -461,6 +490,21 @@ func (r *Result) diagnosticsJSON(stats []summary.Stats) map[string]any {
 		exchangeJSON(diag, x, r.Result)
 	}
 	return diag
+}
+
+// planJSON is what sampler = auto chose and measured, for
+// diagnostics.json.
+func planJSON(p *Plan) map[string]any {
+	out := map[string]any{"sampler": p.Sampler, "reason": p.Reason}
+	if p.GradientFull > 0 {
+		out["gradient_full_seconds"] = p.GradientFull.Seconds()
+		out["gradient_batch_seconds"] = p.GradientBatch.Seconds()
+		out["measured"] = p.Measured
+		out["predicted_nuts_seconds"] = p.PredictedNUTS.Seconds()
+		out["predicted_sg_seconds"] = p.PredictedSG.Seconds()
+		out["sg_batch"] = p.Batch
+	}
+	return out
 }
 
 // exchangeJSON adds what the ladders did to diagnostics.json: swap

@@ -54,7 +54,7 @@ func TestDrawsReadByR(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, sampler := range []string{DefaultSampler, "nuts"} {
+	for _, sampler := range []string{"sghmc", "nuts"} {
 		t.Run(sampler, func(t *testing.T) { drawsReadByR(t, rscript, m, sampler) })
 	}
 }

@@ -158,6 +158,10 @@ var RunKeys = []RunKey{
 	{Name: "checkpoint_every", Flag: "checkpoint-every", Kind: Seconds, Arg: "SEC", Where: inFiles,
 		Doc: "seconds between checkpoints (default 60)",
 		set: seconds(func(o *Options, d time.Duration) { o.CheckpointEvery = d })},
+	{Name: "escalate", Flag: "escalate", Kind: Choice, Arg: "auto|never", Choices: []string{"auto", "never"}, Where: everywhere,
+		Doc: "with sampler auto, run a better kernel when the judgement finds the run failing and the better one is affordable (default auto); a sampler named is never replaced",
+		set: func(o *Options, v string) error { o.Escalate = v; return nil },
+		get: func(o Options) any { return cmp.Or(o.Escalate, "auto") }},
 	{Name: "strict", Flag: "strict", Kind: Switch, Where: OnCommandLine,
 		Doc: "exit with status 3 when the run has any warning (for scripts and CI)",
 		set: func(o *Options, v string) error {

@@ -42,6 +42,17 @@ type Result struct {
 	judged int
 	// chainIDs number a merged run's chains (from 1); nil for a run's own.
 	chainIDs []int
+
+	// Plan is what sampler = auto chose, and why; nil for a named
+	// sampler. Attempts are the runs before this one that the escalation
+	// table replaced, oldest first, each with its Result.
+	Plan     *Plan
+	Attempts []Attempt
+	// attempt is this run's own attempt; mayEscalate says the escalation
+	// table could replace it (sampleAuto), so that the judgement need not
+	// advise it (escalationAdvice).
+	attempt     Attempt
+	mayEscalate bool
 }
 
 // ChainNumber is the number (from 1) in the whole run of the chain whose
@@ -67,8 +78,29 @@ func (r *Result) ChainNumber(c int) int {
 // another. Options that cannot run (an unknown sampler, a bad setting,
 // zero chains, a batch larger than the data, a checkpoint of another
 // model or sampler) give a nil Result.
+//
+// With sampler auto (the default) the run is planned first (Plan) and
+// escalated while its judgement calls for a better kernel that is
+// affordable (escalate.go): the Result is the last attempt's, with the
+// Plan and the earlier attempts in Result.Attempts, and OnAttempt hears
+// of each attempt before it starts.
 func (m *Model) Sample(ctx context.Context, opts Options) (*Result, error) {
 	opts = opts.withDefaults()
+	if opts.Auto() {
+		return m.sampleAuto(ctx, opts)
+	}
+	return m.sampleOnce(ctx, opts)
+}
+
+// addWarning adds a warning of the run's own, before the judgement's
+// (which judge replaces when the draws change).
+func (r *Result) addWarning(w string) {
+	at := len(r.Warnings) - r.judged
+	r.Warnings = slices.Insert(r.Warnings, at, w)
+}
+
+// sampleOnce runs the sampler opts name (not auto).
+func (m *Model) sampleOnce(ctx context.Context, opts Options) (*Result, error) {
 	s, settings, err := opts.sampler()
 	if err != nil {
 		return nil, err
@@ -98,7 +130,7 @@ func (m *Model) Sample(ctx context.Context, opts Options) (*Result, error) {
 		if opts.OnDraw == nil {
 			return nil
 		}
-		return opts.OnDraw(Draw{Chain: d.Chain, Iter: d.Iter, Level: d.Level, LR: d.LR, Temperature: d.Temperature,
+		return opts.OnDraw(Draw{Chain: d.Chain, Iter: d.Iter, Level: d.Level, LR: d.LR, Temperature: d.Temperature, Attempt: opts.attempt,
 			Cycle: d.Cycle, Values: slices.Clone(d.Values), Stats: slices.Clone(d.Stats)})
 	}
 	res, err := infer.Run(ctx, target{m, opts.evalOptions()}, s, run)

@@ -240,6 +240,11 @@ func (o SBCOptions) withDefaults() SBCOptions {
 	if o.Run.Threads == 0 && o.Workers > 1 {
 		o.Run.Threads = 1
 	}
+	if o.Run.Auto() {
+		// A calibration checks one sampler: the stochastic-gradient
+		// default, as before sampler auto, unless one is named.
+		o.Run.Sampler = "sghmc"
+	}
 	o.Run = o.Run.withDefaults()
 	return o
 }

@@ -280,7 +280,7 @@ func TestDrawsStopAndFail(t *testing.T) {
 	}
 	var last error
 	n := 0
-	for _, err := range m.Draws(context.Background(), temper.Options{Settings: map[string]any{"lr": 10}}) {
+	for _, err := range m.Draws(context.Background(), temper.Options{Sampler: "sghmc", Settings: map[string]any{"lr": 10}}) {
 		n++
 		last = err
 	}

@@ -52,10 +52,14 @@ const (
 	DiagMetric  MetricKind = iota // diagonal, learnt in the warm-up windows
 	DenseMetric                   // dense, learnt in the warm-up windows
 	UnitMetric                    // the identity, not adapted
+	// AutoMetric learns a dense estimate in each window and keeps it
+	// where the posterior's correlations matter, the diagonal elsewhere
+	// (chooseDense).
+	AutoMetric
 )
 
 func (m MetricKind) String() string {
-	return [...]string{"diag", "dense", "unit"}[m]
+	return [...]string{"diag", "dense", "unit", "auto"}[m]
 }
 
 // Exact configures an exact kernel (the sampler settings nuts, hmc and
@@ -262,10 +266,11 @@ func (k *exactKernel) fresh() {
 	}
 	es := &ExactState{Dense: x.Metric == DenseMetric, StepSize: make([]float64, rows), InvMetric: make([][]float64, rows),
 		Dual: make([]DualAverage, rows), Windows: make([]WindowEstimate, rows), Last: make([]Transition, rows), Totals: make([]TransitionTotals, rows)}
+	denseWindows := es.Dense || x.Metric == AutoMetric && d <= autoDenseMax
 	for c := range rows {
 		es.StepSize[c] = cmp.Or(x.StepSize, 1)
 		es.InvMetric[c] = identityMetric(d, es.Dense)
-		es.Windows[c] = newWindowEstimate(d, es.Dense)
+		es.Windows[c] = newWindowEstimate(d, denseWindows)
 	}
 	if es.Dense {
 		es.Chol = make([][]float64, rows)
@@ -455,28 +460,58 @@ func (k *exactKernel) adapt(info *Info) {
 	if it >= x.Warmup || x.StepSize != 0 && x.Metric == UnitMetric {
 		return
 	}
+	d := k.st.Dim
+	ends := x.Metric != UnitMetric && k.windows.inWindow(it) && k.windows.endsWindow(it)
+	var estimates [][]float64 // each chain's window (co)variance, where the window ends
+	if ends {
+		estimates = make([][]float64, len(k.chains))
+	}
 	k.parallel(func(c int) error {
 		if x.StepSize == 0 {
 			es.StepSize[c] = es.Dual[c].learn(es.Last[c].Accept, x.Delta)
 		}
 		if x.Metric != UnitMetric && k.windows.inWindow(it) {
-			es.Windows[c].add(row(k.st.Theta, c, k.st.Dim))
-			if k.windows.endsWindow(it) {
-				es.InvMetric[c] = es.Windows[c].regularised(es.InvMetric[c])
-				if es.Dense {
-					if err := choleskyLower(es.Chol[c], es.InvMetric[c], k.st.Dim); err != nil {
-						return err
-					}
+			es.Windows[c].add(row(k.st.Theta, c, d))
+			if ends {
+				estimates[c] = es.Windows[c].regularised(make([]float64, len(es.Windows[c].M2)))
+			}
+		}
+		return nil
+	})
+	if ends {
+		dense := es.Dense
+		if x.Metric == AutoMetric {
+			dense = chooseDense(estimates, es.Windows[0].N, d)
+		}
+		if dense != es.Dense && es.Dense { // back to the diagonal
+			es.Chol = nil
+		}
+		if dense && es.Chol == nil {
+			es.Chol = make([][]float64, len(k.chains))
+			for c := range es.Chol {
+				es.Chol[c] = make([]float64, d*d)
+			}
+		}
+		es.Dense = dense
+	}
+	k.parallel(func(c int) error {
+		if ends {
+			es.Windows[c].reset()
+			if es.Dense {
+				es.InvMetric[c] = estimates[c]
+				if err := choleskyLower(es.Chol[c], es.InvMetric[c], d); err != nil {
+					return err
 				}
-				es.Windows[c].reset()
-				if x.StepSize == 0 {
-					eps, err := k.chains[c].initialStepSize(k.chainPoint(c), es.StepSize[c])
-					if err != nil {
-						return err
-					}
-					es.StepSize[c] = eps
-					es.Dual[c].restart(eps)
+			} else {
+				es.InvMetric[c] = diagonalOf(estimates[c], d)
+			}
+			if x.StepSize == 0 {
+				eps, err := k.chains[c].initialStepSize(k.chainPoint(c), es.StepSize[c])
+				if err != nil {
+					return err
 				}
+				es.StepSize[c] = eps
+				es.Dual[c].restart(eps)
 			}
 		}
 		if it == x.Warmup-1 && x.StepSize == 0 {

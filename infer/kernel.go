@@ -2,6 +2,7 @@ package infer
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"math"
 	"runtime"
@@ -274,7 +275,7 @@ func (k *sgKernel) useMetric(target Target) error {
 	if st.Metric == nil {
 		m, tun, err := k.tune(target)
 		if err != nil {
-			return err
+			return warmupError{err}
 		}
 		st.Metric, st.Tuning = m, &tun
 	}
@@ -286,10 +287,10 @@ func (k *sgKernel) useMetric(target Target) error {
 	k.eval = &metricEvaluator{Evaluator: k.eval, m: st.Metric, theta: make([]float64, len(st.Theta)), g: make([]float64, st.Dim)}
 	if st.Done == 0 && st.Tuning.Settled == 0 {
 		if err := k.settle(); err != nil {
-			return err
+			return warmupError{err}
 		}
 		if err := k.recentre(target); err != nil {
-			return err
+			return warmupError{err}
 		}
 	}
 	k.s.Schedule = scaleStep(k.s.Schedule, st.Tuning.StepSize)
@@ -300,6 +301,18 @@ func (k *sgKernel) useMetric(target Target) error {
 	}
 	return nil
 }
+
+// ErrWarmup is what errors.Is finds in the error of a run whose warm-up of
+// an automatic step size failed (the chains diverged at every step it
+// tried, no finite region, no curvature): the model's geometry defeats a
+// fixed metric, where an exact sampler may still succeed.
+var ErrWarmup = errors.New("the warm-up failed")
+
+// warmupError is a failure of the warm-up, its message unchanged.
+type warmupError struct{ err error }
+
+func (e warmupError) Error() string   { return e.err.Error() }
+func (e warmupError) Unwrap() []error { return []error{e.err, ErrWarmup} }
 
 // settle is the warm-up's last stage: the sampler's own dynamics, at the
 // tuned step and the sampler's temperature, for about ten relaxation times

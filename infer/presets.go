@@ -123,7 +123,7 @@ func polynomialSchedule(s map[string]string) bool {
 
 var settings = map[string]setting{
 	"dynamics":            {"langevin", "langevin, hamiltonian, preconditioned, fast_langevin, nose_hoover or adaptive_langevin; or an exact full-batch kernel: nuts, hmc or mala", always},
-	"metric":              {"diag", "the exact samplers' metric (inverse mass matrix), learnt in Stan's warm-up windows: diag, dense, or unit (the identity, not adapted)", exact},
+	"metric":              {"auto", "the exact samplers' metric (inverse mass matrix), learnt in Stan's warm-up windows: diag, dense, unit (the identity, not adapted), or auto: dense where the warm-up's draws are correlated enough that a dense metric pays (up to 250 parameters), else diag", exact},
 	"max_depth":           {"10", "NUTS's largest tree depth: at most 2^max_depth leapfrog steps a transition", is("dynamics", "nuts")},
 	"steps":               {"10", "leapfrog steps L of each HMC transition", is("dynamics", "hmc")},
 	"jitter":              {"0.2", "each HMC transition's step size is drawn uniform in ε·(1 ± jitter), which breaks the periodic orbits of a fixed trajectory length that would otherwise leave HMC non-ergodic on near-Gaussian posteriors (Neal 2011, Section 5.4.2.2; Stan's stepsize_jitter), in [0, 1)", is("dynamics", "hmc")},
@@ -436,7 +436,7 @@ func (b *builder) build() Sampler {
 // exact builds an exact full-batch kernel's settings (exact.go).
 func (b *builder) exact(s Sampler) Sampler {
 	x := &Exact{Kind: map[string]ExactKind{"nuts": NUTS, "hmc": HMC, "mala": MALA}[b.o["dynamics"]],
-		Metric:     map[string]MetricKind{"diag": DiagMetric, "dense": DenseMetric, "unit": UnitMetric}[b.oneOf("metric", "diag", "dense", "unit")],
+		Metric:     map[string]MetricKind{"diag": DiagMetric, "dense": DenseMetric, "unit": UnitMetric, "auto": AutoMetric}[b.oneOf("metric", "diag", "dense", "unit", "auto")],
 		Warmup:     b.integer("warmup", 0),
 		InitBuffer: b.integer("init_buffer", 0), Window: b.integer("adapt_window", 1), TermBuffer: b.integer("term_buffer", 0)}
 	if b.o["lr"] != "auto" {

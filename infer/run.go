@@ -145,6 +145,10 @@ func (o Options) WithDefaults() Options {
 	return o
 }
 
+// Validate reports options that no run of a target of dim parameters can
+// take (no chains, a negative batch, inits of the wrong length).
+func (o Options) Validate(dim int) error { return o.WithDefaults().validate(dim) }
+
 func (o Options) validate(dim int) error {
 	switch {
 	case o.Chains < 1:

@@ -54,7 +54,9 @@ func TestDualAverage(t *testing.T) {
 }
 
 // TestRegularisedMetric checks Stan's shrinkage of a window's sample
-// (co)variance, and the Cholesky factor of the dense one.
+// (co)variance, toward its own diagonal times 10⁻³ rather than Stan's
+// 10⁻³·I, and the Cholesky factor of the dense one; a coordinate that
+// never moved is shrunk toward Stan's 10⁻³.
 func TestRegularisedMetric(t *testing.T) {
 	points := [][]float64{{1, 2}, {2, 1}, {4, 5}, {0, 1}, {3, 3}}
 	n := float64(len(points))
@@ -67,7 +69,7 @@ func TestRegularisedMetric(t *testing.T) {
 	// covariance 2.25.
 	cov := []float64{2.5, 2.25, 2.25, 2.8}
 	shrink := 1e-3 * 5 / (n + 5)
-	want := []float64{n/(n+5)*cov[0] + shrink, n / (n + 5) * cov[1], n / (n + 5) * cov[2], n/(n+5)*cov[3] + shrink}
+	want := []float64{n/(n+5)*cov[0] + shrink*cov[0], n / (n + 5) * cov[1], n / (n + 5) * cov[2], n/(n+5)*cov[3] + shrink*cov[3]}
 	got := dense.regularised(make([]float64, 4))
 	for i := range want {
 		if math.Abs(got[i]-want[i]) > 1e-12 {
@@ -77,6 +79,13 @@ func TestRegularisedMetric(t *testing.T) {
 	}
 	if d := diag.regularised(make([]float64, 2)); math.Abs(d[0]-want[0]) > 1e-12 || math.Abs(d[1]-want[3]) > 1e-12 {
 		t.Errorf("diagonal metric %v, want %v", d, []float64{want[0], want[3]})
+	}
+	still := newWindowEstimate(2, false)
+	for _, p := range points {
+		still.add([]float64{p[0], 7})
+	}
+	if d := still.regularised(make([]float64, 2)); math.Abs(d[0]-want[0]) > 1e-12 || d[1] != shrink {
+		t.Errorf("a coordinate that never moved: metric %v, want %v", d, []float64{want[0], shrink})
 	}
 	l := make([]float64, 4)
 	if err := choleskyLower(l, got, 2); err != nil {

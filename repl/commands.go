@@ -240,6 +240,14 @@ func (s *Session) run(ctx context.Context, args []string) bool {
 		shown.Iters = 2000
 	}
 	s.printf("sampling with %s: %d chains × %d iterations (Ctrl-C stops and keeps the draws)\n", shown.Sampler, shown.Chains, shown.Burn+shown.Iters)
+	opts.OnAttempt = func(a temper.Attempt, earlier *temper.Result) error {
+		if earlier == nil {
+			s.printf("sampler auto chose %s: %s\n", a.Sampler, a.Why)
+		} else {
+			s.printf("escalating to %s, because %s\n", a.Describe(), a.Why)
+		}
+		return nil
+	}
 	res, err := m.Sample(ctx, opts)
 	if s.Progress != nil {
 		s.Progress(temper.Progress{})

@@ -10,7 +10,8 @@ import (
 )
 
 // TestREADMEExampleDefaults types the README's REPL example, its :run with
-// the defaults (no sampler, no lr), on 200 rows of N(3, 2.2²): the
+// the defaults (no sampler, no lr: sampler auto, NUTS on data this
+// small), on 200 rows of N(3, 2.2²): the
 // posterior mean of sigma must come within 0.1 of the exact one (by
 // quadrature over (mu, sigma)), where the first wave's hand-set step gave
 // σ = 432.8. The posterior sd of sigma is about 0.11 and its mean's Monte
@@ -31,7 +32,10 @@ func TestREADMEExampleDefaults(t *testing.T) {
 	s.eval("data { N: int  y: real[N] }")
 	s.eval("model {\n  mu ~ normal(0, 10)\n  for n in plate(N) { y[n] ~ normal(mu, sigma) }\n}")
 	s.expect(":data "+path, "compiled")
-	s.expect(":run iters=4000", "sghmc, 4 chains × 4000 draws")
+	s.expect(":run iters=4000", "sampler auto chose nuts")
+	if got := s.result.Result.Sampler; got != "nuts" {
+		t.Errorf("the defaults ran %s; on 200 rows sampler auto runs nuts", got)
+	}
 
 	// The exact posterior mean of sigma, flat prior on sigma > 0.
 	top, w, m := math.Inf(-1), 0.0, 0.0

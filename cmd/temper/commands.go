@@ -169,23 +169,67 @@ func sample(ctx context.Context, path string, m *compile.Model, cfg config, stdo
 	opts := cfg.opts
 	opts.Progress = progress.update
 	model := temper.NewModel(m)
-	w, earlier, err := openDraws(model, filepath.Join(cfg.out, temper.DrawsFile), opts, "temper run "+path)
-	if err != nil {
+	var w *temper.DrawsWriter
+	var earlier *draws.Table
+	defer func() {
+		if w != nil {
+			w.Close()
+		}
+	}()
+	opts.OnAttempt = func(a temper.Attempt, prev *temper.Result) error {
+		// Each attempt's draws stream to the folder's draws.csv; an
+		// escalation moves the attempt before it under attempts/.
+		if prev != nil {
+			progress.finish()
+			if err := w.Close(); err != nil {
+				return err
+			}
+			w = nil
+			dir, err := saveAttempt(cfg.out, a.Number-1, prev)
+			if err != nil {
+				return err
+			}
+			if !quiet {
+				fmt.Fprintf(stderr, "escalating to %s, because %s; attempt %d is kept in %s\n", a.Describe(), a.Why, a.Number-1, dir)
+			}
+			progress = newProgress(stderr, quiet)
+		} else {
+			if err := os.RemoveAll(filepath.Join(cfg.out, attemptsDir)); err != nil && opts.Resume == "" {
+				return err
+			}
+			if !quiet && cfg.opts.Sampler != a.Sampler {
+				fmt.Fprintf(stderr, "sampler auto chose %s: %s\n", a.Sampler, a.Why)
+			}
+		}
+		var err error
+		w, earlier, err = openDraws(model, filepath.Join(cfg.out, temper.DrawsFile), a.Options, "temper run "+path)
 		return err
 	}
-	defer w.Close()
-	opts.OnDraw = w.Write
+	opts.OnDraw = func(d temper.Draw) error { return w.Write(d) }
 	if w := model.MemoryWarning(opts); w != "" && !quiet {
 		fmt.Fprintf(stderr, "warning: %s\n", w)
 	}
+	if !opts.Auto() { // a named sampler is its own first attempt
+		if err := opts.OnAttempt(temper.Attempt{Number: 1, Sampler: opts.Sampler, Options: opts}, nil); err != nil {
+			return err
+		}
+		opts.OnAttempt = nil
+	}
 	res, runErr := model.Sample(ctx, opts)
 	progress.finish()
-	if err := w.Flush(); err != nil && runErr == nil {
-		runErr = err
+	if w != nil {
+		if err := w.Flush(); err != nil && runErr == nil {
+			runErr = err
+		}
 	}
 	if res == nil { // the options were refused before any sampling
+		var bad badInput
+		if errors.As(runErr, &bad) {
+			return runErr
+		}
 		return badf("temper run: %v", runErr)
 	}
+	opts = res.Options
 	if earlier != nil {
 		res.Prepend(earlier)
 	}
@@ -196,7 +240,7 @@ func sample(ctx context.Context, path string, m *compile.Model, cfg config, stdo
 	if !quiet {
 		elapsed := res.Elapsed
 		fmt.Fprintf(stdout, "%s: %s, %d chains × %d draws in %.1fs (%.0f iterations/s, all chains at once)\n\n",
-			path, opts.Sampler, len(res.Draws), res.DrawsPerChain(), elapsed.Seconds(), float64(res.Iterations)/elapsed.Seconds())
+			path, res.Result.Sampler, len(res.Draws), res.DrawsPerChain(), elapsed.Seconds(), float64(res.Iterations)/elapsed.Seconds())
 		res.WriteTable(stdout)
 		fmt.Fprintf(stdout, "\ndraws, summary and diagnostics in %s\n", cfg.out)
 	}
@@ -208,6 +252,23 @@ func sample(ctx context.Context, path string, m *compile.Model, cfg config, stdo
 		return strictFailure{fmt.Sprintf("the run has %d warnings (above); the draws and summaries are written", len(res.Warnings))}
 	}
 	return runErr
+}
+
+// attemptsDir is the folder of a run's output folder that keeps the
+// attempts an escalation replaced.
+const attemptsDir = "attempts"
+
+// saveAttempt moves the draws of attempt n, res, from the output folder
+// out into out/attempts/N-SAMPLER, and writes its summaries there.
+func saveAttempt(out string, n int, res *temper.Result) (string, error) {
+	dir := filepath.Join(out, attemptsDir, fmt.Sprintf("%d-%s", n, res.Result.Sampler))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	if err := os.Rename(filepath.Join(out, temper.DrawsFile), filepath.Join(dir, temper.DrawsFile)); err != nil {
+		return "", err
+	}
+	return dir, res.SaveSummaries(dir)
 }
 
 // strictFailure is a command that --strict fails for what it found (a

@@ -149,7 +149,7 @@ func TestResumeRefusedFromCLI(t *testing.T) {
 	logistic := filepath.Join("..", "..", "examples", "logistic", "model.ppl")
 	cosine := filepath.Join("..", "..", "examples", "cosine2d", "model.ppl")
 	ck := filepath.Join(dir, "run.ckpt")
-	if code, _, errs := runCLI(t, context.Background(), "run", logistic, "--chains", "2", "--iters", "20", "--quiet", "--out", dir, "--checkpoint", ck); code != 0 {
+	if code, _, errs := runCLI(t, context.Background(), "run", logistic, "--sampler", "sghmc", "--chains", "2", "--iters", "20", "--quiet", "--out", dir, "--checkpoint", ck); code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
 	raw, err := os.ReadFile(ck)

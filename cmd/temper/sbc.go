@@ -73,7 +73,7 @@ func sbcCommand(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return badf("%s; temper sbc -h lists the flags", sbcUsage)
 	}
 	path := pos[0]
-	base := config{opts: temper.Options{Sampler: temper.DefaultSampler, Seed: 1}, optionPos: map[string]lang.Pos{}}
+	base := config{opts: temper.Options{Sampler: "sghmc", Seed: 1}, optionPos: map[string]lang.Pos{}}
 	f, src, cfg, err := readRunConfig("sbc", path, base, flags, func(c *config) {
 		// The infer block's run lengths and output folder are for a run
 		// on the real data; a calibration has its own.

@@ -1,0 +1,336 @@
+package temper
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/temper-ppl/temper/infer"
+)
+
+// Attempt is one run of a sampler = auto run: the plan's choice first,
+// then each step of the escalation table that the judgement called for.
+type Attempt struct {
+	// Number counts the attempts from 1.
+	Number int
+	// Sampler is the preset run, Settings the settings the escalation
+	// gave it (adapt_delta = 0.95), Why the sentence that says why it ran.
+	Sampler  string
+	Settings map[string]string
+	Why      string
+	// Options are the attempt's run options, its sampler named.
+	Options Options
+	// Result is the attempt's, once it has run (for the attempts before
+	// the last: Result.Attempts).
+	Result *Result
+	// step is the escalation's row; "" for the plan's choice.
+	step string
+}
+
+// escalation is one row of the table: when the judgement of a run says
+// why, and the step applies to the run's sampler, the step's run is
+// tried if its predicted time is affordable. A new step (tempering when
+// chains sit in different modes) is one more row.
+type escalation struct {
+	name string
+	// why says what in r calls for the step; "" when nothing does.
+	why func(r *Result) string
+	// next is the step's sampler and settings after a run of o; false
+	// when the step does not apply to o's sampler or is spent.
+	next func(o Options) (sampler string, settings map[string]string, ok bool)
+	// cost predicts the step's wall time from the run before it.
+	cost func(m *Model, r *Result) (time.Duration, error)
+}
+
+// The escalation's limits: adapt_delta goes up in two steps, and a dense
+// metric is tried up to denseMetricMax parameters (its Cholesky factor
+// and products cost D² a leapfrog step).
+var adaptDeltaSteps = []float64{0.95, 0.99}
+
+const denseMetricMax = 1000
+
+// escalations is the table, in the order its rows are tried: a run is
+// escalated by the first row that applies.
+var escalations = []escalation{
+	{
+		name: "nuts",
+		why: func(r *Result) string {
+			if r.Exact != nil || r.Exchange != nil || r.Cycle != nil {
+				return ""
+			}
+			return r.failing()
+		},
+		next: func(o Options) (string, map[string]string, bool) {
+			return "nuts", nil, o.Sampler != "nuts"
+		},
+		cost: func(m *Model, r *Result) (time.Duration, error) {
+			p := r.Plan
+			if p == nil || p.GradientFull == 0 {
+				var q Plan
+				if err := q.predict(m, r.Options); err != nil {
+					return 0, err
+				}
+				return q.PredictedNUTS, nil
+			}
+			return p.PredictedNUTS, nil
+		},
+	},
+	{
+		name: "adapt_delta",
+		why: func(r *Result) string {
+			if n, div := exactCount(r, func(e infer.ExactReport) int { return e.Divergent }); div > 0 {
+				return fmt.Sprintf("%d of %d transitions diverged", div, n)
+			}
+			return ""
+		},
+		next: func(o Options) (string, map[string]string, bool) {
+			delta := 0.8
+			if v, ok := o.Settings["adapt_delta"]; ok {
+				delta, _ = strconv.ParseFloat(fmt.Sprint(v), 64)
+			}
+			for _, d := range adaptDeltaSteps {
+				if d > delta {
+					return o.Sampler, map[string]string{"adapt_delta": strconv.FormatFloat(d, 'g', -1, 64)}, true
+				}
+			}
+			return "", nil, false
+		},
+		// A higher target acceptance takes smaller steps: about twice the
+		// leapfrogs from 0.8 to 0.95 and again to 0.99.
+		cost: func(_ *Model, r *Result) (time.Duration, error) { return 2 * r.Elapsed, nil },
+	},
+	{
+		name: "dense metric",
+		why: func(r *Result) string {
+			if len(r.Exact) == 0 || r.Exact[0].Dense || r.Dim() > denseMetricMax {
+				return ""
+			}
+			if n, hits := exactCount(r, func(e infer.ExactReport) int { return e.MaxDepthHits }); hits > 0 {
+				return fmt.Sprintf("%d of %d transitions hit the maximum tree depth with a diagonal metric", hits, n)
+			}
+			return ""
+		},
+		next: func(o Options) (string, map[string]string, bool) {
+			if fmt.Sprint(o.Settings["metric"]) == "dense" {
+				return "", nil, false
+			}
+			return o.Sampler, map[string]string{"metric": "dense"}, true
+		},
+		// A dense metric's trajectories are no longer than the diagonal's.
+		cost: func(_ *Model, r *Result) (time.Duration, error) { return r.Elapsed, nil },
+	},
+}
+
+// exactCount sums an exact run's transitions after warm-up over its
+// chains, and those that count counts.
+func exactCount(r *Result, count func(infer.ExactReport) int) (transitions, counted int) {
+	for _, e := range r.Exact {
+		transitions, counted = transitions+e.Transitions, counted+count(e)
+	}
+	return transitions, counted
+}
+
+// maxAttempts bounds an escalating run: the plan's choice and three
+// steps.
+const maxAttempts = 4
+
+// Dim is the number of unconstrained parameters of the run's model; 0
+// for a Result read from files.
+func (r *Result) Dim() int {
+	if r.model == nil {
+		return 0
+	}
+	return r.model.Dim()
+}
+
+// emptyResult is the Result of an attempt whose warm-up failed: no
+// draws, stopped by err.
+func (m *Model) emptyResult(opts Options, err error) *Result {
+	s, settings, _ := opts.sampler()
+	inner := &infer.Result{Sampler: s.Name, Columns: m.Columns(), Draws: make([][][]float64, opts.Chains), StatColumns: s.StatNames(),
+		State: &infer.State{Chains: opts.Chains, Levels: 1, Dim: m.Dim()}}
+	if inner.StatColumns != nil {
+		inner.Stats = make([][][]float64, opts.Chains)
+	}
+	r := &Result{Result: inner, Options: opts, model: m, sampler: s, settings: settings, Stopped: err}
+	r.Warnings = []string{err.Error()}
+	return r
+}
+
+// failing says how the run fails Stan's convergence checks (split R-hat
+// above 1.01, bulk ESS below 100 per chain) or lost chains; "" if it
+// does not.
+func (r *Result) failing() string {
+	if r.DrawsPerChain() == 0 && r.Stopped != nil {
+		return "the run failed: " + r.Stopped.Error()
+	}
+	if lost := len(r.Draws) - len(r.Finished()); lost > 0 {
+		return fmt.Sprintf("%d of %d chains diverged", lost, len(r.Draws))
+	}
+	d := r.Diagnostics()
+	chains := len(r.Finished())
+	switch {
+	case d.MaxRhat > maxRhat:
+		return fmt.Sprintf("split R-hat is %.3g", d.MaxRhat)
+	case d.MinESSBulk < float64(minESSPerChain*chains):
+		return fmt.Sprintf("bulk ESS is %.0f, below %d per chain", d.MinESSBulk, minESSPerChain)
+	}
+	return ""
+}
+
+// nextStep finds the escalation the run r of opts calls for: the step's
+// attempt, whose Why (in words that follow "because") names the run as
+// label, and the row; ok is false when none applies.
+func nextStep(r *Result, opts Options, label string) (next Attempt, row escalation, ok bool) {
+	for _, e := range escalations {
+		why := e.why(r)
+		if why == "" {
+			continue
+		}
+		sampler, settings, applies := e.next(opts)
+		if !applies {
+			continue
+		}
+		o := opts
+		o.Sampler = sampler
+		if sampler != opts.Sampler {
+			o.Settings = nil
+		} else {
+			o.Settings = maps.Clone(opts.Settings)
+		}
+		for k, v := range settings {
+			if o.Settings == nil {
+				o.Settings = map[string]any{}
+			}
+			o.Settings[k] = v
+		}
+		return Attempt{Sampler: sampler, Settings: settings, Options: o, step: e.name,
+			Why: fmt.Sprintf("in %s (%s) %s", label, opts.Sampler, why)}, e, true
+	}
+	return Attempt{}, escalation{}, false
+}
+
+// sampleAuto runs a sampler = auto run: the plan's choice, then the
+// escalation table's steps while the judgement calls for one and it is
+// affordable (opts.Escalate), each attempt announced to OnAttempt.
+func (m *Model) sampleAuto(ctx context.Context, opts Options) (*Result, error) {
+	plan, err := m.Plan(opts)
+	if err != nil {
+		return nil, err
+	}
+	o := opts
+	o.Sampler = plan.Sampler
+	if plan.Settings != nil {
+		o.Settings = map[string]any{}
+		for k, v := range plan.Settings {
+			o.Settings[k] = v
+		}
+	}
+	// Settings given by hand (lr = 1e-4) are a choice of kernel the
+	// escalation does not overrule, as a sampler named is not; nor does
+	// it run for one part of a run (a resumed one, an array job's task,
+	// a process of several).
+	escalate := opts.Escalate != "never" && len(opts.Settings) == 0 && opts.Resume == "" && opts.ChainID == 0 && (opts.Transport == nil || opts.Transport.Size() <= 1)
+	a := Attempt{Number: 1, Sampler: plan.Sampler, Why: plan.Reason, Options: o}
+	var done []Attempt
+	for {
+		if opts.OnAttempt != nil {
+			var earlier *Result
+			if len(done) > 0 {
+				earlier = done[len(done)-1].Result
+			}
+			if err := opts.OnAttempt(a, earlier); err != nil {
+				return nil, err
+			}
+		}
+		res, err := m.sampleOnce(ctx, a.Options)
+		if res == nil && errors.Is(err, infer.ErrWarmup) {
+			// A warm-up that failed made no draws: the attempt is an empty
+			// run, stopped by the failure, and the judgement's table
+			// decides as for a run that failed.
+			res = m.emptyResult(a.Options, err)
+			err = nil
+		}
+		if res == nil {
+			return nil, err
+		}
+		res.Plan, res.Attempts, res.attempt = &plan, done, a
+		if ctx.Err() != nil || err != nil && !errors.Is(err, infer.ErrDiverged) {
+			return res, err
+		}
+		res.mayEscalate = escalate
+		res.judge() // without the advice that sampleOnce's judgement gave a run that may not escalate
+		next, row, ok := nextStep(res, a.Options, fmt.Sprintf("attempt %d", a.Number))
+		if !ok {
+			return res, err
+		}
+		if !escalate { // the judgement says what would run (escalationAdvice)
+			if res.DrawsPerChain() == 0 && res.Stopped != nil {
+				return nil, res.Stopped
+			}
+			return res, err
+		}
+		cost, cerr := row.cost(m, res)
+		switch {
+		case cerr != nil:
+			return res, errors.Join(err, cerr)
+		case a.Number >= maxAttempts || cost > escalateBudget:
+			why := fmt.Sprintf("it would take about %s, more than the %s sampler = auto spends on its own", roundDuration(cost), escalateBudget)
+			if a.Number >= maxAttempts {
+				why = fmt.Sprintf("sampler = auto stops after %d attempts", maxAttempts)
+			}
+			advice := fmt.Sprintf("%s: %s would be the next step, not taken: %s; run it with %s", next.Why, next.Describe(), why, settingsToRun(next))
+			if res.DrawsPerChain() == 0 && res.Stopped != nil {
+				return nil, fmt.Errorf("%w; %s", res.Stopped, advice)
+			}
+			res.addWarning(advice)
+			return res, err
+		}
+		a.Result = res
+		done = append(done, a)
+		next.Number = a.Number + 1
+		next.Options.attempt = a.Number
+		a = next
+	}
+}
+
+// settingsToRun says how to run an attempt by hand: sampler = nuts,
+// adapt_delta = 0.95 (temper run --sampler nuts --set adapt_delta=0.95).
+func settingsToRun(a Attempt) string {
+	set, flags := "sampler = "+a.Sampler, "--sampler "+a.Sampler
+	for _, k := range slices.Sorted(maps.Keys(a.Settings)) {
+		set += fmt.Sprintf(", %s = %s", k, a.Settings[k])
+		flags += fmt.Sprintf(" --set %s=%s", k, a.Settings[k])
+	}
+	return fmt.Sprintf("%s (temper run %s)", set, flags)
+}
+
+// adviceMark begins the judgement's warning of a run that could not
+// escalate, so that temper merge knows it for a judgement to redo.
+const adviceMark = "sampler auto would escalate"
+
+// escalationAdvice is the judgement's warning of a run that did not
+// escalate (a sampler named, settings given, escalate = never, one chain
+// of an array job) and that the table would escalate: what it would run
+// and how; "" when none applies, or when the run's own warning already
+// says it (adapt_delta, in the divergences' warning).
+func (r *Result) escalationAdvice() string {
+	if r.mayEscalate {
+		return ""
+	}
+	next, _, ok := nextStep(r, r.Options, "this run")
+	if !ok || next.step == "adapt_delta" {
+		return ""
+	}
+	return fmt.Sprintf("%s: %s, %s; run it with %s", adviceMark, next.Why, next.Describe(), settingsToRun(next))
+}
+
+// Describe is the attempt's sampler with the settings the escalation gave
+// it: nuts(adapt_delta=0.95).
+func (a Attempt) Describe() string {
+	return a.Sampler + FormatSettings(a.Settings)
+}
