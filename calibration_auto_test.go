@@ -308,7 +308,7 @@ func readReferences(t *testing.T) map[string]reference {
 // (minutes; run once, and the file committed).
 func TestCalibrationReferences(t *testing.T) {
 	if os.Getenv("TEMPER_REFERENCES") == "" {
-		t.Skip("TEMPER_REFERENCES=1 writes testdata/calibration_references.json")
+		t.Skip("a generator, not a check, and not run in CI: TEMPER_REFERENCES=1 writes testdata/calibration_references.json")
 	}
 	refs := map[string]reference{}
 	for _, c := range referenceCases() {

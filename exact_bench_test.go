@@ -2,10 +2,12 @@ package temper_test
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"testing"
 
 	"github.com/temper-ppl/temper"
+	"github.com/temper-ppl/temper/compile"
 )
 
 // BenchmarkNUTSGermanCredit runs NUTS with its defaults on the German
@@ -44,5 +46,35 @@ func BenchmarkNUTSGermanCredit(b *testing.B) {
 		b.ReportMetric(minESS/res.Elapsed.Seconds(), "ess/s-total")
 		b.ReportMetric(leapfrogs, "leapfrogs/draw")
 		b.ReportMetric(minESS, "min-ess-bulk")
+	}
+}
+
+// BenchmarkLogisticGradient times one full-data energy and gradient of a
+// logistic regression of 20 features on one goroutine, as a NUTS chain
+// evaluates it, at 10,000 and 100,000 rows: the figure to set beside
+// Stan's gradient of the same model.
+//
+//	go test -run '^$' -bench LogisticGradient -count 3
+func BenchmarkLogisticGradient(b *testing.B) {
+	for _, n := range []int{10_000, 100_000} {
+		b.Run(fmt.Sprintf("N=%d", n), func(b *testing.B) {
+			m := logisticRowsB(b, n, 20)
+			ev, err := m.Compiled().EvaluatorWith(1, 0, compile.EvalOptions{Threads: 1})
+			if err != nil {
+				b.Fatal(err)
+			}
+			theta := make([]float64, m.Dim())
+			for i := range theta {
+				theta[i] = 0.1 * math.Sin(float64(i))
+			}
+			grad := make([]float64, m.Dim())
+			var energy, variance [1]float64
+			for b.Loop() {
+				if err := ev.Evaluate(theta, nil, energy[:], grad, variance[:]); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/row")
+		})
 	}
 }

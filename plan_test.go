@@ -16,7 +16,9 @@ import (
 )
 
 // logisticRows compiles a logistic regression of n rows and d features.
-func logisticRows(t *testing.T, n, d int) *temper.Model {
+func logisticRows(t *testing.T, n, d int) *temper.Model { return logisticRowsB(t, n, d) }
+
+func logisticRowsB(t testing.TB, n, d int) *temper.Model {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(3, 4))
 	x := make([][]float64, n)
