@@ -27,8 +27,9 @@ type Attempt struct {
 	// Result is the attempt's, once it has run (for the attempts before
 	// the last: Result.Attempts).
 	Result *Result
-	// step is the escalation's row; "" for the plan's choice.
-	step string
+	// step is the escalation's row ("" for the plan's choice), and reason
+	// what the judgement found, which Why tells with the run it was of.
+	step, reason string
 }
 
 // escalation is one row of the table: when the judgement of a run says
@@ -208,7 +209,7 @@ func nextStep(r *Result, opts Options, label string) (next Attempt, row escalati
 			}
 			o.Settings[k] = v
 		}
-		return Attempt{Sampler: sampler, Settings: settings, Options: o, step: e.name,
+		return Attempt{Sampler: sampler, Settings: settings, Options: o, step: e.name, reason: why,
 			Why: fmt.Sprintf("in %s (%s) %s", label, opts.Sampler, why)}, e, true
 	}
 	return Attempt{}, escalation{}, false
@@ -326,7 +327,7 @@ func (r *Result) escalationAdvice() string {
 	if !ok || next.step == "adapt_delta" {
 		return ""
 	}
-	return fmt.Sprintf("%s: %s, %s; run it with %s", adviceMark, next.Why, next.Describe(), settingsToRun(next))
+	return fmt.Sprintf("%s this run (%s) to %s: %s; run it with %s", adviceMark, r.Options.Sampler, next.Describe(), next.reason, settingsToRun(next))
 }
 
 // Describe is the attempt's sampler with the settings the escalation gave

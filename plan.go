@@ -327,3 +327,19 @@ func parseSamplerDescription(desc string) (string, map[string]string) {
 	}
 	return name, settings
 }
+
+// autoDoc is auto's line in the lists of samplers.
+const autoDoc = "the default: NUTS where a full-data gradient makes it take under a minute, else SGHMC on minibatches; a run that fails its judgement escalates (README, \"What the defaults do\"); settings choose for it: lr or friction run sghmc, adapt_delta nuts"
+
+// SamplerNames are the samplers a run can name: auto, then infer's
+// presets.
+func SamplerNames() []string { return append([]string{AutoSampler}, infer.SamplerNames()...) }
+
+// SamplerDoc is a sampler's one-line description (infer.SamplerDoc, and
+// auto's).
+func SamplerDoc(name string) string {
+	if name == AutoSampler {
+		return autoDoc
+	}
+	return infer.SamplerDoc(name)
+}

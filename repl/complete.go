@@ -50,7 +50,7 @@ func (s *Session) Complete(line string) (candidates []string, wordLen int) {
 		switch c.name {
 		case "run":
 			if arg == 0 && !strings.Contains(word, "=") {
-				pool = append(pool, infer.SamplerNames()...)
+				pool = append(pool, temper.SamplerNames()...)
 			}
 			for _, k := range append(temper.RunKeyNames(temper.InREPL), infer.SettingNames()...) {
 				pool = append(pool, k+"=")
@@ -72,7 +72,7 @@ func (s *Session) Complete(line string) (candidates []string, wordLen int) {
 			for _, c := range commands {
 				pool = append(pool, c.name)
 			}
-			pool = append(pool, infer.SamplerNames()...)
+			pool = append(pool, temper.SamplerNames()...)
 			pool = append(pool, infer.SettingNames()...)
 			pool = append(pool, stdlib.Names()...)
 			pool = append(pool, sortedKeys(s.env.Functions)...)
@@ -86,7 +86,7 @@ func (s *Session) Complete(line string) (candidates []string, wordLen int) {
 	pool := slices.Clone(keywords)
 	pool = append(pool, sortedKeys(s.env.Functions)...)
 	pool = append(pool, stdlib.Names()...)
-	pool = append(pool, infer.SamplerNames()...)
+	pool = append(pool, temper.SamplerNames()...)
 	for _, k := range lang.TypeKinds {
 		pool = append(pool, string(k))
 	}

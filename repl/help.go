@@ -65,8 +65,8 @@ func (s *Session) help(args []string) {
 	}
 	switch topic {
 	case "samplers":
-		for _, name := range infer.SamplerNames() {
-			s.printf("  %-18s %s\n", name, infer.SamplerDoc(name))
+		for _, name := range temper.SamplerNames() {
+			s.printf("  %-18s %s\n", name, temper.SamplerDoc(name))
 		}
 		s.printf("\n:help NAME lists a sampler's settings; :run NAME key=value ... runs it.\n")
 		return
@@ -100,9 +100,9 @@ func (s *Session) help(args []string) {
 		}
 		return
 	}
-	if slices.Contains(infer.SamplerNames(), topic) {
+	if slices.Contains(temper.SamplerNames(), topic) {
 		o, _ := infer.SamplerOptions(topic, nil)
-		s.printf("%s: %s\n", topic, infer.SamplerDoc(topic))
+		s.printf("%s: %s\n", topic, temper.SamplerDoc(topic))
 		for _, k := range sortedKeys(o) {
 			s.printf("  %-20s %-10s %s\n", k, o[k], infer.SettingDoc(k))
 		}
@@ -128,7 +128,7 @@ func (s *Session) help(args []string) {
 		s.printf("%s(%s)   (%s)\n", topic, paramList(sig), what)
 		return
 	}
-	all := append(append(append([]string{}, helpTopics...), infer.SamplerNames()...), infer.SettingNames()...)
+	all := append(append(append([]string{}, helpTopics...), temper.SamplerNames()...), infer.SettingNames()...)
 	for _, c := range commands {
 		all = append(all, c.name)
 	}

@@ -386,6 +386,7 @@ func selectReplica(t *draws.Table, path string, n int) (*draws.Table, error) {
 }
 
 func samplersCommand(stdout io.Writer) error {
+	fmt.Fprintf(stdout, "%-9s %s\n          (escalate=auto)\n", temper.AutoSampler, temper.SamplerDoc(temper.AutoSampler))
 	for _, name := range infer.SamplerNames() {
 		o, _ := infer.SamplerOptions(name, nil)
 		fmt.Fprintf(stdout, "%-9s %s\n          %s\n", name, infer.SamplerDoc(name), formatOptions(o))

@@ -7,7 +7,7 @@ import fashionmnist "github.com/temper-ppl/temper/examples/fashion-mnist"
 var galleryPages = append(fastPages, slowPages...)
 
 var fastPages = []galleryPage{
-	{name: "eight-schools", title: "Eight schools", shows: "a hierarchy with a funnel, non-centred; SGHMC with the default warm-up",
+	{name: "eight-schools", title: "Eight schools", shows: "a hierarchy with a funnel, non-centred, with the defaults: sampler auto runs NUTS on data this small, and raises adapt_delta where it diverges",
 		figures: []galleryFigure{
 			{file: "trace.svg", caption: "The draws of mu and tau against the iteration, a colour per chain, beside their histograms.", args: []string{"--kind", "trace", "--params", "mu,tau"}},
 			{file: "rank.svg", caption: "Rank plots: each chain's share of the ranks among all draws is flat when the chains agree.", args: []string{"--kind", "rank", "--params", "mu,tau"}},
