@@ -28,12 +28,13 @@ import (
 // TestCalibrationReferences . writes it again).
 
 // hierarchyCase is y_j ~ N(θ_j, σ_j), θ_j ~ N(μ, τ), μ ~ N(0, 5),
-// τ ~ half-Cauchy(0, 5), written centred or non-centred, with its exact
+// τ ~ half-Cauchy(0, 5), written centred, non-centred by hand, or centred
+// with Stan's offset and multiplier (sampled non-centred), with its exact
 // moments: p(μ, τ | y) ∝ p(μ) p(τ) Π N(y_j | μ, σ_j² + τ²) on a grid (τ
 // on a log grid, its Jacobian included), and θ_j | μ, τ, y Gaussian with
 // precision 1/σ_j² + 1/τ² (BDA3, section 5.4), its moments mixed over the
 // grid.
-func hierarchyCase(name string, y, s []float64, centred bool) calibrationCase {
+func hierarchyCase(name string, y, s []float64, form string) calibrationCase {
 	const k = 600
 	logTau := func(i int) float64 { return math.Log(1e-3) + (math.Log(60)-math.Log(1e-3))*(float64(i)+0.5)/k }
 	mu := func(i int) float64 { return -25 + 60*(float64(i)+0.5)/k }
@@ -80,10 +81,14 @@ func hierarchyCase(name string, y, s []float64, centred bool) calibrationCase {
 		c.sd[n] = math.Sqrt(s2[i]/w - c.mean[n]*c.mean[n])
 	}
 	head := "data { J: int  y: real[J]  sigma: real<lower=0>[J] }\n"
-	if centred {
-		c.src = head + "param { mu: real  tau: real<lower=0>  theta: real[J] }\nmodel { mu ~ normal(0, 5)  tau ~ cauchy(0, 5)  theta ~ normal(mu, tau)\n  for j in plate(J) { y[j] ~ normal(theta[j], sigma[j]) } }"
-	} else {
-		c.src = head + "param { mu: real  tau: real<lower=0>  eta: real[J] }\ntransformed param { theta = mu + tau * eta }\nmodel { mu ~ normal(0, 5)  tau ~ cauchy(0, 5)  eta ~ normal(0, 1)\n  for j in plate(J) { y[j] ~ normal(theta[j], sigma[j]) } }"
+	like := "\n  for j in plate(J) { y[j] ~ normal(theta[j], sigma[j]) } }"
+	switch form {
+	case "centred":
+		c.src = head + "param { mu: real  tau: real<lower=0>  theta: real[J] }\nmodel { mu ~ normal(0, 5)  tau ~ cauchy(0, 5)  theta ~ normal(mu, tau)" + like
+	case "affine":
+		c.src = head + "param { mu: real  tau: real<lower=0>  theta: real<offset=mu, multiplier=tau>[J] }\nmodel { mu ~ normal(0, 5)  tau ~ cauchy(0, 5)  theta ~ normal(mu, tau)" + like
+	default:
+		c.src = head + "param { mu: real  tau: real<lower=0>  eta: real[J] }\ntransformed param { theta = mu + tau * eta }\nmodel { mu ~ normal(0, 5)  tau ~ cauchy(0, 5)  eta ~ normal(0, 1)" + like
 	}
 	return c
 }
@@ -202,10 +207,11 @@ func autoCases(t *testing.T) []calibrationCase {
 		many[j] = 1 + 3*rng.NormFloat64() + manySDs[j]*rng.NormFloat64()
 	}
 	cases := []calibrationCase{
-		hierarchyCase("hierarchy, 8 groups, non-centred", schools, schoolSDs, false),
-		hierarchyCase("hierarchy, 8 groups, centred", schools, schoolSDs, true),
-		hierarchyCase("hierarchy, 40 groups, non-centred", many, manySDs, false),
-		hierarchyCase("hierarchy, 40 groups, centred", many, manySDs, true),
+		hierarchyCase("hierarchy, 8 groups, non-centred", schools, schoolSDs, "non-centred"),
+		hierarchyCase("hierarchy, 8 groups, centred", schools, schoolSDs, "centred"),
+		hierarchyCase("hierarchy, 8 groups, offset and multiplier", schools, schoolSDs, "affine"),
+		hierarchyCase("hierarchy, 40 groups, non-centred", many, manySDs, "non-centred"),
+		hierarchyCase("hierarchy, 40 groups, centred", many, manySDs, "centred"),
 		collinearCase(rng),
 		// Neal's funnel, non-centred: v ~ N(0, 3) exactly; the x_i have
 		// mean 0 and sd exp(9/4) but tails too heavy for a 10% check.

@@ -179,11 +179,13 @@ func typeString(t *lang.Type) string {
 		b.WriteString("real")
 	}
 	var cons []string
-	if t.Lower != nil {
-		cons = append(cons, "lower="+exprString(t.Lower))
-	}
-	if t.Upper != nil {
-		cons = append(cons, "upper="+exprString(t.Upper))
+	for _, c := range []struct {
+		key string
+		e   lang.Expr
+	}{{"lower", t.Lower}, {"upper", t.Upper}, {"offset", t.Offset}, {"multiplier", t.Multiplier}} {
+		if c.e != nil {
+			cons = append(cons, c.key+"="+exprString(c.e))
+		}
 	}
 	if len(cons) > 0 {
 		b.WriteString("<" + strings.Join(cons, ", ") + ">")

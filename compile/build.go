@@ -160,6 +160,15 @@ func (b *builder) param(p *param) value {
 		x, logJ = stdlib.LowerBound(u, b.bound(t.Lower))
 	case t.Upper != nil:
 		x, logJ = stdlib.UpperBound(u, b.bound(t.Upper))
+	case t.Offset != nil || t.Multiplier != nil:
+		offset, multiplier := b.g.Scalar(0), b.g.Scalar(1)
+		if t.Offset != nil {
+			offset = b.bound(t.Offset)
+		}
+		if t.Multiplier != nil {
+			multiplier = b.bound(t.Multiplier)
+		}
+		x, logJ = stdlib.Affine(u, offset, multiplier)
 	default:
 		return value{node: u}
 	}

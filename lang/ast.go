@@ -120,7 +120,10 @@ type Type struct {
 	Int   bool // int, else real
 	Lower Expr // or nil
 	Upper Expr // or nil
-	Dims  []Expr
+	// Offset and Multiplier are Stan's affine transform of a real
+	// parameter, x = offset + multiplier·u (either may be nil: 0 and 1).
+	Offset, Multiplier Expr
+	Dims               []Expr
 	// Kind is the constrained type, or "" for real and int.
 	Kind TypeKind
 	// Size is a constrained type's own size: [K] of simplex[K]. The

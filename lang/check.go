@@ -403,6 +403,7 @@ func (c *checker) decl(d *Decl, kind BlockKind) {
 	if t.Upper != nil {
 		c.typeExpr(t.Upper, d, kind, false)
 	}
+	c.affine(t, d, kind)
 	if prev := c.globals.names[d.Name]; prev != nil {
 		e := c.errorf(d.Pos, "%s redeclared", d.Name)
 		note(e, prev.Pos(), "previously declared here")
@@ -413,6 +414,26 @@ func (c *checker) decl(d *Decl, kind BlockKind) {
 	c.info.Defs[d] = sym
 }
 
+// affine checks Stan's offset and multiplier: of real parameters only, and
+// not with bounds, whose transform they would replace.
+func (c *checker) affine(t *Type, d *Decl, kind BlockKind) {
+	for _, e := range []Expr{t.Offset, t.Multiplier} {
+		if e == nil {
+			continue
+		}
+		switch {
+		case kind != ParamBlock:
+			c.errorf(StartPos(e), "offset and multiplier apply to parameters: they say where the sampler's coordinates are")
+		case t.Lower != nil || t.Upper != nil:
+			c.errorf(StartPos(e), "offset and multiplier cannot be combined with lower or upper bounds: write the bounds alone, or reparameterise")
+		default:
+			c.typeExpr(e, d, kind, false)
+			continue
+		}
+		return
+	}
+}
+
 // constrainedType checks the size of a constrained type (simplex[K]): one
 // integer, at least the kind's smallest where it is a literal (the
 // compiler checks the others once the data gives their value), and no
@@ -421,7 +442,7 @@ func (c *checker) constrainedType(t *Type, d *Decl, kind BlockKind) {
 	if t.Kind == "" {
 		return
 	}
-	for _, b := range []Expr{t.Lower, t.Upper} {
+	for _, b := range []Expr{t.Lower, t.Upper, t.Offset, t.Multiplier} {
 		if b != nil {
 			c.errorf(StartPos(b), "%s cannot take bounds: the type itself constrains its entries", t.Kind)
 		}

@@ -479,14 +479,16 @@ func parseDist(lex *lexer.PeekingLexer) (distNode, error) {
 	return &distCall{Name: t.Value, NamePos: toPos(t.Pos), Args: args}, nil
 }
 
-// bound is one item of a constraint: lower=e or upper=e.
+// bound is one item of a constraint: lower=e, upper=e, offset=e or
+// multiplier=e.
 type bound struct {
 	Key    string
 	KeyPos Pos
 	Value  Expr
 }
 
-// boundList is a type's constraint <lower=e, upper=e>.
+// boundList is a type's constraint <lower=e, upper=e> or <offset=e,
+// multiplier=e>.
 type boundList struct{ Items []bound }
 
 func (*boundList) boundsNode() {}
@@ -502,8 +504,8 @@ func parseBounds(lex *lexer.PeekingLexer) (boundsNode, error) {
 	var b boundList
 	for {
 		t := p.peek()
-		if t.Type != tokIdent || (t.Value != "lower" && t.Value != "upper") {
-			return nil, p.expected(`"lower" or "upper"`)
+		if t.Type != tokIdent || (t.Value != "lower" && t.Value != "upper" && t.Value != "offset" && t.Value != "multiplier") {
+			return nil, p.expected(`"lower", "upper", "offset" or "multiplier"`)
 		}
 		p.next()
 		if _, err := p.expect("="); err != nil {

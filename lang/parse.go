@@ -353,10 +353,7 @@ func (c *converter) decl(g *declG) *Decl {
 	t := c.typ(g.Type)
 	if bl, ok := g.Type.Bounds.(*boundList); ok {
 		for _, item := range bl.Items {
-			slot := &t.Lower
-			if item.Key == "upper" {
-				slot = &t.Upper
-			}
+			slot := map[string]*Expr{"lower": &t.Lower, "upper": &t.Upper, "offset": &t.Offset, "multiplier": &t.Multiplier}[item.Key]
 			if *slot != nil {
 				c.errs.Add(item.KeyPos, "duplicate %s bound", item.Key)
 				continue

@@ -39,6 +39,11 @@ var transformCases = []transformCase{
 		func(x []*ad.Node) (*ad.Node, *ad.Node) { return stdlib.Interval(x[0], x[1], x[2]) },
 		func(u, lb, ub float64) float64 { return lb + (ub-lb)/(1+math.Exp(-u)) },
 		func(u, lb, ub float64) float64 { s := sigmoid(u); return math.Log((ub - lb) * s * (1 - s)) }},
+	// Stan's offset and multiplier: lb is the offset, ub the multiplier.
+	{"affine", []adtest.Input{{Shape: ad.Shape{4}, Draw: adtest.Real}, {Shape: ad.Shape{}, Draw: adtest.Real}, {Shape: ad.Shape{}, Draw: adtest.Uniform(0.5, 3)}},
+		func(x []*ad.Node) (*ad.Node, *ad.Node) { return stdlib.Affine(x[0], x[1], x[2]) },
+		func(u, offset, multiplier float64) float64 { return offset + multiplier*u },
+		func(_, _, multiplier float64) float64 { return math.Log(multiplier) }},
 }
 
 func TestBoundTransforms(t *testing.T) {
