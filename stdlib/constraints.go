@@ -28,16 +28,6 @@ var (
 	expLogJacobian = &autodiff.ScalarFunc{Name: "bound_log_jacobian", Arity: 2,
 		Value: func(x []float64) float64 { return x[0] },
 		Grad:  func(dx, _ []float64, _ float64) { dx[0], dx[1] = 1, 0 }}
-	// x = offset + multiplier·u, Stan's affine transform (offset and
-	// multiplier), and its log-Jacobian log(multiplier), which the
-	// multiplier's gradient sees: a hierarchy written
-	// real<offset=mu, multiplier=tau> is sampled non-centred.
-	affineFunc = &autodiff.ScalarFunc{Name: "affine", Arity: 3,
-		Value: func(x []float64) float64 { return x[1] + x[2]*x[0] },
-		Grad:  func(dx, x []float64, _ float64) { dx[0], dx[1], dx[2] = x[2], 1, x[0] }}
-	affineLogJacobian = &autodiff.ScalarFunc{Name: "affine_log_jacobian", Arity: 3,
-		Value: func(x []float64) float64 { return math.Log(x[2]) },
-		Grad:  func(dx, x []float64, _ float64) { dx[0], dx[1], dx[2] = 0, 0, 1/x[2] }}
 	// x = lb + (ub - lb)·σ(u).
 	intervalFunc = &autodiff.ScalarFunc{Name: "interval", Arity: 3,
 		Value: func(x []float64) float64 {
@@ -76,10 +66,13 @@ func Interval(u, lb, ub *autodiff.Node) (x, logJacobian *autodiff.Node) {
 }
 
 // Affine maps u to x = offset + multiplier·u (Stan's offset and
-// multiplier); its log-Jacobian is log(multiplier) per element, not
-// finite where the multiplier is not positive.
+// multiplier); its log-Jacobian is log(multiplier) per element of u, not
+// finite where the multiplier is not positive. A hierarchy written
+// real<offset=mu, multiplier=tau> is sampled non-centred. It is built of
+// the ops add, mul, log and broadcast, which every device has.
 func Affine(u, offset, multiplier *autodiff.Node) (x, logJacobian *autodiff.Node) {
-	return autodiff.Elementwise(affineFunc, u, offset, multiplier), autodiff.Elementwise(affineLogJacobian, u, offset, multiplier)
+	x = autodiff.Add(offset, autodiff.Mul(multiplier, u))
+	return x, autodiff.Log(autodiff.BroadcastTo(multiplier, u.Shape()...))
 }
 
 // LowerBoundInverse is u = log(x - lb).
