@@ -22,6 +22,10 @@ type Attempt struct {
 	Sampler  string
 	Settings map[string]string
 	Why      string
+	// NonCentred names the centred hierarchies the attempt sampled
+	// non-centred (x ~ normal(mu, tau) as x: real<offset=mu,
+	// multiplier=tau>).
+	NonCentred []string
 	// Options are the attempt's run options, its sampler named.
 	Options Options
 	// Result is the attempt's, once it has run (for the attempts before
@@ -45,6 +49,9 @@ type escalation struct {
 	next func(o Options) (sampler string, settings map[string]string, ok bool)
 	// cost predicts the step's wall time from the run before it.
 	cost func(m *Model, r *Result) (time.Duration, error)
+	// nonCentre says the step samples the model with its centred
+	// hierarchies rewritten, at the sampler's default settings.
+	nonCentre bool
 }
 
 // The escalation's limits: adapt_delta goes up in two steps, and a dense
@@ -79,6 +86,26 @@ var escalations = []escalation{
 			}
 			return p.PredictedNUTS, nil
 		},
+	},
+	{
+		// Divergences in a model with a centred hierarchy: the funnel's
+		// neck, which a higher adapt_delta narrows at a cost and only a
+		// reparameterisation takes away (Betancourt & Girolami 2015).
+		name:      "non-centre",
+		nonCentre: true,
+		why: func(r *Result) string {
+			names := centredHierarchies(r)
+			if len(names) == 0 {
+				return ""
+			}
+			if n, div := exactCount(r, func(e infer.ExactReport) int { return e.Divergent }); div > 0 {
+				return fmt.Sprintf("%d of %d transitions diverged, and %s %s a centred hierarchy", div, n, listWords(names), map[bool]string{true: "is", false: "are"}[len(names) == 1])
+			}
+			return ""
+		},
+		next: func(o Options) (string, map[string]string, bool) { return o.Sampler, nil, len(o.nonCentre) == 0 },
+		// The non-centred form's trajectories are no longer.
+		cost: func(_ *Model, r *Result) (time.Duration, error) { return r.Elapsed, nil },
 	},
 	{
 		name: "adapt_delta",
@@ -133,6 +160,19 @@ func exactCount(r *Result, count func(infer.ExactReport) int) (transitions, coun
 		transitions, counted = transitions+e.Transitions, counted+count(e)
 	}
 	return transitions, counted
+}
+
+// centredHierarchies names the parameters of r's model that NonCentred
+// would rewrite; nil when there are none, or r's model is already.
+func centredHierarchies(r *Result) []string {
+	if r.model == nil || len(r.Options.nonCentre) > 0 {
+		return nil
+	}
+	_, names, err := r.model.nonCentredModel()
+	if err != nil {
+		return nil
+	}
+	return names
 }
 
 // maxAttempts bounds an escalating run: the plan's choice and three
@@ -198,10 +238,13 @@ func nextStep(r *Result, opts Options, label string) (next Attempt, row escalati
 		}
 		o := opts
 		o.Sampler = sampler
-		if sampler != opts.Sampler {
+		if sampler != opts.Sampler || e.nonCentre {
 			o.Settings = nil
 		} else {
 			o.Settings = maps.Clone(opts.Settings)
+		}
+		if e.nonCentre {
+			o.nonCentre = centredHierarchies(r)
 		}
 		for k, v := range settings {
 			if o.Settings == nil {
@@ -209,7 +252,7 @@ func nextStep(r *Result, opts Options, label string) (next Attempt, row escalati
 			}
 			o.Settings[k] = v
 		}
-		return Attempt{Sampler: sampler, Settings: settings, Options: o, step: e.name, reason: why,
+		return Attempt{Sampler: sampler, Settings: settings, NonCentred: o.nonCentre, Options: o, step: e.name, reason: why,
 			Why: fmt.Sprintf("in %s (%s) %s", label, opts.Sampler, why)}, e, true
 	}
 	return Attempt{}, escalation{}, false
@@ -333,5 +376,8 @@ func (r *Result) escalationAdvice() string {
 // Describe is the attempt's sampler with the settings the escalation gave
 // it: nuts(adapt_delta=0.95).
 func (a Attempt) Describe() string {
+	if len(a.NonCentred) > 0 {
+		return a.Sampler + FormatSettings(a.Settings) + ", " + listWords(a.NonCentred) + " non-centred"
+	}
 	return a.Sampler + FormatSettings(a.Settings)
 }

@@ -138,8 +138,11 @@ type Options struct {
 	// opens its files for the attempt's sampler here. An error stops the
 	// run.
 	OnAttempt func(a Attempt, earlier *Result) error
-	// attempt numbers the draws of an escalating run's attempts.
-	attempt int
+	// attempt numbers the draws of an escalating run's attempts;
+	// nonCentre samples the model with its centred hierarchies rewritten
+	// (an escalation's step).
+	attempt   int
+	nonCentre []string
 }
 
 // Progress is what a run reports after each iteration (infer.Progress).

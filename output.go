@@ -463,6 +463,9 @@ func (r *Result) diagnosticsJSON(stats []summary.Stats) map[string]any {
 			if len(a.Settings) > 0 {
 				entry["settings"] = a.Settings
 			}
+			if len(a.NonCentred) > 0 {
+				entry["non_centred"] = a.NonCentred
+			}
 			if a.Result != nil { // an attempt replaced: where temper run keeps its files, and its time
 				entry["folder"] = filepath.Join("attempts", fmt.Sprintf("%d-%s", a.Number, a.Sampler))
 				entry["seconds"] = a.Result.Elapsed.Seconds()

@@ -101,6 +101,13 @@ func (r *Result) addWarning(w string) {
 
 // sampleOnce runs the sampler opts name (not auto).
 func (m *Model) sampleOnce(ctx context.Context, opts Options) (*Result, error) {
+	if len(opts.nonCentre) > 0 {
+		nc, _, err := m.nonCentredModel()
+		if err != nil {
+			return nil, err
+		}
+		m = nc
+	}
 	s, settings, err := opts.sampler()
 	if err != nil {
 		return nil, err

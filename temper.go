@@ -25,6 +25,27 @@ type Model struct {
 	// exact keeps single-replica evaluators of the exact energy for
 	// LogDensity, one per goroutine that needs one at a time.
 	exact sync.Pool
+
+	// nonCentred is the model with its centred hierarchies rewritten
+	// (compile.Model.NonCentred), made once when an escalation asks.
+	nonCentredOnce sync.Once
+	nonCentred     *Model
+	nonCentredDone []string
+	nonCentredErr  error
+}
+
+// nonCentredModel is the model with its centred hierarchies sampled
+// non-centred, and their names; none leaves m.
+func (m *Model) nonCentredModel() (*Model, []string, error) {
+	m.nonCentredOnce.Do(func() {
+		cm, names, err := m.cm.NonCentred()
+		m.nonCentred, m.nonCentredDone, m.nonCentredErr = m, names, err
+		if err == nil && len(names) > 0 {
+			m.nonCentred = NewModel(cm)
+			m.nonCentred.file = m.file
+		}
+	})
+	return m.nonCentred, m.nonCentredDone, m.nonCentredErr
 }
 
 // Error is a problem in a model's source or in its data, found by the

@@ -21,6 +21,7 @@ import (
 type Model struct {
 	file    *lang.File
 	data    Data
+	input   Data // the data as given, for NonCentred's compile
 	params  []*param
 	dim     int
 	n       int    // rows of the observation axis (0: no plate)
@@ -72,7 +73,7 @@ func (p *param) thetaShape() []int {
 // parameters. Errors carry source positions (a lang.ErrorList) where they
 // come from the program, and name the data file where they come from data.
 func Compile(f *lang.File, data Data) (*Model, error) {
-	m := &Model{file: f, data: Data{}}
+	m := &Model{file: f, data: Data{}, input: data}
 	if err := m.bind(data); err != nil {
 		return nil, err
 	}
