@@ -45,6 +45,9 @@ const (
 	// steps of the run's evaluator, about: the optimiser's windows and
 	// the settling (infer/warmup.go), a few hundred to a few thousand.
 	sgWarmupSteps = 1500
+	// scaledRows is the most rows the plan times a full-data gradient
+	// on; above it, a gradient on that many rows is scaled to N.
+	scaledRows = 100_000
 	// proxyRowCost is the time of one row of one parameter of a full-data
 	// gradient assumed where the plan must not depend on a clock (array
 	// jobs, whose tasks must all choose alike): German credit's gradient
@@ -97,6 +100,9 @@ func (m *Model) Plan(opts Options) (Plan, error) {
 		return Plan{}, err
 	}
 	source := "measured"
+	if m.NumData() > scaledRows {
+		source = "measured on 100,000 rows and scaled to all" // scaledRows
+	}
 	if !p.Measured {
 		source = "estimated at 2 ns a row and parameter, the same in every task of an array job"
 	}
@@ -214,7 +220,18 @@ func (p *Plan) predict(m *Model, opts Options) error {
 		rows := cmp.Or(p.Batch, max(n, 1))
 		p.GradientBatch = time.Duration(opts.Chains*rows*max(d, 1)) * proxyRowCost
 	} else {
-		full, err := m.timeGradient(1, 0, 1)
+		// Above scaledRows rows a full pass is not timed: it could take
+		// seconds, or read from disk data mapped from a file larger than
+		// memory; a pass over scaledRows of them, scaled by N, says as
+		// much.
+		var full time.Duration
+		var err error
+		if n > scaledRows {
+			full, err = m.timeGradient(1, scaledRows, 1)
+			full = time.Duration(float64(full) * float64(n) / scaledRows)
+		} else {
+			full, err = m.timeGradient(1, 0, 1)
+		}
 		if err != nil {
 			return err
 		}
