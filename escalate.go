@@ -72,8 +72,10 @@ var escalations = []escalation{
 			}
 			return r.failing()
 		},
+		// Not for a run on a GPU, whose replicas move there: the exact
+		// kernel's chains would leave it for the CPU.
 		next: func(o Options) (string, map[string]string, bool) {
-			return "nuts", nil, o.Sampler != "nuts"
+			return "nuts", nil, o.Sampler != "nuts" && (o.Device == "" || o.Device == "cpu")
 		},
 		cost: func(m *Model, r *Result) (time.Duration, error) {
 			p := r.Plan
