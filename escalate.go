@@ -96,14 +96,15 @@ var escalations = []escalation{
 		name:      "non-centre",
 		nonCentre: true,
 		why: func(r *Result) string {
+			n, div := exactCount(r, func(e infer.ExactReport) int { return e.Divergent })
+			if div == 0 {
+				return "" // before the rewrite is looked for: it compiles the model again
+			}
 			names := centredHierarchies(r)
 			if len(names) == 0 {
 				return ""
 			}
-			if n, div := exactCount(r, func(e infer.ExactReport) int { return e.Divergent }); div > 0 {
-				return fmt.Sprintf("%d of %d transitions diverged, and %s %s a centred hierarchy", div, n, listWords(names), map[bool]string{true: "is", false: "are"}[len(names) == 1])
-			}
-			return ""
+			return fmt.Sprintf("%d of %d transitions diverged, and %s %s a centred hierarchy", div, n, listWords(names), map[bool]string{true: "is", false: "are"}[len(names) == 1])
 		},
 		next: func(o Options) (string, map[string]string, bool) { return o.Sampler, nil, len(o.nonCentre) == 0 },
 		// The non-centred form's trajectories are no longer.
