@@ -78,6 +78,7 @@ type sideEstimator struct {
 	e, v, g  []float64 // one chunk's evaluation
 	sumE     []float64
 	sumV     []float64
+	sumNoise []float64 // the injected noise in sumE
 	chunks   int
 	// Energy and Variance are the current estimates: the mean over the
 	// round's chunks and its variance.
@@ -97,7 +98,7 @@ func newSideEstimator(target Target, o Options, replicas, batch int, stream uint
 	}
 	se := &sideEstimator{target: target, eval: eval, n: n, batch: batch, noise: o.EnergyNoise,
 		e: make([]float64, replicas), v: make([]float64, replicas), g: make([]float64, replicas*target.Dim()),
-		sumE: make([]float64, replicas), sumV: make([]float64, replicas),
+		sumE: make([]float64, replicas), sumV: make([]float64, replicas), sumNoise: make([]float64, replicas),
 		Energy: make([]float64, replicas), Variance: make([]float64, replicas)}
 	if *state == nil {
 		ss := &SideState{Rngs: make([]*rand.PCG, replicas)}
@@ -144,6 +145,7 @@ func (se *sideEstimator) maxChunks() int {
 func (se *sideEstimator) start() {
 	clear(se.sumE)
 	clear(se.sumV)
+	clear(se.sumNoise)
 	se.chunks = 0
 }
 
@@ -187,7 +189,9 @@ func (se *sideEstimator) grow(theta []float64) error {
 	for r := range se.e {
 		e := se.e[r]
 		if se.noise > 0 {
-			e += se.noise * se.rngs[r].NormFloat64()
+			z := se.noise * se.rngs[r].NormFloat64()
+			e += z
+			se.sumNoise[r] += z
 		}
 		se.sumE[r] += e
 		se.sumV[r] += se.v[r]
@@ -198,7 +202,15 @@ func (se *sideEstimator) grow(theta []float64) error {
 	return nil
 }
 
-// growExact ends a round with the energy on every row.
+// growExact ends a round with the energy on every row. Its injected noise
+// is the mean of the round's m evaluations' draws, this one's included, as
+// the mean of m chunks carries where B divides N: the estimate is the exact
+// energy plus N(0, σ_e²/m), whose variance Variance reports, as Eq. 17 of
+// seed 001 needs (z_N ~ N(0, σ*² - var[ΔẼ]) tops the noise up to σ*² only
+// if var[ΔẼ] is the estimate's). One draw of σ_e² reported as σ_e²/m
+// left var[ΔẼ] m times too small (TestExactChunkNoiseVariance), and
+// reporting σ_e² instead would make the round's last evaluation noisier
+// than the chunks before it.
 func (se *sideEstimator) growExact(theta []float64) error {
 	if se.full == nil {
 		full, err := se.target.Evaluator(len(se.e), 0)
@@ -211,12 +223,12 @@ func (se *sideEstimator) growExact(theta []float64) error {
 		return err
 	}
 	se.chunks++
+	fm := float64(se.chunks)
 	for r, e := range se.e {
-		fm := float64(se.chunks)
 		if se.noise > 0 {
-			e += se.noise * se.rngs[r].NormFloat64()
+			se.sumNoise[r] += se.noise * se.rngs[r].NormFloat64()
 		}
-		se.Energy[r] = e
+		se.Energy[r] = e + se.sumNoise[r]/fm
 		se.Variance[r] = se.noise * se.noise / fm
 	}
 	return nil

@@ -100,20 +100,10 @@ func TestExchangeBatchGrows(t *testing.T) {
 	// are skewed, so 4 % is a wide margin; leaving out the finite-population
 	// correction (1 - 3B/N)/(1 - B/N) would be 18 % off.
 	const rounds, m = 20000, 3
-	var sum, sum2, reported float64
-	for range rounds {
-		se.start()
-		for range m {
-			se.grow(theta)
-		}
-		e := se.Energy[0]
-		sum += e
-		sum2 += e * e
-		reported += se.Variance[0]
+	mean, spread, reported, err := spreadOverRounds(se, theta, m, rounds)
+	if err != nil {
+		t.Fatal(err)
 	}
-	mean := sum / rounds
-	spread := sum2/rounds - mean*mean
-	reported /= rounds
 	t.Logf("exact %.4f, mean %.4f; variance over rounds %.4f, reported %.4f", exact[0], mean, spread, reported)
 	if math.Abs(spread/reported-1) > 0.04 {
 		t.Errorf("variance over rounds %.4f, mean reported %.4f", spread, reported)
