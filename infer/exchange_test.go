@@ -82,11 +82,13 @@ func runWell(t *testing.T, w doubleWell, name string, settings map[string]string
 // let hot states into the target level too often and the weight moves
 // toward the hot level's 0.525.
 //
-// Tolerances: over five seeds the corrected weight had mean 0.750 and
-// standard deviation 0.004 (about 48,000 swaps per run); halving η to
-// 0.0025 moved it by less than that, so SGLD's discretisation bias is
-// small. The 0.015 tolerance is over three standard deviations; the
-// uncorrected runs gave 0.648-0.659, off by 0.10, and must be off by 0.04.
+// Tolerances: over twelve seeds the corrected weight was 0.0056 below the
+// exact one with a standard deviation of 0.0041 (about 48,000 swaps per
+// run); the 0.018 tolerance is that bias and three deviations. It cannot
+// tell δσ̂² from σ̂² in Eq. 15 (at δ = 0.9 that moves the weight by 0.01):
+// TestVarianceCorrectionHalfGap does, at δ = 0.5, and
+// TestMetropolisSwapProbability pins the formula. The uncorrected runs
+// gave 0.648-0.659, off by 0.10, and must be off by 0.04.
 func TestVarianceCorrectionMatters(t *testing.T) {
 	w := doubleWell{h: 4, c: 0.6}
 	exact := w.leftWeight()
@@ -100,7 +102,7 @@ func TestVarianceCorrectionMatters(t *testing.T) {
 	corrected := fractionBelow(runWell(t, w, "resgld", with, o))
 	naive := fractionBelow(runWell(t, w, "resgld", without, o))
 	t.Logf("left mode weight: exact %.4f, corrected swaps %.4f, uncorrected %.4f", exact, corrected, naive)
-	if math.Abs(corrected-exact) > 0.015 {
+	if math.Abs(corrected-exact) > 0.018 {
 		t.Errorf("corrected reSGLD: left weight %.4f, exact %.4f", corrected, exact)
 	}
 	if math.Abs(naive-exact) < 0.04 {

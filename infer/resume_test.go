@@ -27,6 +27,20 @@ func newRegression() regression {
 	return r
 }
 
+// posterior is the exact Gaussian posterior of the energy below: precision
+// XᵀX + I/100, mean its inverse times Xᵀy.
+func (g regression) posterior() (mean [2]float64, cov [2][2]float64) {
+	var sxx, sx, n, sxy, sy float64
+	for i, x := range g.x {
+		sxx, sx, n, sxy, sy = sxx+x*x, sx+x, n+1, sxy+x*g.y[i], sy+g.y[i]
+	}
+	p := [2][2]float64{{n + 0.01, sx}, {sx, sxx + 0.01}}
+	det := p[0][0]*p[1][1] - p[0][1]*p[1][0]
+	cov = [2][2]float64{{p[1][1] / det, -p[0][1] / det}, {-p[1][0] / det, p[0][0] / det}}
+	mean = [2]float64{cov[0][0]*sy + cov[0][1]*sxy, cov[1][0]*sy + cov[1][1]*sxy}
+	return mean, cov
+}
+
 func (g regression) Dim() int                       { return 2 }
 func (g regression) NumData() int                   { return len(g.y) }
 func (g regression) OutputNames() []string          { return []string{"a", "b"} }
