@@ -48,17 +48,28 @@ type barkerTest struct{ comp *Compensation }
 // pairDelta is δ = 1/T_p - 1/T_{p+1}, the inverse-temperature gap of a pair.
 func pairDelta(x *Pair) float64 { return 1/x.Levels[0].Temperature - 1/x.Levels[1].Temperature }
 
-// Decide reports Barker's probability g(ΔẼ) as the pair's probability, the
-// acceptance the test has in expectation.
-func (t barkerTest) Decide(x *Pair, rng *rand.Rand) (bool, float64) {
+// decide reports Barker's probability g(ΔẼ) as the pair's probability, the
+// acceptance the test has in expectation, or the compensation's error for
+// a pair it cannot judge: var[ΔẼ] ≥ σ*² (the driver grows the exchange
+// minibatch until it is below for the rows the test reads) or a NaN ΔẼ
+// (an energy that is not finite on the exchange minibatch's rows).
+func (t barkerTest) decide(x *Pair, rng *rand.Rand) (bool, float64, error) {
 	delta := pairDelta(x)
 	dE := delta * (x.Energy[0] - x.Energy[1])
 	v := delta * delta * (x.Variance[0] + x.Variance[1])
-	prob := 1 / (1 + math.Exp(-dE))
-	// The driver grew the batch until v < σ*²; an error is left only for a
-	// NaN energy, which checkFinite has ruled out.
 	swap, err := t.comp.Accept(dE, v, rng)
-	return swap && err == nil, prob
+	return swap, 1 / (1 + math.Exp(-dE)), err
+}
+
+// Decide is decide for a caller that takes no error: a pair the test cannot
+// judge does not swap, with probability NaN. The driver calls decide and
+// stops the run at its error.
+func (t barkerTest) Decide(x *Pair, rng *rand.Rand) (bool, float64) {
+	swap, prob, err := t.decide(x, rng)
+	if err != nil {
+		return false, math.NaN()
+	}
+	return swap, prob
 }
 
 func (barkerTest) Adapt([]float64, float64) {}

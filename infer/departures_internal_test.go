@@ -2,6 +2,8 @@ package infer
 
 import (
 	"math"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -79,4 +81,82 @@ func spreadOverRounds(se *sideEstimator, theta []float64, m, rounds int) (mean, 
 	n := float64(rounds)
 	mean = sum / n
 	return mean, sum2/n - mean*mean, reported / n, nil
+}
+
+// barkerRound makes the exchanger of one chain of three levels at
+// temperatures temps, Barker's test (σ*² = 0.2, λ = 10, 3 terms: Eq. 18 of
+// seed 001) on exchange chunks of 10 rows of target, and the State of the
+// replicas at theta, one a level.
+func barkerRound(t *testing.T, target Target, scheme SchemeKind, temps, theta []float64) (*exchanger, *State) {
+	t.Helper()
+	comp, err := NewCompensation(0.2, 10, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := Sampler{Name: "barker", Schedule: Constant(1e-3), Replicas: len(temps),
+		Ladder:   &Ladder{Kind: TemperatureLadder, Min: temps[0], Max: temps[len(temps)-1], Levels: temps},
+		Exchange: &Barker{Compensation: comp, Batch: 10}, Scheme: Scheme{Kind: scheme}}
+	st := &State{Seed: 4, Chains: 1, Levels: len(temps), Dim: 1, Theta: theta,
+		Energy: make([]float64, len(theta)), Variance: make([]float64, len(theta))}
+	ex, err := newExchanger(target, s, Options{Seed: 4}, st, 10, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ex, st
+}
+
+// TestBarkerAdjacentSwapsSeeVariance is Barker's test under the ADJ scheme,
+// whose pairs are judged one after another, each on the states the swaps
+// before it left (Algorithm 1 of seed 001 grows the minibatch of the pair
+// it exchanges until var[ΔẼ] < σ*²). Three levels at temperatures 1, 1.01
+// and 100 (δ = 0.0099, 0.98), on data y_i = 0.01 z_i with z_i of sd 2.5:
+// the replicas at levels 1 and 2 sit at θ = 0, where one chunk's energy
+// has a variance of 5·10⁻⁴ and 3·10⁻⁵, the one at level 0 at θ = 5, 25,
+// and 1500 nats higher. On one chunk pair 0 has var[ΔẼ] = 0.0024 and
+// ΔẼ = 14.9 and swaps (probability 1 - 3.5·10⁻⁷); pair 1, judged next,
+// reads the state from level 0 against level 2's: ΔẼ = 1471, so it swaps
+// too, but var[ΔẼ] = 23.9 on the chunk that satisfied its rows as placed
+// before the swap (5·10⁻⁴). The exchange minibatch must grow for the rows
+// the test reads (here to 11 chunks); the code before this test checked
+// only the rows before the swaps, and the compensation's error (variance
+// ≥ σ*²) rejected pair 1 silently: swaps [0] instead of [0 1].
+//
+// On a run (renhd, scheme = adj, exchange_batch = 20, 2 chains × 3,000
+// iterations on 1,000 rows y_i = 0.03 z_i, seeds 1-3) that code rejected
+// 13, 3 and 7 of 36,000 attempts so; SEO's disjoint pairs never were, and
+// its runs are unchanged.
+func TestBarkerAdjacentSwapsSeeVariance(t *testing.T) {
+	y := make([]float64, 120)
+	for i := range y {
+		y[i] = 0.01 * math.Sin(float64(i)) * float64(i%7)
+	}
+	ex, st := barkerRound(t, rowsTarget{y}, ADJ, []float64{1, 1.01, 100}, []float64{5, 0, 0})
+	var info Info
+	if err := ex.round(st, 0, &info); err != nil {
+		t.Fatal(err)
+	}
+	got := info.Rounds[0].Swaps
+	t.Logf("swaps %v after %d chunks", got, ex.exchangeBatch.chunks)
+	if !slices.Equal(got, []int{0, 1}) {
+		t.Errorf("swaps %v, want [0 1]: the state that pair 0 moved up must reach level 2", got)
+	}
+}
+
+// TestBarkerErrorStopsRound checks that a pair the compensation cannot
+// judge stops the round with its error: here the data are NaN, so the
+// exchange minibatch's energies are (Accept needs a finite ΔẼ, Eq. 17 of
+// seed 001). The code before this test dropped the error and reported the
+// pair as not swapped.
+func TestBarkerErrorStopsRound(t *testing.T) {
+	y := make([]float64, 120)
+	for i := range y {
+		y[i] = math.NaN()
+	}
+	ex, st := barkerRound(t, rowsTarget{y}, SEO, []float64{1, 2, 4}, []float64{0, 0, 0})
+	var info Info
+	err := ex.round(st, 0, &info)
+	t.Log(err)
+	if err == nil || !strings.Contains(err.Error(), "NaN") {
+		t.Errorf("round on NaN energies: error %v, want the compensation's", err)
+	}
 }

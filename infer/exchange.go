@@ -38,6 +38,21 @@ type ExchangeTest interface {
 	Adapt(probs []float64, gamma float64)
 }
 
+// fallibleTest is an exchange test that can fail to judge a pair (Barker's:
+// its compensation needs var[ΔẼ] < σ*² and a finite ΔẼ).
+type fallibleTest interface {
+	decide(x *Pair, rng *rand.Rand) (swap bool, prob float64, err error)
+}
+
+// decide is t's decision on x, with the error of a test that can fail.
+func decide(t ExchangeTest, x *Pair, rng *rand.Rand) (bool, float64, error) {
+	if f, ok := t.(fallibleTest); ok {
+		return f.decide(x, rng)
+	}
+	swap, prob := t.Decide(x, rng)
+	return swap, prob, nil
+}
+
 // Correction says where a Metropolis test takes the variance it corrects
 // for.
 type Correction int

@@ -288,13 +288,21 @@ func (ex *exchanger) round(st *State, k int, info *Info) error {
 			a, b := base+run.at[p], base+run.at[p+1]
 			x.Index = p
 			x.Levels = [2]Level{ex.level(c, p, k), ex.level(c, p+1, k)}
+			if ex.exchangeBatch != nil {
+				if err := ex.growForPair(st, x.Levels, a, b); err != nil {
+					return err
+				}
+			}
 			x.Energy = [2]float64{energy[a], energy[b]}
 			x.Variance = [2]float64{variance[a], variance[b]}
 			if ex.second != nil {
 				x.Energy2 = [2]float64{ex.second.Energy[a], ex.second.Energy[b]}
 				x.Variance2 = [2]float64{ex.second.Variance[a], ex.second.Variance[b]}
 			}
-			swap, prob := run.test.Decide(&x, run.rng)
+			swap, prob, err := decide(run.test, &x, run.rng)
+			if err != nil {
+				return fmt.Errorf("chain %d, levels %d and %d: %w", st.FirstChain+c+1, p+1, p+2, err)
+			}
 			ri.Probs[p] = prob
 			if !run.attempted[p] {
 				continue
@@ -328,6 +336,13 @@ func (ex *exchanger) round(st *State, k int, info *Info) error {
 		ri.At = run.st.Trips.At
 		info.Rounds = append(info.Rounds, ri)
 	}
+	if se := ex.exchangeBatch; se != nil {
+		for c, run := range ex.chains {
+			if !st.failed(c) {
+				run.st.Report.ExchangeEvaluations += se.chunks
+			}
+		}
+	}
 	if ex.restart != nil { // Algorithm 2 of seed 001, line 3: every trajectory starts afresh
 		for r := range st.Energy {
 			ex.restart.Restart(row(st.Aux, r, st.AuxLen))
@@ -356,34 +371,66 @@ func (ex *exchanger) Adapt(_ *State, info *Info) {
 	}
 }
 
-// growExchangeBatch evaluates the exchange minibatch of the Barker test,
-// adding chunks until every pair the round decides has var[ΔẼ] < σ*²
-// (Algorithm 1 of seed 001, lines 2-4), and counts the chunks.
+// growExchangeBatch starts the round's exchange minibatch of the Barker
+// test, adding chunks until every pair the round decides has var[ΔẼ] < σ*²
+// (Algorithm 1 of seed 001, lines 2-4) on its rows as placed before the
+// round's swaps, which are the rows it reads unless a swap below it moved
+// one (growForPair).
 func (ex *exchanger) growExchangeBatch(st *State, k int) error {
 	se := ex.exchangeBatch
 	se.start()
 	for {
-		if err := se.grow(st.Theta); err != nil {
-			return fmt.Errorf("the exchange minibatch: %w", err)
+		if err := ex.growOnce(st); err != nil {
+			return err
 		}
-		if ex.exchangeVarianceBelow(st, se.Variance, k) {
-			break
-		}
-		if se.chunks >= se.maxChunks() {
-			return growError(se, ex.sigmaStar2)
+		if ex.exchangeVarianceBelow(st, k) {
+			return nil
 		}
 	}
-	for c, run := range ex.chains {
-		if !st.failed(c) {
-			run.st.Report.ExchangeEvaluations += se.chunks
+}
+
+// growForPair grows the round's exchange minibatch until rows a and b, at
+// levels lv, have var[ΔẼ] < σ*²: a pair judged after the swaps before it
+// (every pair under ADJ, an adaptive ladder's untried pairs) can read a
+// state that a swap below it moved there, for which the batch grown before
+// the swaps was not checked. Checking only the rows as placed before the
+// swaps let such a pair reach the compensation with var[ΔẼ] ≥ σ*², whose
+// error then rejected the swap unseen (TestBarkerAdjacentSwapsSeeVariance).
+func (ex *exchanger) growForPair(st *State, lv [2]Level, a, b int) error {
+	v := ex.exchangeBatch.Variance
+	for ex.varianceAbove(lv[0], lv[1], v[a], v[b]) {
+		if err := ex.growOnce(st); err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
+// growOnce adds a chunk to the round's exchange minibatch, or fails when
+// the round has used them all.
+func (ex *exchanger) growOnce(st *State) error {
+	se := ex.exchangeBatch
+	if se.chunks >= se.maxChunks() {
+		return growError(se, ex.sigmaStar2)
+	}
+	if err := se.grow(st.Theta); err != nil {
+		return fmt.Errorf("the exchange minibatch: %w", err)
+	}
+	return nil
+}
+
+// varianceAbove reports whether a pair at levels lo and hi whose energies
+// have variances va and vb has var[ΔẼ] = δ²(va + vb) ≥ σ*². A NaN variance
+// is not above: more rows would not mend it, and the test reports it.
+func (ex *exchanger) varianceAbove(lo, hi Level, va, vb float64) bool {
+	delta := 1/lo.Temperature - 1/hi.Temperature
+	return delta*delta*(va+vb) >= ex.sigmaStar2
+}
+
 // exchangeVarianceBelow reports whether every pair the round decides has
-// var[ΔẼ] = δ²(var Ũ_p + var Ũ_{p+1}) below σ*².
-func (ex *exchanger) exchangeVarianceBelow(st *State, variance []float64, k int) bool {
+// var[ΔẼ] below σ*² on its rows as placed before the round's swaps.
+func (ex *exchanger) exchangeVarianceBelow(st *State, k int) bool {
+	v := ex.exchangeBatch.Variance
 	for c, run := range ex.chains {
 		if st.failed(c) {
 			continue
@@ -392,9 +439,8 @@ func (ex *exchanger) exchangeVarianceBelow(st *State, variance []float64, k int)
 			if !run.attempted[p] && !ex.adaptive {
 				continue
 			}
-			delta := 1/ex.level(c, p, k).Temperature - 1/ex.level(c, p+1, k).Temperature
 			a := c*ex.levels + p
-			if delta*delta*(variance[a]+variance[a+1]) >= ex.sigmaStar2 {
+			if ex.varianceAbove(ex.level(c, p, k), ex.level(c, p+1, k), v[a], v[a+1]) {
 				return false
 			}
 		}
