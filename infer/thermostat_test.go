@@ -322,3 +322,24 @@ func TestThermostatPresets(t *testing.T) {
 		}
 	}
 }
+
+// A thermostat above 1 stops the momentum rather than reversing it
+// (NoseHoover, the third departure): with s = 1.5, no gradient and no
+// background noise, Eq. 19's factor 1 - s would send v to -v/2; the step
+// sets it to 0, leaves θ where it was, and lowers s by Tε.
+func TestNoseHooverHotThermostat(t *testing.T) {
+	const lr, temperature = 0.1, 1.0
+	nh := &infer.NoseHoover{}
+	aux, theta, grad := make([]float64, nh.AuxLen(1)), []float64{0.3}, []float64{0}
+	rng := infer.NewRand(1, 2)
+	nh.Step(aux, theta, grad, lr, temperature, rng) // draws v and starts the thermostat
+	aux[1] = 1.5                                    // the thermostat follows the D momenta
+	before := theta[0]
+	nh.Step(aux, theta, grad, lr, temperature, rng)
+	if v := nh.Momentum(aux)[0]; v != 0 || theta[0] != before {
+		t.Errorf("thermostat 1.5: momentum %g and θ moved from %g to %g; want the momentum stopped", v, before, theta[0])
+	}
+	if got := nh.Thermostat(aux); math.Abs(got-(1.5-temperature*lr)) > 1e-15 {
+		t.Errorf("thermostat %g after the step, want 1.5 - Tε = %g", got, 1.5-temperature*lr)
+	}
+}
