@@ -21,9 +21,10 @@ import (
 const DefaultSampler = AutoSampler
 
 // Options choose a sampler and configure a run. The zero value of every
-// field is its default, so the zero Options run SGHMC with 4 chains of
-// 2,000 iterations from seed 0, every row of the data at each step, its
-// step size and metric chosen by the warm-up (lr = auto: infer/warmup.go).
+// field is its default, so the zero Options run the sampler auto (NUTS or
+// SGHMC on minibatches, whichever Plan predicts fits: plan.go) with 4
+// chains of 2,000 iterations from seed 0, its step size and metric chosen
+// by the warm-up, and escalate it when it fails (escalate.go).
 type Options struct {
 	// Sampler is a preset: sgd, msgd, sgld, sghmc, sgnht,
 	// adaptive_langevin, cyclical_sgld, cyclical_sghmc, snapshot, reld,
