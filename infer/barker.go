@@ -76,21 +76,23 @@ func (barkerTest) Adapt([]float64, float64) {}
 
 // sideEstimator evaluates every replica's energy on minibatches of its own,
 // apart from the dynamics' ones: the second estimator of m-reSGLD (one
-// chunk a round) and the growing exchange minibatch of the Barker test.
+// chunk an iteration, whose gradients move the hot levels) and the growing
+// exchange minibatch of the Barker test.
 type sideEstimator struct {
-	target   Target
-	eval     Evaluator
-	full     Evaluator // every row, made when a round first needs it (see grow)
-	n, batch int       // data rows N, rows per chunk (0: the exact energy)
-	noise    float64   // sd of the injected energy noise
-	rngs     []*rand.Rand
-	perms    [][]int // per replica: a partial shuffle restarted each round (in the State)
-	rows     []int
-	e, v, g  []float64 // one chunk's evaluation
-	sumE     []float64
-	sumV     []float64
-	sumNoise []float64 // the injected noise in sumE
-	chunks   int
+	target    Target
+	eval      Evaluator
+	full      Evaluator // every row, made when a round first needs it (see grow)
+	n, batch  int       // data rows N, rows per chunk (0: the exact energy)
+	noise     float64   // sd of the injected energy noise
+	gradNoise float64   // sd of the injected gradient noise, where the gradients are used
+	rngs      []*rand.Rand
+	perms     [][]int // per replica: a partial shuffle restarted each round (in the State)
+	rows      []int
+	e, v, g   []float64 // one chunk's evaluation
+	sumE      []float64
+	sumV      []float64
+	sumNoise  []float64 // the injected noise in sumE
+	chunks    int
 	// Energy and Variance are the current estimates: the mean over the
 	// round's chunks and its variance.
 	Energy, Variance []float64
@@ -197,12 +199,19 @@ func (se *sideEstimator) grow(theta []float64) error {
 		b, n := float64(se.batch), float64(se.n)
 		fpc = (1 - float64(m)*b/n) / (1 - b/n)
 	}
+	d := len(se.g) / len(se.e)
 	for r := range se.e {
 		e := se.e[r]
 		if se.noise > 0 {
 			z := se.noise * se.rngs[r].NormFloat64()
 			e += z
 			se.sumNoise[r] += z
+		}
+		if se.gradNoise > 0 {
+			g := se.g[r*d : (r+1)*d]
+			for i := range g {
+				g[i] += se.gradNoise * se.rngs[r].NormFloat64()
+			}
 		}
 		se.sumE[r] += e
 		se.sumV[r] += se.v[r]

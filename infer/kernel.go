@@ -680,10 +680,10 @@ func (k *sgKernel) evaluate(it int, info *Info) error {
 		return err
 	}
 	st.Done = it + 1
-	if st.Running() == 0 || k.ex == nil || !k.ex.due(it) {
+	if st.Running() == 0 || k.ex == nil {
 		return nil
 	}
-	if err := k.ex.round(st, it, info); err != nil {
+	if err := k.ex.exchange(st, it, info); err != nil {
 		return fmt.Errorf("iteration %d: %w", it+1, err)
 	}
 	return nil

@@ -126,9 +126,10 @@ type ladderRun struct {
 	rng       *rand.Rand
 	attempted []bool
 	probs     []float64 // the round's swap probabilities, reused
-	// at[l] is the row offset within the chain of the state now at level
-	// l: swaps decided in a round move the states only at the start of
-	// the next Step, after the round's draws are recorded.
+	// at[l] is the row offset within the chain of the state at level l
+	// once the round's swaps are made: swaps decided in a round move the
+	// states only at the start of the next Step, after the round's draws
+	// are recorded.
 	at []int
 }
 
@@ -159,6 +160,8 @@ func newExchanger(target Target, s Sampler, o Options, st *State, batch, totalRo
 		}
 	}
 	for _, lst := range st.Ladders {
+		at := make([]int, levels)
+		identityOrder(at)
 		ex.chains = append(ex.chains, &ladderRun{
 			st:        lst,
 			ladder:    s.Ladder.start(lst.Values),
@@ -167,7 +170,7 @@ func newExchanger(target Target, s Sampler, o Options, st *State, batch, totalRo
 			rng:       rand.New(lst.Rng),
 			attempted: make([]bool, levels-1),
 			probs:     make([]float64, levels-1),
-			at:        make([]int, levels),
+			at:        at,
 		})
 	}
 	rows := st.Chains * levels
@@ -180,6 +183,7 @@ func newExchanger(target Target, s Sampler, o Options, st *State, batch, totalRo
 		if ex.second, err = newSideEstimator(target, o, rows, b2, 1<<41+shift, &st.Second); err != nil {
 			return nil, err
 		}
+		ex.second.gradNoise = o.GradNoise // its gradients move the hot levels (moveOnSecond)
 	}
 	if b, ok := s.Exchange.(*Barker); ok {
 		if b.Compensation == nil {
@@ -223,11 +227,65 @@ func (ex *exchanger) applyPending(st *State, swap func(a, b int) error) error {
 			}
 		}
 		run.st.Pending = run.st.Pending[:0]
+		identityOrder(run.at)
 	}
 	return nil
 }
 
+// identityOrder sets at[l] = l: every state at its own level.
+func identityOrder(at []int) {
+	for l := range at {
+		at[l] = l
+	}
+}
+
 var errNoSecond = errors.New("the second energy estimator failed")
+
+// exchange is what the ladders do after iteration k's evaluation: the
+// second estimator of m-reSGLD, the exchange round when one is due, and
+// the gradients that the next moves of m-reSGLD's hot levels take from
+// the second estimator.
+func (ex *exchanger) exchange(st *State, k int, info *Info) error {
+	if ex.second != nil {
+		ex.second.start()
+		if err := ex.second.grow(st.Theta); err != nil {
+			return fmt.Errorf("%w: %w", errNoSecond, err)
+		}
+	}
+	if ex.due(k) {
+		if err := ex.round(st, k, info); err != nil {
+			return err
+		}
+	}
+	if ex.second != nil {
+		ex.moveOnSecond(st)
+	}
+	return nil
+}
+
+// moveOnSecond gives each state that moves next at a hot level (every
+// level but the target's) the gradient of m-reSGLD's second estimator at
+// its position, ∇Û₂, in place of the run's ∇Û₁: the m-reSGLD slide of
+// seed 004 moves chain 1 (τ₁) on ∇Û₁ and chain 2 (τ₂) on ∇Û₂,
+//
+//	θ¹ ← θ¹ - η∇Û₁(θ¹) + √(2ητ₁)ξ¹,   θ² ← θ² - η∇Û₂(θ²) + √(2ητ₂)ξ²,
+//
+// and on a longer ladder the target level keeps Û₁ and every hotter one
+// takes Û₂. The levels are those after the round's pending swaps, which
+// carry the gradients with the states.
+func (ex *exchanger) moveOnSecond(st *State) {
+	d := st.Dim
+	for c, run := range ex.chains {
+		if st.failed(c) {
+			continue
+		}
+		base := c * ex.levels
+		for l := 1; l < ex.levels; l++ {
+			r := base + run.at[l]
+			copy(row(st.Grad, r, d), row(ex.second.g, r, d))
+		}
+	}
+}
 
 // round is the exchange round after iteration k, for every running chain:
 // it decides the swaps, records them as pending in the ladders' state and
@@ -241,12 +299,6 @@ func (ex *exchanger) round(st *State, k int, info *Info) error {
 		}
 		for _, p := range run.scheme.attempt(r, run.rng) {
 			run.attempted[p] = true
-		}
-	}
-	if ex.second != nil {
-		ex.second.start()
-		if err := ex.second.grow(st.Theta); err != nil {
-			return fmt.Errorf("%w: %w", errNoSecond, err)
 		}
 	}
 	energy, variance := st.Energy, st.Variance
@@ -278,9 +330,7 @@ func (ex *exchanger) round(st *State, k int, info *Info) error {
 			continue
 		}
 		base := c * ex.levels
-		for l := range run.at {
-			run.at[l] = l
-		}
+		identityOrder(run.at)
 		for p := range ex.levels - 1 {
 			if !run.attempted[p] && !ex.adaptive {
 				continue
