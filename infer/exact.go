@@ -79,7 +79,18 @@ type Exact struct {
 	// Warmup is the number of adapting iterations, and InitBuffer, Window
 	// and TermBuffer split it as Stan's windowed adaptation does.
 	Warmup, InitBuffer, Window, TermBuffer int
+	// Levels, above 1, runs each chain as a ladder of that many levels at
+	// temperatures from 1 to TMax, the kernel on every level and exact
+	// swaps between them: parallel tempering (exactpt.go). TuneLadder
+	// moves the levels during the warm-up so that every adjacent pair is
+	// rejected equally often.
+	Levels     int
+	TMax       float64
+	TuneLadder bool
 }
+
+// levels is the number of levels of each chain's ladder (1: none).
+func (x *Exact) levels() int { return max(1, x.Levels) }
 
 // maxTreeDepth bounds the setting max_depth: a tree of 2^24 leapfrog steps
 // is already days of work for any model worth a tree.
@@ -107,6 +118,10 @@ type ExactState struct {
 	// after warm-up and burn-in.
 	Last   []Transition
 	Totals []TransitionTotals
+	// Ladder is the state of the chains' temperature ladders (exactpt.go);
+	// nil without one. With a ladder every slice above has one entry a
+	// row, chain c's level l at row c·Levels + l, level 0 the target.
+	Ladder *ExactLadder
 }
 
 // Transition is what one exact transition of one chain did: Stan's
@@ -162,11 +177,15 @@ type exactKernel struct {
 	st      *State
 	es      *ExactState
 	total   int
-	rngs    []*Rand
+	rngs    []*Rand // one a row
 	chains  []*chainIntegrator
 	workers int
-	windows windowSchedule
-	err     []error // per chain, of the last step
+	// levels is the ladder's size (1: none); swapRngs are each chain's
+	// stream for its swaps.
+	levels   int
+	swapRngs []*Rand
+	windows  windowSchedule
+	err      []error // per chain, of the last step
 	// notes are settings the run did not use, for its warnings.
 	notes []string
 	// adaptError is the first failure of the warm-up's adaptation, which
@@ -191,34 +210,50 @@ func newExactKernel(target Target, s Sampler, o Options) (*exactKernel, error) {
 		o.EnergyNoise, o.GradNoise = 0, 0
 	}
 	switch {
-	case o.KeepAll:
+	case o.KeepAll && x.levels() == 1:
 		return nil, fmt.Errorf("%s has one replica a chain: keep = all applies to replica exchange", s.Name)
+	case o.KeepAll:
+		return nil, fmt.Errorf("keep = all is not yet written for the exact samplers' ladders: the draws file keeps the target level's draws")
 	}
+	levels := x.levels()
 	st := o.Resume
 	if st == nil {
 		chains, first := o.chainRange()
 		st = &State{Fingerprint: o.Fingerprint, Seed: o.Seed, Burn: x.Warmup + o.Burn, ScheduleIterations: x.Warmup + o.Burn + o.Iters,
-			Chains: chains, FirstChain: first, Levels: 1, Dim: d}
-	} else if err := checkExactResume(st, target, o, x.Warmup); err != nil {
+			Chains: chains, FirstChain: first, Levels: levels, Dim: d}
+	} else if err := checkExactResume(st, target, o, x.Warmup, levels); err != nil {
 		return nil, err
 	}
-	k := &exactKernel{target: target, s: s, x: x, o: o, st: st, total: st.Burn + o.Iters, notes: notes,
-		workers: min(st.Chains, max(1, cmp.Or(o.Threads, runtime.GOMAXPROCS(0)))), windows: newWindowSchedule(x)}
+	rows := st.Chains * levels
+	k := &exactKernel{target: target, s: s, x: x, o: o, st: st, total: st.Burn + o.Iters, notes: notes, levels: levels,
+		workers: min(rows, max(1, cmp.Or(o.Threads, runtime.GOMAXPROCS(0)))), windows: newWindowSchedule(x)}
 	if o.Resume != nil {
 		k.total = st.Done + o.Iters
 	}
-	k.rngs = make([]*Rand, st.Chains)
-	for c := range k.rngs {
-		k.rngs[c] = NewRand(st.Seed, uint64(st.FirstChain+c)+1) // chain c's stream in the whole run
-		if o.Resume != nil {
-			k.rngs[c].Seek(st.Streams[c])
+	// Row r's stream: its chain's in the whole run, for the target level
+	// (so that a run without a ladder draws as it always did), and streams
+	// numbered apart for the other levels and for each chain's swaps.
+	k.rngs = make([]*Rand, rows)
+	for r := range k.rngs {
+		c, l := r/levels, r%levels
+		k.rngs[r] = NewRand(st.Seed, uint64(st.FirstChain+c)+1+uint64(l)<<32)
+	}
+	if levels > 1 {
+		k.swapRngs = make([]*Rand, st.Chains)
+		for c := range k.swapRngs {
+			k.swapRngs[c] = NewRand(st.Seed, uint64(st.FirstChain+c)+1+1<<48)
+		}
+	}
+	if o.Resume != nil {
+		for i, rng := range append(slices.Clone(k.rngs), k.swapRngs...) {
+			rng.Seek(st.Streams[i])
 		}
 	}
 	threaded, ok := target.(ThreadedTarget)
 	if !ok {
 		k.workers = 1 // evaluators that split their work must not run side by side
 	}
-	k.chains = make([]*chainIntegrator, st.Chains)
+	k.chains = make([]*chainIntegrator, rows)
 	for c := range k.chains {
 		var eval Evaluator
 		var err error
@@ -236,7 +271,12 @@ func newExactKernel(target Target, s Sampler, o Options) (*exactKernel, error) {
 		k.fresh()
 	}
 	k.es = st.Exact
-	k.err = make([]error, st.Chains)
+	if lad := k.es.Ladder; lad != nil {
+		for r, ch := range k.chains {
+			ch.beta = lad.Betas[r%levels]
+		}
+	}
+	k.err = make([]error, rows)
 	return k, nil
 }
 
@@ -252,17 +292,17 @@ type ThreadedTarget interface {
 // step size of 1.
 func (k *exactKernel) fresh() {
 	st, x, d := k.st, k.x, k.st.Dim
-	rows := st.Chains
+	rows := st.Chains * k.levels
 	st.Theta, st.Grad = make([]float64, rows*d), make([]float64, rows*d)
 	st.Energy, st.Variance = make([]float64, rows), make([]float64, rows)
-	st.Streams = make([]uint64, rows)
-	for c := range rows {
-		theta := row(st.Theta, c, d)
+	st.Streams = make([]uint64, rows+len(k.swapRngs))
+	for r := range rows {
+		theta := row(st.Theta, r, d)
 		if k.o.Init != nil {
-			copy(theta, k.o.Init[st.FirstChain+c])
+			copy(theta, k.o.Init[st.FirstChain+r/k.levels])
 			continue
 		}
-		randomStart(theta, k.o.InitRadius, k.rngs[c])
+		randomStart(theta, k.o.InitRadius, k.rngs[r])
 	}
 	es := &ExactState{Dense: x.Metric == DenseMetric, StepSize: make([]float64, rows), InvMetric: make([][]float64, rows),
 		Dual: make([]DualAverage, rows), Windows: make([]WindowEstimate, rows), Last: make([]Transition, rows), Totals: make([]TransitionTotals, rows)}
@@ -277,6 +317,9 @@ func (k *exactKernel) fresh() {
 		for c := range rows {
 			es.Chol[c] = identityMetric(d, true)
 		}
+	}
+	if k.levels > 1 {
+		es.Ladder = newExactLadder(k.levels, st.Chains, x.TMax)
 	}
 	st.Exact = es
 }
@@ -298,15 +341,15 @@ func identityMetric(d int, dense bool) []float64 {
 }
 
 // checkExactResume refuses a State that this run cannot continue.
-func checkExactResume(st *State, target Target, o Options, warmup int) error {
+func checkExactResume(st *State, target Target, o Options, warmup, levels int) error {
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("%w: "+format, append([]any{ErrBadCheckpoint}, args...)...)
 	}
 	switch {
 	case st.Fingerprint != o.Fingerprint:
 		return bad("it was written by a run of another model, data or sampler")
-	case st.Exact == nil || st.Levels != 1 || st.Dim != target.Dim():
-		return bad("it is not the state of an exact sampler of %d parameters", target.Dim())
+	case st.Exact == nil || st.Levels != levels || st.Dim != target.Dim():
+		return bad("it is not the state of an exact sampler of %d parameters on ladders of %d levels", target.Dim(), levels)
 	case checkChains(st, o) != nil:
 		return checkChains(st, o)
 	case st.Seed != o.Seed:
@@ -331,9 +374,9 @@ func (k *exactKernel) step(info *Info) error {
 		}
 	}
 	k.parallel(func(c int) error { return k.transition(c, it) })
-	for c, err := range k.err {
+	for r, err := range k.err {
 		if err != nil {
-			return fmt.Errorf("iteration %d, chain %d: %w", it+1, c+1, err)
+			return fmt.Errorf("iteration %d, %s: %w", it+1, k.rowName(r), err)
 		}
 	}
 	if it >= st.Burn {
@@ -341,13 +384,26 @@ func (k *exactKernel) step(info *Info) error {
 			k.es.Totals[c].add(t, k.x.MaxDepth)
 		}
 	}
+	if k.levels > 1 {
+		k.exchange(it)
+	}
 	st.Done = it + 1
 	return nil
 }
 
-// parallel runs f for every chain on the kernel's workers, chains w, w + W,
-// ... on worker w; each chain has its own evaluator and random stream, so
-// the draws do not depend on the goroutines. f's errors go to k.err.
+// rowName names row r for a message: its chain, and its level on a
+// ladder.
+func (k *exactKernel) rowName(r int) string {
+	if k.levels == 1 {
+		return fmt.Sprintf("chain %d", r+1)
+	}
+	return fmt.Sprintf("chain %d level %d", r/k.levels+1, r%k.levels+1)
+}
+
+// parallel runs f for every row (chain, or level of a chain's ladder) on
+// the kernel's workers, rows w, w + W, ... on worker w; each row has its
+// own evaluator and random stream, so the draws do not depend on the
+// goroutines. f's errors go to k.err.
 func (k *exactKernel) parallel(f func(c int) error) {
 	if k.workers <= 1 {
 		for c := range k.chains {
@@ -386,7 +442,7 @@ func (k *exactKernel) start() error {
 				return nil
 			}
 			switch {
-			case k.o.Init != nil:
+			case k.o.Init != nil && c%k.levels == 0:
 				return fmt.Errorf("the log density or its gradient is not finite at the starting point given (energy %v): start it elsewhere, or check the model", u)
 			case attempt == maxStartAttempts:
 				return fmt.Errorf("no starting point where the log density and its gradient are finite in %d random draws uniform in (-%g, %g) on the unconstrained scale (energy %v at the last): check the model (a scale that can be ≤ 0, the log of a negative number), give inits, or change init_radius",
@@ -395,9 +451,9 @@ func (k *exactKernel) start() error {
 			randomStart(theta, k.o.InitRadius, k.rngs[c])
 		}
 	})
-	for _, err := range k.err {
+	for r, err := range k.err {
 		if err != nil {
-			return err
+			return fmt.Errorf("%s: %w", k.rowName(r), err)
 		}
 	}
 	if k.x.StepSize != 0 {
@@ -410,13 +466,14 @@ func (k *exactKernel) start() error {
 		k.es.Dual[c].restart(eps)
 		return err
 	})
-	return joinFirst(k.err)
+	return k.firstError()
 }
 
-func joinFirst(errs []error) error {
-	for c, err := range errs {
+// firstError is the first row's error of the last parallel call, named.
+func (k *exactKernel) firstError() error {
+	for r, err := range k.err {
 		if err != nil {
-			return fmt.Errorf("chain %d: %w", c+1, err)
+			return fmt.Errorf("%s: %w", k.rowName(r), err)
 		}
 	}
 	return nil
@@ -481,7 +538,11 @@ func (k *exactKernel) adapt(info *Info) {
 	if ends {
 		dense := es.Dense
 		if x.Metric == AutoMetric {
-			dense = chooseDense(estimates, es.Windows[0].N, d)
+			target := make([][]float64, 0, k.st.Chains)
+			for r := 0; r < len(estimates); r += k.levels {
+				target = append(target, estimates[r])
+			}
+			dense = chooseDense(target, es.Windows[0].N, d)
 		}
 		if dense != es.Dense && es.Dense { // back to the diagonal
 			es.Chol = nil
@@ -519,12 +580,15 @@ func (k *exactKernel) adapt(info *Info) {
 		}
 		return nil
 	})
-	if err := joinFirst(k.err); err != nil && k.adaptError == nil {
+	if err := k.firstError(); err != nil && k.adaptError == nil {
 		// The chain goes on with the step size and metric it has; the
 		// run's warnings say what went wrong.
 		k.adaptError = fmt.Errorf("warm-up, iteration %d: %w", it+1, err)
 	}
 	clear(k.err)
+	if lad := k.es.Ladder; lad != nil && x.TuneLadder {
+		k.tuneLadder(it)
+	}
 }
 
 // The exactKernel's side of runKernel.
@@ -536,13 +600,17 @@ func (k *exactKernel) cyclical() bool   { return false }
 func (k *exactKernel) name() string     { return k.s.Name }
 func (k *exactKernel) pull() error      { return nil }
 func (k *exactKernel) keep(it int) bool { return it >= k.st.Burn && (it-k.st.Burn)%k.o.Thin == 0 }
-func (k *exactKernel) level(c, _, _ int) Level {
-	return Level{LR: k.es.StepSize[c], Temperature: 1}
+func (k *exactKernel) level(c, l, _ int) Level {
+	lv := Level{LR: k.es.StepSize[c*k.levels+l], Temperature: 1}
+	if lad := k.es.Ladder; lad != nil {
+		lv.Temperature = 1 / lad.Betas[l]
+	}
+	return lv
 }
 
 func (k *exactKernel) sync() error {
-	for c, rng := range k.rngs {
-		k.st.Streams[c] = rng.Pos()
+	for i, rng := range append(slices.Clone(k.rngs), k.swapRngs...) {
+		k.st.Streams[i] = rng.Pos()
 	}
 	return nil
 }
@@ -562,7 +630,7 @@ func (s Sampler) StatNames() []string {
 func (k *exactKernel) statNames() []string { return k.s.StatNames() }
 
 func (k *exactKernel) stats(c int, dst []float64) {
-	t := k.es.Last[c]
+	t := k.es.Last[c*k.levels]
 	div := 0.0
 	if t.Divergent {
 		div = 1
@@ -575,10 +643,10 @@ func (k *exactKernel) stats(c int, dst []float64) {
 }
 
 func (k *exactKernel) progress() Progress {
-	p := Progress{Done: k.st.Done, Total: k.total, Replicas: 1, Chains: k.st.Chains, Failed: len(k.st.Failures),
+	p := Progress{Done: k.st.Done, Total: k.total, Replicas: k.levels, Chains: k.st.Chains, Failed: len(k.st.Failures),
 		Warmup: k.st.Done <= k.x.Warmup && k.x.Warmup > 0}
-	for _, t := range k.es.Totals {
-		p.Divergent += t.Divergent
+	for r := 0; r < len(k.es.Totals); r += k.levels {
+		p.Divergent += k.es.Totals[r].Divergent
 	}
 	return p
 }
@@ -588,10 +656,18 @@ func (k *exactKernel) finish(res *Result) {
 	for c := range res.Exact {
 		res.Exact[c] = k.report(c)
 	}
+	if k.es.Ladder != nil {
+		res.Exchange = make([]*ExchangeReport, k.st.Chains)
+		for c := range res.Exchange {
+			rep := k.ladderReport(c)
+			res.Exchange[c] = &rep
+		}
+	}
 }
 
-// report is chain c's ExactReport.
+// report is chain c's ExactReport: its target level's, on a ladder.
 func (k *exactKernel) report(c int) ExactReport {
+	c *= k.levels
 	t := k.es.Totals[c]
 	r := ExactReport{StepSize: k.es.StepSize[c], Dense: k.es.Dense, InvMetric: slices.Clone(k.es.InvMetric[c]),
 		Transitions: t.N, Divergent: t.Divergent, MaxDepthHits: t.MaxDepth, MaxDepth: k.x.MaxDepth, EBFMI: math.NaN()}
@@ -662,6 +738,9 @@ func (k *exactKernel) warnings() []string {
 	}
 	if len(low) > 0 {
 		w = append(w, fmt.Sprintf("E-BFMI below %g in %s: the momentum resampling explores the energy's distribution slowly (heavy tails, a funnel); reparameterise the model", minEBFMI, listChains(low)))
+	}
+	if k.es.Ladder != nil {
+		w = append(w, k.ladderWarnings()...)
 	}
 	return w
 }

@@ -172,37 +172,45 @@ func TestDenseMetric(t *testing.T) {
 
 // TestExactResume stops a NUTS run inside its warm-up and resumes it: the
 // draws must be those of the run that never stopped, bit for bit, as the
-// State holds every chain's step size, metric window and dual average.
+// State holds every chain's step size, metric window and dual average;
+// and the same for parallel tempering (pt), whose State adds the ladder,
+// its tuning round and the swaps' streams (stopped after two of its
+// tuning rounds have moved the levels).
 func TestExactResume(t *testing.T) {
 	target, _ := scaledCorrelated()
-	s, err := infer.NewSampler("nuts", map[string]string{"warmup": "200"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	whole, err := infer.Run(context.Background(), target, s, infer.Options{Seed: 9, Chains: 2, Iters: 300})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	stopAt := 150
-	part, _ := infer.Run(ctx, target, s, infer.Options{Seed: 9, Chains: 2, Iters: 300, Progress: func(p infer.Progress) {
-		if p.Done == stopAt {
-			cancel()
+	for _, name := range []string{"nuts", "pt"} {
+		s, err := infer.NewSampler(name, map[string]string{"warmup": "200"})
+		if err != nil {
+			t.Fatal(err)
 		}
-	}})
-	if part == nil || part.State.Done != stopAt {
-		t.Fatalf("the run did not stop at iteration %d", stopAt)
-	}
-	rest, err := infer.Run(context.Background(), target, s, infer.Options{Seed: 9, Chains: 2, Iters: 300 + 200 - stopAt, Resume: part.State})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for c := range whole.Draws {
-		if !slices.EqualFunc(whole.Draws[c], rest.Draws[c], slices.Equal) {
-			t.Fatalf("chain %d: the resumed run's %d draws differ from the whole run's %d", c+1, len(rest.Draws[c]), len(whole.Draws[c]))
+		whole, err := infer.Run(context.Background(), target, s, infer.Options{Seed: 9, Chains: 2, Iters: 300})
+		if err != nil {
+			t.Fatal(err)
 		}
-		if !slices.EqualFunc(whole.Stats[c], rest.Stats[c], slices.Equal) {
-			t.Fatalf("chain %d: the resumed run's sampler diagnostics differ", c+1)
+		ctx, cancel := context.WithCancel(context.Background())
+		stopAt := 150
+		part, _ := infer.Run(ctx, target, s, infer.Options{Seed: 9, Chains: 2, Iters: 300, Progress: func(p infer.Progress) {
+			if p.Done == stopAt {
+				cancel()
+			}
+		}})
+		if part == nil || part.State.Done != stopAt {
+			t.Fatalf("%s: the run did not stop at iteration %d", name, stopAt)
+		}
+		rest, err := infer.Run(context.Background(), target, s, infer.Options{Seed: 9, Chains: 2, Iters: 300 + 200 - stopAt, Resume: part.State})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for c := range whole.Draws {
+			if !slices.EqualFunc(whole.Draws[c], rest.Draws[c], slices.Equal) {
+				t.Fatalf("%s, chain %d: the resumed run's %d draws differ from the whole run's %d", name, c+1, len(rest.Draws[c]), len(whole.Draws[c]))
+			}
+			if !slices.EqualFunc(whole.Stats[c], rest.Stats[c], slices.Equal) {
+				t.Fatalf("%s, chain %d: the resumed run's sampler diagnostics differ", name, c+1)
+			}
+		}
+		if name == "pt" && !slices.Equal(whole.Exchange[0].Accepts, rest.Exchange[0].Accepts) {
+			t.Errorf("pt: the resumed run's swaps %v differ from the whole run's %v", rest.Exchange[0].Accepts, whole.Exchange[0].Accepts)
 		}
 	}
 }
@@ -214,7 +222,7 @@ func TestExactSettings(t *testing.T) {
 		settings map[string]string
 		want     string
 	}{
-		{"nuts", map[string]string{"replicas": "4"}, "replica exchange needs stochastic-gradient dynamics"},
+		{"nuts", map[string]string{"replicas": "4", "exchange": "metropolis"}, "swaps the levels of its ladder"},
 		{"nuts", map[string]string{"friction": "0.1"}, "does not apply"},
 		{"nuts", map[string]string{"adapt_delta": "1"}, "must lie in (0, 1)"},
 		{"hmc", map[string]string{"max_depth": "5"}, "does not apply"},

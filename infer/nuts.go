@@ -127,10 +127,14 @@ type chainIntegrator struct {
 	sumAccept float64
 	divergent bool
 	err       error
+
+	// beta is the inverse temperature of the level the integrator moves
+	// on: it samples e^{-βU} (1 off a ladder).
+	beta float64
 }
 
 func newChainIntegrator(eval Evaluator, d int, x *Exact, rng *Rand) *chainIntegrator {
-	c := &chainIntegrator{eval: eval, d: d, rng: rng, energy: make([]float64, 1), variance: make([]float64, 1),
+	c := &chainIntegrator{eval: eval, d: d, rng: rng, energy: make([]float64, 1), variance: make([]float64, 1), beta: 1,
 		cur: newPhase(d), start: newPhase(d), propose: newPhase(d), sample: newPhase(d), fwd: newPhase(d), bck: newPhase(d),
 		fwdEdge: newEdge(d), bckEdge: newEdge(d), subBeg: newEdge(d), subEnd: newEdge(d),
 		rho: make([]float64, d), rhoSub: make([]float64, d), extended: make([]float64, d)}
@@ -144,10 +148,17 @@ func newChainIntegrator(eval Evaluator, d int, x *Exact, rng *Rand) *chainIntegr
 	return c
 }
 
-// evaluate sets g = ∇U(q) and returns U(q).
+// evaluate sets g = ∇(βU)(q) and returns βU(q), the energy of the
+// integrator's level.
 func (c *chainIntegrator) evaluate(q, g []float64) (float64, error) {
 	if err := c.eval.Evaluate(q, nil, c.energy, g, c.variance); err != nil {
 		return 0, err
+	}
+	if c.beta != 1 {
+		for i := range g {
+			g[i] *= c.beta
+		}
+		return c.beta * c.energy[0], nil
 	}
 	return c.energy[0], nil
 }

@@ -68,6 +68,8 @@ var presets = map[string]preset{
 		map[string]string{"dynamics": "hmc"}},
 	"mala": {"Metropolis-adjusted Langevin: HMC with one leapfrog step, the exact limit of SGLD (Roberts & Tweedie 1996)",
 		map[string]string{"dynamics": "mala", "adapt_delta": "0.574"}},
+	"pt": {"parallel tempering: NUTS on every level of a temperature ladder, exact swaps in the non-reversible even-odd scheme, the levels tuned in the warm-up to equal rejection (Syed et al. 2021); the reference for posteriors with separated modes",
+		map[string]string{"dynamics": "nuts", "replicas": "8", "t_max": "100"}},
 	"renhd_reld": {"RELD, seed 001's baseline: RENHD with the thermostat frozen at 0.999 + c/T (Section 4.2)",
 		map[string]string{"dynamics": "nose_hoover", "exchange": "barker", "ladder": "temperature", "tau": "1.5", "replicas": "7", "scheme": "seo", "every": "10", "restart": "true", "freeze": "0.999"}},
 }
@@ -89,6 +91,9 @@ func temperatureLadder(s map[string]string) bool {
 	return exchanging(s) && strings.HasSuffix(s["ladder"], "temperature")
 }
 func lrLadder(s map[string]string) bool { return exchanging(s) && strings.HasSuffix(s["ladder"], "lr") }
+
+// exactLadder is parallel tempering with an exact kernel (exactpt.go).
+func exactLadder(s map[string]string) bool { return exact(s) && s["replicas"] != "1" }
 func adapting(s map[string]string) bool {
 	return exchanging(s) && (strings.HasPrefix(s["ladder"], "adaptive") || s["buffer"] == "auto" && s["exchange"] == "deterministic" || s["correction"] == "running" && s["exchange"] != "deterministic")
 }
@@ -165,7 +170,9 @@ var settings = map[string]setting{
 	"swap_rate":           {"0.4", "target swap rate S (for window=auto, adaptive ladders and buffers)", func(s map[string]string) bool { return adapting(s) || exchanging(s) && s["window"] == "auto" }},
 	"ladder":              {"temperature", "temperature, lr, adaptive_temperature or adaptive_lr", exchanging},
 	"t_min":               {"1", "temperature of the target level τ^(1)", func(s map[string]string) bool { return temperatureLadder(s) && !byHand(s) }},
-	"t_max":               {"10", "temperature of the hottest level τ^(P)", func(s map[string]string) bool { return temperatureLadder(s) && s["tau"] == "none" && !byHand(s) }},
+	"t_max": {"10", "temperature of the hottest level τ^(P) (pt: 100; its levels between move in the warm-up to equal rejection)", func(s map[string]string) bool {
+		return temperatureLadder(s) && s["tau"] == "none" && !byHand(s) || exactLadder(s)
+	}},
 	"tau":                 {"none", "ratio τ > 1 of a geometric temperature ladder T_j = t_min·τ^j (seed 001, Eq. 21), or none to end it at t_max", func(s map[string]string) bool { return temperatureLadder(s) && !byHand(s) }},
 	"lr_min":              {"auto", "step size of the target level η^(1), or auto (with lr_max auto): the warm-up's tuned step", func(s map[string]string) bool { return lrLadder(s) && !byHand(s) }},
 	"lr_max":              {"auto", "step size of the most exploring level η^(P), or auto (with lr_min auto): ten times the tuned step, half SGD's stability bound", func(s map[string]string) bool { return lrLadder(s) && !byHand(s) }},
@@ -462,10 +469,16 @@ func (b *builder) exact(s Sampler) Sampler {
 	case MALA:
 		x.Steps = 1
 	}
+	if s.Replicas > 1 {
+		x.Levels, x.TMax, x.TuneLadder = s.Replicas, b.num("t_max"), true
+		if b.err == nil && !(x.TMax > 1) {
+			b.fail("t_max", "the hottest level's temperature must exceed the target's 1, got %g", x.TMax)
+		}
+	}
 	switch {
 	case b.err != nil:
-	case s.Replicas > 1 || b.o["exchange"] != "none":
-		b.fail("exchange", "%s is an exact full-batch sampler of one replica a chain; replica exchange needs stochastic-gradient dynamics (resgld, deo_sgd, renhd)", b.o["dynamics"])
+	case b.o["exchange"] != "none":
+		b.fail("exchange", "%s swaps the levels of its ladder (replicas > 1) with the exact Metropolis test, energies being exact; the exchange tests are the stochastic-gradient samplers' (resgld, deo_sgd, renhd)", b.o["dynamics"])
 	}
 	s.Exact = x
 	return s

@@ -95,6 +95,23 @@ func (r *ExchangeReport) SwapRate(p int) float64 {
 	return float64(r.Accepts[p]) / float64(r.Attempts[p])
 }
 
+// Barrier is the ladder's global communication barrier Λ = Σ_p r_p
+// (Syed et al. 2021, Section 3), r_p pair p's rejection rate: 1 minus its
+// mean swap probability where the run kept it (Acceptance), else minus its
+// accepted fraction of attempts. A DEO ladder's round trips take about
+// 2 + 2Λ rounds once it has enough levels, and about 2Λ levels suffice.
+func (r *ExchangeReport) Barrier() float64 {
+	b := 0.0
+	for p := range r.Attempts {
+		if r.Acceptance != nil {
+			b += 1 - r.Acceptance[p]
+		} else {
+			b += 1 - r.SwapRate(p)
+		}
+	}
+	return b
+}
+
 // maxIndexSamples bounds the index process and ladder trace kept for
 // plotting.
 const maxIndexSamples = 1000

@@ -1,0 +1,245 @@
+package infer
+
+import (
+	"fmt"
+	"math"
+)
+
+// Parallel tempering with the exact kernels: each chain is a ladder of P
+// levels, level l sampling e^{-β_l U} with β_0 = 1 (the posterior) > β_1 >
+// ... > β_{P-1} = 1/T_max, every level moved by the chain's kernel (NUTS,
+// HMC or MALA, each level with its own step size and metric from Stan's
+// warm-up), and after every transition the states of adjacent levels
+// swapped with the exact Metropolis probability
+//
+//	α_p = 1 ∧ exp((β_p - β_{p+1}) (U(x_p) - U(x_{p+1}))),
+//
+// which keeps the product of the levels' laws invariant. Energies are
+// exact, so no variance correction enters (contrast seed 000's Eq. 15).
+// The pairs tried alternate, even pairs after even iterations and odd after
+// odd: the deterministic even-odd scheme (DEO) of seed 000 (Section 3;
+// Syed, Bouchard-Côté, Deligiannidis & Doucet 2021, "Non-reversible
+// parallel tempering", JRSS-B 84), whose round-trip rate tends to
+// 1/(2 + 2Λ) as the ladder fills, where Λ = Σ_p r_p, r_p = E[1 - α_p], is
+// the global communication barrier; a reversible scheme's falls like 1/P.
+//
+// TuneLadder moves the levels during the first half of the warm-up, in
+// rounds of doubling length (16, 32, 64, ... iterations), as Syed et al.'s
+// Algorithm 4 does: after each round the cumulative barrier Λ(β) is
+// interpolated (linearly in log β) through the pooled rejection rates
+// r_p at the current levels, and the new levels are placed at
+// Λ^{-1}(jΛ/(P-1)), so that every pair is rejected equally often. Each
+// level's step size then goes on adapting at its new temperature through
+// the rest of the warm-up.
+
+// ladderTuneFirst is the length of the first tuning round; each next one
+// is twice as long, and the last ends by the middle of the warm-up.
+const ladderTuneFirst = 16
+
+// ExactLadder is the state of the exact samplers' temperature ladders:
+// the levels, which the chains share, and what the swaps did.
+type ExactLadder struct {
+	// Betas are the levels' inverse temperatures, Betas[0] = 1 the target.
+	Betas []float64
+	// Trips follow each chain's replica index process (after the warm-up).
+	Trips []RoundTrips
+	// Rounds counts the exchange rounds after the warm-up; Attempts and
+	// Accepts count each chain's swaps per pair then, and AcceptSum sums
+	// each pair's swap probability α_p over those rounds, tried or not.
+	Rounds            int
+	Attempts, Accepts [][]int
+	AcceptSum         [][]float64
+	// TuneSum sums each pair's rejection 1 - α_p over the chains and the
+	// rounds of the current tuning round, TuneRounds counts those rounds,
+	// and TuneEnd and TuneLength place the round.
+	TuneSum                         []float64
+	TuneRounds, TuneEnd, TuneLength int
+	// Barriers is Λ as each tuning round estimated it.
+	Barriers []float64
+}
+
+// newExactLadder is a geometric ladder of levels temperatures from 1 to
+// tmax, for chains chains.
+func newExactLadder(levels, chains int, tmax float64) *ExactLadder {
+	lad := &ExactLadder{Betas: make([]float64, levels), Trips: make([]RoundTrips, chains),
+		Attempts: make([][]int, chains), Accepts: make([][]int, chains), AcceptSum: make([][]float64, chains),
+		TuneSum: make([]float64, levels-1), TuneEnd: ladderTuneFirst, TuneLength: ladderTuneFirst}
+	for l := range lad.Betas {
+		lad.Betas[l] = math.Pow(tmax, -float64(l)/float64(levels-1))
+	}
+	for c := range chains {
+		lad.Trips[c] = newRoundTrips(levels)
+		lad.Attempts[c], lad.Accepts[c], lad.AcceptSum[c] = make([]int, levels-1), make([]int, levels-1), make([]float64, levels-1)
+	}
+	return lad
+}
+
+// exchange is iteration it's swap round on every chain's ladder.
+func (k *exactKernel) exchange(it int) {
+	lad, st, levels, d := k.es.Ladder, k.st, k.levels, k.st.Dim
+	warm := it < k.x.Warmup
+	if it == k.x.Warmup { // the round trips and swaps counted are the sampling's
+		for c := range lad.Trips {
+			lad.Trips[c] = newRoundTrips(levels)
+		}
+	}
+	alpha := make([]float64, levels-1)
+	for c := range st.Chains {
+		base := c * levels
+		for p := range alpha {
+			lo, hi := base+p, base+p+1
+			u0, u1 := st.Energy[lo]/lad.Betas[p], st.Energy[hi]/lad.Betas[p+1]
+			alpha[p] = math.Exp(min(0, (lad.Betas[p]-lad.Betas[p+1])*(u0-u1)))
+			if math.IsNaN(alpha[p]) {
+				alpha[p] = 0
+			}
+			if warm {
+				lad.TuneSum[p] += 1 - alpha[p]
+			} else {
+				lad.AcceptSum[c][p] += alpha[p]
+			}
+		}
+		for p := it % 2; p < levels-1; p += 2 { // DEO: the pairs of the round's parity
+			swap := k.swapRngs[c].Float64() < alpha[p]
+			if !warm {
+				lad.Attempts[c][p]++
+				if swap {
+					lad.Accepts[c][p]++
+				}
+			}
+			if swap {
+				k.swapRows(base+p, base+p+1, lad.Betas[p], lad.Betas[p+1], d)
+				lad.Trips[c].swap(p)
+			}
+		}
+		lad.Trips[c].observe(it + 1)
+	}
+	if warm {
+		lad.TuneRounds++
+	} else {
+		lad.Rounds++
+	}
+}
+
+// swapRows exchanges the states of rows a and b, at inverse temperatures
+// ba and bb: positions, and the energies and gradients rescaled from the
+// level they were evaluated at to the level they move to.
+func (k *exactKernel) swapRows(a, b int, ba, bb float64, d int) {
+	st := k.st
+	ta, tb := row(st.Theta, a, d), row(st.Theta, b, d)
+	ga, gb := row(st.Grad, a, d), row(st.Grad, b, d)
+	for i := range ta {
+		ta[i], tb[i] = tb[i], ta[i]
+		ga[i], gb[i] = gb[i]*ba/bb, ga[i]*bb/ba
+	}
+	st.Energy[a], st.Energy[b] = st.Energy[b]*ba/bb, st.Energy[a]*bb/ba
+}
+
+// tuneLadder ends a tuning round at warm-up iteration it, if one ends
+// there: the levels move to equal rejection (see the top of this file).
+func (k *exactKernel) tuneLadder(it int) {
+	lad := k.es.Ladder
+	if it+1 != lad.TuneEnd || lad.TuneEnd > k.x.Warmup/2 || lad.TuneRounds == 0 {
+		return
+	}
+	n := float64(lad.TuneRounds * k.st.Chains)
+	rejection := make([]float64, len(lad.TuneSum))
+	for p, s := range lad.TuneSum {
+		rejection[p] = s / n
+	}
+	betas := equalRejectionLevels(lad.Betas, rejection)
+	lad.Barriers = append(lad.Barriers, sum(rejection))
+	d := k.st.Dim
+	for r, ch := range k.chains {
+		old, now := lad.Betas[r%k.levels], betas[r%k.levels]
+		k.st.Energy[r] *= now / old
+		for i, g := range row(k.st.Grad, r, d) {
+			row(k.st.Grad, r, d)[i] = g * now / old
+		}
+		ch.beta = now
+	}
+	lad.Betas = betas
+	clear(lad.TuneSum)
+	lad.TuneRounds = 0
+	lad.TuneLength *= 2
+	lad.TuneEnd += lad.TuneLength
+}
+
+func sum(x []float64) float64 {
+	s := 0.0
+	for _, v := range x {
+		s += v
+	}
+	return s
+}
+
+// equalRejectionLevels places len(betas) levels between betas' ends so
+// that each adjacent pair carries an equal share of the communication
+// barrier, given the rejection rates of the pairs of betas (pair p joins
+// betas[p] and betas[p+1]): the cumulative barrier is interpolated
+// linearly in log β between the current levels and inverted (Syed et al.
+// 2021, Section 5.1). Without any rejection the levels stay.
+func equalRejectionLevels(betas, rejection []float64) []float64 {
+	levels := len(betas)
+	total := sum(rejection)
+	out := append([]float64(nil), betas...)
+	if !(total > 0) || levels < 3 {
+		return out
+	}
+	// cum[l] is the barrier from the target level 0 to level l.
+	cum := make([]float64, levels)
+	for p, r := range rejection {
+		cum[p+1] = cum[p] + r
+	}
+	i := 0
+	for j := 1; j < levels-1; j++ {
+		t := float64(j) * total / float64(levels-1)
+		for i < levels-2 && cum[i+1] < t {
+			i++
+		}
+		f := 0.0
+		if span := cum[i+1] - cum[i]; span > 0 {
+			f = (t - cum[i]) / span
+		}
+		out[j] = math.Exp(math.Log(betas[i]) + f*(math.Log(betas[i+1])-math.Log(betas[i])))
+	}
+	return out
+}
+
+// ladderReport is chain c's ladder in the form of the stochastic-gradient
+// samplers' ExchangeReport.
+func (k *exactKernel) ladderReport(c int) ExchangeReport {
+	lad := k.es.Ladder
+	r := ExchangeReport{Scheme: "deo", Window: 1, Rounds: lad.Rounds, Attempts: append([]int(nil), lad.Attempts[c]...),
+		Accepts: append([]int(nil), lad.Accepts[c]...), Acceptance: make([]float64, len(lad.AcceptSum[c])),
+		RoundTrips: lad.Trips[c].Count, MeanRoundTripTime: lad.Trips[c].meanTime(), Ladder: make([]Level, k.levels)}
+	for p, s := range lad.AcceptSum[c] {
+		if lad.Rounds > 0 {
+			r.Acceptance[p] = s / float64(lad.Rounds)
+		}
+	}
+	for l := range r.Ladder {
+		r.Ladder[l] = k.level(c, l, 0)
+	}
+	return r
+}
+
+// ladderWarnings say when a ladder was too short for its barrier or its
+// replicas did not travel it.
+func (k *exactKernel) ladderWarnings() []string {
+	var w []string
+	var barrier float64
+	trips := 0
+	for c := range k.st.Chains {
+		rep := k.ladderReport(c)
+		barrier += rep.Barrier() / float64(k.st.Chains)
+		trips += rep.RoundTrips
+	}
+	if need := int(math.Ceil(2*barrier)) + 1; need > k.levels {
+		w = append(w, fmt.Sprintf("the ladder's communication barrier Λ is %.1f, which %d levels cross with every swap rejected more than half the time: about 2Λ + 1 = %d levels (replicas = %d) would carry the replicas between the target and the hottest level faster", barrier, k.levels, need, need))
+	}
+	if trips < 2*k.st.Chains {
+		w = append(w, fmt.Sprintf("the ladders made %d round trips between the target and the hottest level (T = %.3g) after the warm-up, too few for the modes' masses to be read: run more iterations, or raise t_max if the hottest level does not cross the posterior's barriers", trips, 1/k.es.Ladder.Betas[k.levels-1]))
+	}
+	return w
+}

@@ -1,0 +1,5 @@
+package infer
+
+// EqualRejectionLevels exposes the ladder's placement rule to the
+// external tests.
+var EqualRejectionLevels = equalRejectionLevels
