@@ -48,6 +48,7 @@ func (r *Result) Judge() []string {
 	if len(finished) == 0 || r.DrawsPerChain() == 0 {
 		return w
 	}
+	w = append(w, r.judgeModes(finished)...)
 	w = append(w, judgeConvergence(r.Summary(), len(finished), r.remedy())...)
 	w = append(w, r.judgeChains(finished)...)
 	w = append(w, r.judgeLowDensity(finished)...)

@@ -141,9 +141,11 @@ type Options struct {
 	OnAttempt func(a Attempt, earlier *Result) error
 	// attempt numbers the draws of an escalating run's attempts;
 	// nonCentre samples the model with its centred hierarchies rewritten
-	// (an escalation's step).
-	attempt   int
-	nonCentre []string
+	// (an escalation's step); defaultIters says Iters was left to its
+	// default, which an escalation's step may lengthen.
+	attempt      int
+	nonCentre    []string
+	defaultIters bool
 }
 
 // Progress is what a run reports after each iteration (infer.Progress).

@@ -85,6 +85,7 @@ func (r *Result) ChainNumber(c int) int {
 // Plan and the earlier attempts in Result.Attempts, and OnAttempt hears
 // of each attempt before it starts.
 func (m *Model) Sample(ctx context.Context, opts Options) (*Result, error) {
+	opts.defaultIters = opts.Iters == 0
 	opts = opts.withDefaults()
 	if opts.Auto() {
 		return m.sampleAuto(ctx, opts)

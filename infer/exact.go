@@ -83,10 +83,12 @@ type Exact struct {
 	// temperatures from 1 to TMax, the kernel on every level and exact
 	// swaps between them: parallel tempering (exactpt.go). TuneLadder
 	// moves the levels during the warm-up so that every adjacent pair is
-	// rejected equally often.
+	// rejected equally often, and AutoLevels adds levels then, up to
+	// about 2Λ + 1 for the communication barrier Λ it measures.
 	Levels     int
 	TMax       float64
 	TuneLadder bool
+	AutoLevels bool
 }
 
 // levels is the number of levels of each chain's ladder (1: none).
@@ -221,8 +223,13 @@ func newExactKernel(target Target, s Sampler, o Options) (*exactKernel, error) {
 		chains, first := o.chainRange()
 		st = &State{Fingerprint: o.Fingerprint, Seed: o.Seed, Burn: x.Warmup + o.Burn, ScheduleIterations: x.Warmup + o.Burn + o.Iters,
 			Chains: chains, FirstChain: first, Levels: levels, Dim: d}
-	} else if err := checkExactResume(st, target, o, x.Warmup, levels); err != nil {
-		return nil, err
+	} else {
+		if x.AutoLevels && st.Levels > 1 { // the warm-up may have added levels
+			levels = st.Levels
+		}
+		if err := checkExactResume(st, target, o, x.Warmup, levels); err != nil {
+			return nil, err
+		}
 	}
 	rows := st.Chains * levels
 	k := &exactKernel{target: target, s: s, x: x, o: o, st: st, total: st.Burn + o.Iters, notes: notes, levels: levels,
@@ -235,8 +242,7 @@ func newExactKernel(target Target, s Sampler, o Options) (*exactKernel, error) {
 	// numbered apart for the other levels and for each chain's swaps.
 	k.rngs = make([]*Rand, rows)
 	for r := range k.rngs {
-		c, l := r/levels, r%levels
-		k.rngs[r] = NewRand(st.Seed, uint64(st.FirstChain+c)+1+uint64(l)<<32)
+		k.rngs[r] = k.rowRand(r/levels, r%levels)
 	}
 	if levels > 1 {
 		k.swapRngs = make([]*Rand, st.Chains)
@@ -249,23 +255,15 @@ func newExactKernel(target Target, s Sampler, o Options) (*exactKernel, error) {
 			rng.Seek(st.Streams[i])
 		}
 	}
-	threaded, ok := target.(ThreadedTarget)
-	if !ok {
+	if _, ok := target.(ThreadedTarget); !ok {
 		k.workers = 1 // evaluators that split their work must not run side by side
 	}
 	k.chains = make([]*chainIntegrator, rows)
-	for c := range k.chains {
-		var eval Evaluator
+	for r := range k.chains {
 		var err error
-		if ok && k.workers > 1 {
-			eval, err = threaded.EvaluatorThreads(1, 0, 1)
-		} else {
-			eval, err = target.Evaluator(1, 0)
-		}
-		if err != nil {
+		if k.chains[r], err = k.newIntegrator(k.rngs[r]); err != nil {
 			return nil, err
 		}
-		k.chains[c] = newChainIntegrator(eval, d, x, k.rngs[c])
 	}
 	if o.Resume == nil {
 		k.fresh()
@@ -278,6 +276,29 @@ func newExactKernel(target Target, s Sampler, o Options) (*exactKernel, error) {
 	}
 	k.err = make([]error, rows)
 	return k, nil
+}
+
+// rowRand is the random stream of chain c's level l: the chain's in the
+// whole run for the target level (so that a run without a ladder draws as
+// it always did), streams numbered apart for the other levels.
+func (k *exactKernel) rowRand(c, l int) *Rand {
+	return NewRand(k.st.Seed, uint64(k.st.FirstChain+c)+1+uint64(l)<<32)
+}
+
+// newIntegrator is a row's integrator, on an evaluator of its own (of one
+// goroutine where the rows run side by side), drawing from rng.
+func (k *exactKernel) newIntegrator(rng *Rand) (*chainIntegrator, error) {
+	var eval Evaluator
+	var err error
+	if threaded, ok := k.target.(ThreadedTarget); ok && k.workers > 1 {
+		eval, err = threaded.EvaluatorThreads(1, 0, 1)
+	} else {
+		eval, err = k.target.Evaluator(1, 0)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return newChainIntegrator(eval, k.st.Dim, k.x, rng), nil
 }
 
 // ThreadedTarget is a Target whose evaluators can be told how many
@@ -657,6 +678,7 @@ func (k *exactKernel) finish(res *Result) {
 		res.Exact[c] = k.report(c)
 	}
 	if k.es.Ladder != nil {
+		res.Replicas = k.levels // replicas = auto may have added levels
 		res.Exchange = make([]*ExchangeReport, k.st.Chains)
 		for c := range res.Exchange {
 			rep := k.ladderReport(c)

@@ -1,8 +1,11 @@
 package infer
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"runtime"
+	"slices"
 )
 
 // Parallel tempering with the exact kernels: each chain is a ladder of P
@@ -30,11 +33,19 @@ import (
 // r_p at the current levels, and the new levels are placed at
 // Λ^{-1}(jΛ/(P-1)), so that every pair is rejected equally often. Each
 // level's step size then goes on adapting at its new temperature through
-// the rest of the warm-up.
+// the rest of the warm-up. With AutoLevels (replicas = auto) a round that
+// measures a barrier Λ with 2Λ + 1 > P grows the ladder to that many
+// levels (at most maxAutoLevels), placed the same way, each new level
+// starting from the state, step size and metric of the old level nearest
+// it: with fewer, every swap is rejected more than half the time and the
+// round trips slow (Syed et al.'s τ ≈ 1/(2 + 2Λ) needs P well above Λ).
 
 // ladderTuneFirst is the length of the first tuning round; each next one
 // is twice as long, and the last ends by the middle of the warm-up.
 const ladderTuneFirst = 16
+
+// maxAutoLevels bounds the levels replicas = auto grows a ladder to.
+const maxAutoLevels = 32
 
 // ExactLadder is the state of the exact samplers' temperature ladders:
 // the levels, which the chains share, and what the swaps did.
@@ -147,8 +158,24 @@ func (k *exactKernel) tuneLadder(it int) {
 	for p, s := range lad.TuneSum {
 		rejection[p] = s / n
 	}
-	betas := equalRejectionLevels(lad.Betas, rejection)
-	lad.Barriers = append(lad.Barriers, sum(rejection))
+	barrier := sum(rejection)
+	lad.Barriers = append(lad.Barriers, barrier)
+	if want := min(maxAutoLevels, int(math.Ceil(2*barrier))+1); k.x.AutoLevels && want > k.levels {
+		k.grow(equalRejectionLevels(lad.Betas, rejection, want))
+	} else {
+		k.moveLevels(equalRejectionLevels(lad.Betas, rejection, k.levels))
+	}
+	lad = k.es.Ladder // grow made a new one
+	clear(lad.TuneSum)
+	lad.TuneRounds = 0
+	lad.TuneLength *= 2
+	lad.TuneEnd += lad.TuneLength
+}
+
+// moveLevels sets the ladder's inverse temperatures to betas, rescaling
+// every row's energy and gradient to its level's new temperature.
+func (k *exactKernel) moveLevels(betas []float64) {
+	lad := k.es.Ladder
 	d := k.st.Dim
 	for r, ch := range k.chains {
 		old, now := lad.Betas[r%k.levels], betas[r%k.levels]
@@ -159,10 +186,73 @@ func (k *exactKernel) tuneLadder(it int) {
 		ch.beta = now
 	}
 	lad.Betas = betas
-	clear(lad.TuneSum)
-	lad.TuneRounds = 0
-	lad.TuneLength *= 2
-	lad.TuneEnd += lad.TuneLength
+}
+
+// grow makes every chain's ladder len(betas) levels at betas (more than
+// it has), each new level a copy of the old level nearest it in log β:
+// its state, with the energy and gradient rescaled, its step size, metric
+// and adaptation. The old levels' rows keep their streams and integrators
+// in order; the added rows get streams of their own.
+func (k *exactKernel) grow(betas []float64) {
+	st, es, lad, d := k.st, k.es, k.es.Ladder, k.st.Dim
+	old, levels := k.levels, len(betas)
+	rows := st.Chains * levels
+	source := make([]int, levels) // the old level each new one copies
+	for j, b := range betas {
+		best := math.Inf(1)
+		for i, a := range lad.Betas {
+			if dist := math.Abs(math.Log(b / a)); dist < best {
+				best, source[j] = dist, i
+			}
+		}
+	}
+	theta, grad, energy, variance := make([]float64, rows*d), make([]float64, rows*d), make([]float64, rows), make([]float64, rows)
+	stepSize, inv, dual, windows := make([]float64, rows), make([][]float64, rows), make([]DualAverage, rows), make([]WindowEstimate, rows)
+	last, totals := make([]Transition, rows), make([]TransitionTotals, rows)
+	var chol [][]float64
+	if es.Dense {
+		chol = make([][]float64, rows)
+	}
+	rngs, chains := make([]*Rand, rows), make([]*chainIntegrator, rows)
+	for c := range st.Chains {
+		for j := range levels {
+			r, from := c*levels+j, c*old+source[j]
+			scale := betas[j] / lad.Betas[source[j]]
+			copy(row(theta, r, d), row(st.Theta, from, d))
+			for i, g := range row(st.Grad, from, d) {
+				row(grad, r, d)[i] = g * scale
+			}
+			energy[r], variance[r] = st.Energy[from]*scale, st.Variance[from]
+			stepSize[r], inv[r], dual[r], windows[r] = es.StepSize[from], slices.Clone(es.InvMetric[from]), es.Dual[from], es.Windows[from].clone()
+			last[r], totals[r] = es.Last[from], es.Totals[from]
+			if chol != nil {
+				chol[r] = slices.Clone(es.Chol[from])
+			}
+			if j < old {
+				rngs[r], chains[r] = k.rngs[c*old+j], k.chains[c*old+j]
+			} else {
+				rngs[r] = k.rowRand(c, j)
+				ch, err := k.newIntegrator(rngs[r])
+				if err != nil {
+					k.adaptError = fmt.Errorf("adding levels to the ladder: %w", err)
+					return
+				}
+				chains[r] = ch
+			}
+			chains[r].beta = betas[j]
+		}
+	}
+	st.Theta, st.Grad, st.Energy, st.Variance, st.Levels = theta, grad, energy, variance, levels
+	st.Streams = make([]uint64, rows+len(k.swapRngs))
+	es.StepSize, es.InvMetric, es.Dual, es.Windows, es.Last, es.Totals, es.Chol = stepSize, inv, dual, windows, last, totals, chol
+	k.rngs, k.chains, k.levels, k.err = rngs, chains, levels, make([]error, rows)
+	if k.workers > 1 { // a target whose evaluators may run side by side
+		k.workers = min(rows, max(1, cmp.Or(k.o.Threads, runtime.GOMAXPROCS(0))))
+	}
+	fresh := newExactLadder(levels, st.Chains, 2)
+	fresh.Betas, fresh.Barriers = betas, lad.Barriers
+	fresh.TuneRounds, fresh.TuneEnd, fresh.TuneLength = lad.TuneRounds, lad.TuneEnd, lad.TuneLength
+	es.Ladder = fresh
 }
 
 func sum(x []float64) float64 {
@@ -173,28 +263,33 @@ func sum(x []float64) float64 {
 	return s
 }
 
-// equalRejectionLevels places len(betas) levels between betas' ends so
-// that each adjacent pair carries an equal share of the communication
-// barrier, given the rejection rates of the pairs of betas (pair p joins
-// betas[p] and betas[p+1]): the cumulative barrier is interpolated
-// linearly in log β between the current levels and inverted (Syed et al.
-// 2021, Section 5.1). Without any rejection the levels stay.
-func equalRejectionLevels(betas, rejection []float64) []float64 {
-	levels := len(betas)
+// equalRejectionLevels places m levels between betas' ends so that each
+// adjacent pair carries an equal share of the communication barrier, given
+// the rejection rates of the pairs of betas (pair p joins betas[p] and
+// betas[p+1]): the cumulative barrier is interpolated linearly in log β
+// between the current levels and inverted (Syed et al. 2021, Section 5.1).
+// Without any rejection the levels are spaced evenly in log β.
+func equalRejectionLevels(betas, rejection []float64, m int) []float64 {
+	n := len(betas)
 	total := sum(rejection)
-	out := append([]float64(nil), betas...)
-	if !(total > 0) || levels < 3 {
-		return out
-	}
-	// cum[l] is the barrier from the target level 0 to level l.
-	cum := make([]float64, levels)
+	// cum[l] is the barrier from the target level 0 to level l; with none,
+	// log β stands in for it.
+	cum := make([]float64, n)
 	for p, r := range rejection {
 		cum[p+1] = cum[p] + r
+		if !(total > 0) {
+			cum[p+1] = math.Log(betas[0] / betas[p+1])
+		}
 	}
+	if !(total > 0) {
+		total = cum[n-1]
+	}
+	out := make([]float64, m)
+	out[0], out[m-1] = betas[0], betas[n-1]
 	i := 0
-	for j := 1; j < levels-1; j++ {
-		t := float64(j) * total / float64(levels-1)
-		for i < levels-2 && cum[i+1] < t {
+	for j := 1; j < m-1; j++ {
+		t := float64(j) * total / float64(m-1)
+		for i < n-2 && cum[i+1] < t {
 			i++
 		}
 		f := 0.0

@@ -47,18 +47,29 @@ func TestParallelTemperingDoubleWell(t *testing.T) {
 // β = 1, 1/2, 1/4, 1/8 whose pairs reject 0.6, 0.2 and 0.1 of their swaps
 // carry a cumulative barrier of 0, 0.6, 0.8, 0.9 at those levels; thirds
 // of 0.9 fall at 0.3, halfway (in log β) from 1 to 1/2, and at 0.6, on the
-// level 1/2. The ends stay, and no rejection leaves the ladder as it is.
+// level 1/2; sixths (a ladder grown to 7 levels) at 0.15, 0.3, 0.45, 0.6
+// and 0.75, the quarters and end of the first span and the three-quarter
+// point of the second. The ends stay, and without rejection
+// the levels are spaced evenly in log β.
 func TestEqualRejectionLevels(t *testing.T) {
-	got := infer.EqualRejectionLevels([]float64{1, 0.5, 0.25, 0.125}, []float64{0.6, 0.2, 0.1})
-	want := []float64{1, math.Sqrt(0.5), 0.5, 0.125}
-	for l := range want {
-		if math.Abs(got[l]-want[l]) > 1e-12 {
-			t.Fatalf("levels %v, want %v", got, want)
+	betas, rejection := []float64{1, 0.5, 0.25, 0.125}, []float64{0.6, 0.2, 0.1}
+	for _, c := range []struct {
+		m    int
+		want []float64
+	}{
+		{4, []float64{1, math.Sqrt(0.5), 0.5, 0.125}},
+		{7, []float64{1, math.Pow(0.5, 0.25), math.Pow(0.5, 0.5), math.Pow(0.5, 0.75), 0.5, math.Pow(0.5, 1.75), 0.125}},
+	} {
+		got := infer.EqualRejectionLevels(betas, rejection, c.m)
+		for l := range c.want {
+			if math.Abs(got[l]-c.want[l]) > 1e-12 {
+				t.Fatalf("%d levels: %v, want %v", c.m, got, c.want)
+			}
 		}
 	}
-	same := infer.EqualRejectionLevels([]float64{1, 0.5, 0.25}, []float64{0, 0})
-	if same[1] != 0.5 {
-		t.Errorf("no rejection moved the levels to %v", same)
+	even := infer.EqualRejectionLevels([]float64{1, 0.9, 0.01}, []float64{0, 0}, 3)
+	if math.Abs(even[1]-0.1) > 1e-12 {
+		t.Errorf("no rejection placed the levels at %v, want 1, 0.1, 0.01", even)
 	}
 }
 

@@ -69,7 +69,7 @@ var presets = map[string]preset{
 	"mala": {"Metropolis-adjusted Langevin: HMC with one leapfrog step, the exact limit of SGLD (Roberts & Tweedie 1996)",
 		map[string]string{"dynamics": "mala", "adapt_delta": "0.574"}},
 	"pt": {"parallel tempering: NUTS on every level of a temperature ladder, exact swaps in the non-reversible even-odd scheme, the levels tuned in the warm-up to equal rejection (Syed et al. 2021); the reference for posteriors with separated modes",
-		map[string]string{"dynamics": "nuts", "replicas": "8", "t_max": "100"}},
+		map[string]string{"dynamics": "nuts", "replicas": "auto", "t_max": "100"}},
 	"renhd_reld": {"RELD, seed 001's baseline: RENHD with the thermostat frozen at 0.999 + c/T (Section 4.2)",
 		map[string]string{"dynamics": "nose_hoover", "exchange": "barker", "ladder": "temperature", "tau": "1.5", "replicas": "7", "scheme": "seo", "every": "10", "restart": "true", "freeze": "0.999"}},
 }
@@ -91,6 +91,9 @@ func temperatureLadder(s map[string]string) bool {
 	return exchanging(s) && strings.HasSuffix(s["ladder"], "temperature")
 }
 func lrLadder(s map[string]string) bool { return exchanging(s) && strings.HasSuffix(s["ladder"], "lr") }
+
+// autoLevelsStart is the ladder replicas = auto starts with.
+const autoLevelsStart = 8
 
 // exactLadder is parallel tempering with an exact kernel (exactpt.go).
 func exactLadder(s map[string]string) bool { return exact(s) && s["replicas"] != "1" }
@@ -158,7 +161,7 @@ var settings = map[string]setting{
 	"lambda":              {"10", "bandwidth λ of the compensation distribution's kernel (seed 001, Eq. 14)", is("exchange", "barker")},
 	"terms":               {"3", "series terms of the compensation distribution (seed 001, Eq. 9)", is("exchange", "barker")},
 	"exchange_batch":      {"auto", "rows per chunk of the Barker test's exchange minibatch |S|_ex (auto: the run's batch)", is("exchange", "barker")},
-	"replicas":            {"1", "ladder size P (the CLI's --replicas)", always},
+	"replicas":            {"1", "ladder size P (the CLI's --replicas); for the exact samplers' ladders (pt) also auto: 8 levels, more added in the warm-up up to about 2Λ + 1 for the communication barrier Λ measured", always},
 	"correction":          {"model", "variance correction of the swap: none, model, running, or a fixed σ²", is("exchange", "metropolis", "multi_variance")},
 	"intensity":           {"auto", "swap intensity a: swap with probability a·η·S (auto: a = 1/η, probability S)", is("exchange", "metropolis", "multi_variance")},
 	"a1":                  {"0.5", "weight of the first energy estimator (m-reSGLD)", is("exchange", "multi_variance")},
@@ -358,10 +361,10 @@ func (b *builder) oneOf(key string, values ...string) string {
 
 func (b *builder) build() Sampler {
 	var s Sampler
-	s.Replicas = b.integer("replicas", 1)
 	if exact(b.o) {
 		return b.exact(s)
 	}
+	s.Replicas = b.integer("replicas", 1)
 	exchange := b.oneOf("exchange", "none", "metropolis", "multi_variance", "deterministic", "barker")
 	ladder := b.o["ladder"]
 	if exchange != "none" {
@@ -468,6 +471,11 @@ func (b *builder) exact(s Sampler) Sampler {
 		}
 	case MALA:
 		x.Steps = 1
+	}
+	if b.o["replicas"] == "auto" {
+		s.Replicas, x.AutoLevels = autoLevelsStart, true
+	} else {
+		s.Replicas = b.integer("replicas", 1)
 	}
 	if s.Replicas > 1 {
 		x.Levels, x.TMax, x.TuneLadder = s.Replicas, b.num("t_max"), true

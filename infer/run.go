@@ -134,7 +134,7 @@ func (o Options) WithDefaults() Options {
 		o.Chains = 4
 	}
 	if o.Iters == 0 {
-		o.Iters = 2000
+		o.Iters = DefaultIters
 	}
 	if o.Thin == 0 {
 		o.Thin = 1
@@ -273,6 +273,10 @@ func (r *Result) Chains(col int) [][]float64 {
 // ErrDiverged reports chains whose energy or position stopped being
 // finite; Run returns it when no chain is left.
 var ErrDiverged = errors.New("diverged")
+
+// DefaultIters is the iterations a run keeps after burn-in, before
+// thinning, when Options.Iters is 0.
+const DefaultIters = 2000
 
 // Run samples target with s for every chain at once: the C chains' P
 // replicas are the C·P rows of one batched evaluation. It is the loop of

@@ -116,6 +116,12 @@ type WindowEstimate struct {
 	delta []float64
 }
 
+// clone is a copy of w that shares no memory with it.
+func (w WindowEstimate) clone() WindowEstimate {
+	w.Mean, w.M2, w.delta = slices.Clone(w.Mean), slices.Clone(w.M2), slices.Clone(w.delta)
+	return w
+}
+
 func newWindowEstimate(d int, dense bool) WindowEstimate {
 	m2 := make([]float64, d)
 	if dense {

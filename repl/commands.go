@@ -237,7 +237,7 @@ func (s *Session) run(ctx context.Context, args []string) bool {
 		shown.Chains = 4
 	}
 	if shown.Iters == 0 {
-		shown.Iters = 2000
+		shown.Iters = infer.DefaultIters
 	}
 	s.printf("sampling with %s: %d chains × %d iterations (Ctrl-C stops and keeps the draws)\n", shown.Sampler, shown.Chains, shown.Burn+shown.Iters)
 	opts.OnAttempt = func(a temper.Attempt, earlier *temper.Result) error {
