@@ -81,12 +81,17 @@ var escalations = []escalation{
 				return fmt.Sprintf("the chains sit in %d separate modes and never crossed between them", n)
 			}
 			// Chains that disagree although NUTS moved freely (no
-			// divergence, no tree cut short) crossed a barrier too seldom
-			// for their shares of each side to agree.
+			// divergence, no tree cut short), on parameters whose draws
+			// have two humps: they crossed a barrier too seldom for their
+			// shares of each side to agree.
 			_, div := exactCount(r, func(e infer.ExactReport) int { return e.Divergent })
 			_, depth := exactCount(r, func(e infer.ExactReport) int { return e.MaxDepthHits })
-			if d := r.Diagnostics(); d.MaxRhat > maxRhat && div == 0 && depth == 0 {
-				return fmt.Sprintf("the chains disagree (split R-hat %.3g) although every transition was sound, the mark of modes that the chains cross between too seldom", d.MaxRhat)
+			if div > 0 || depth > 0 {
+				return ""
+			}
+			if names := r.valleyColumns(r.Finished()); len(names) > 0 {
+				return fmt.Sprintf("the chains disagree (split R-hat %.3g) on %s, whose draws have two humps, although every transition was sound: modes that the chains cross between too seldom",
+					r.Diagnostics().MaxRhat, listWords(names[:min(len(names), namedAtMost)])+more(len(names)))
 			}
 			return ""
 		},

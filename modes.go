@@ -12,9 +12,9 @@ import (
 // chains whose draws do not overlap prove a posterior with separate
 // regions, which split R-hat flags without saying why (TEMPERING.md,
 // section 1). The judgement groups the finished chains into regions: two
-// chains meet when, for every parameter, the central 98% intervals of
-// their draws overlap; a chain that moves between two regions overlaps
-// both and joins them. Regions of more than one are named in words, with
+// chains meet when the central 98% of their draws overlap along the
+// direction that separates them best (chainsMeet); a chain that moves
+// between two regions overlaps both and joins them. Regions of more than one are named in words, with
 // their centres and lp__ levels, and the sampler that samples them in
 // proportion.
 
@@ -22,6 +22,10 @@ import (
 // its central 98%, so that a chain's rare excursion neither joins nor
 // splits regions.
 const regionQuantile = 0.01
+
+// discriminantCoordinates is how many coordinates the direction that
+// separates two chains takes (chainsMeet).
+const discriminantCoordinates = 10
 
 // minRegionDraws is the fewest draws a chain needs to be placed.
 const minRegionDraws = 20
@@ -46,16 +50,12 @@ func (r *Result) regions(finished []int) []region {
 		return nil
 	}
 	params := r.paramColumns()
-	lo, hi := make([][]float64, len(placed)), make([][]float64, len(placed))
-	for i, c := range placed {
-		lo[i], hi[i] = make([]float64, params), make([]float64, params)
-		col := make([]float64, len(r.Draws[c]))
-		for j := range params {
-			for k, d := range r.Draws[c] {
-				col[k] = d[1+j]
-			}
-			slices.Sort(col)
-			lo[i][j], hi[i][j] = quantileSorted(col, regionQuantile), quantileSorted(col, 1-regionQuantile)
+	// Chains still drifting (their halves apart) are not yet in any mode:
+	// R-hat says so, and regions would be misread as modes.
+	for _, c := range placed {
+		d := r.Draws[c]
+		if !drawsMeet(d[:len(d)/2], d[len(d)/2:], params) {
+			return nil
 		}
 	}
 	parent := make([]int, len(placed))
@@ -71,14 +71,7 @@ func (r *Result) regions(finished []int) []region {
 	}
 	for a := range placed {
 		for b := a + 1; b < len(placed); b++ {
-			meet := true
-			for j := range params {
-				if lo[a][j] > hi[b][j] || lo[b][j] > hi[a][j] {
-					meet = false
-					break
-				}
-			}
-			if meet {
+			if drawsMeet(r.Draws[placed[a]], r.Draws[placed[b]], params) {
 				parent[find(b)] = find(a)
 			}
 		}
@@ -119,6 +112,74 @@ func (r *Result) regions(finished []int) []region {
 		return 0
 	})
 	return regions
+}
+
+// drawsMeet reports whether two sets of draws (rows of lp__ and then
+// params parameters) overlap: along the direction that best separates
+// them, w_j = (m_b,j - m_a,j)/s²_j with s²_j the mean of their variances
+// (Fisher's discriminant with a diagonal covariance), the central 98%
+// intervals of their projected draws must overlap. In one dimension this
+// is the overlap of the intervals themselves; in many, two modes a few
+// sds apart in every coordinate, whose marginals overlap, are told apart,
+// as the chains' draws are.
+//
+// The direction is fitted to the two sets' means, which differ by their
+// Monte Carlo error too: over D coordinates that noise alone separates the
+// projected means by about √(2D/ESS) sds, enough for chains of one mode
+// to look apart in a model of thousands of parameters. So the direction
+// takes only the discriminantCoordinates coordinates whose means differ
+// most (in units of s_j), where modes differ and noise cannot build up.
+func drawsMeet(a, b [][]float64, params int) bool {
+	ma, va := moments(a, params)
+	mb, vb := moments(b, params)
+	w := make([]float64, params)
+	z := make([]float64, params)
+	for j := range w {
+		if s2 := (va[j] + vb[j]) / 2; s2 > 0 {
+			w[j] = (mb[j] - ma[j]) / s2
+			z[j] = math.Abs(mb[j]-ma[j]) / math.Sqrt(s2)
+		}
+	}
+	if len(z) > discriminantCoordinates {
+		cut := slices.Sorted(slices.Values(z))[len(z)-discriminantCoordinates]
+		for j := range w {
+			if z[j] < cut {
+				w[j] = 0
+			}
+		}
+	}
+	project := func(draws [][]float64) (lo, hi float64) {
+		p := make([]float64, len(draws))
+		for k, d := range draws {
+			for j, wj := range w {
+				p[k] += wj * d[1+j]
+			}
+		}
+		slices.Sort(p)
+		return quantileSorted(p, regionQuantile), quantileSorted(p, 1-regionQuantile)
+	}
+	loA, hiA := project(a)
+	loB, hiB := project(b)
+	return loA <= hiB && loB <= hiA
+}
+
+// moments are the mean and variance of each of the params parameters
+// (columns 1 to params) over draws.
+func moments(draws [][]float64, params int) (mean, variance []float64) {
+	mean, variance = make([]float64, params), make([]float64, params)
+	n := float64(len(draws))
+	for _, d := range draws {
+		for j := range params {
+			mean[j] += d[1+j] / n
+		}
+	}
+	for _, d := range draws {
+		for j := range params {
+			dev := d[1+j] - mean[j]
+			variance[j] += dev * dev / n
+		}
+	}
+	return mean, variance
 }
 
 // quantileSorted is the q-quantile of sorted values, by linear
@@ -171,4 +232,69 @@ func (r *Result) judgeModes(finished []int) []string {
 	}
 	return []string{fmt.Sprintf("the chains sit in %d separate modes and never crossed between them: %s. Independent chains cannot tell the modes' relative masses, and modes that no chain found may exist; %s",
 		len(regions), r.regionWords(regions), remedy)}
+}
+
+// valleyBins and valleyDepth shape the test of two humps in one column's
+// pooled draws (hasValley).
+const (
+	valleyBins  = 24
+	valleyDepth = 8
+	// valleyMass and valleyDraws are the least share of the draws, and
+	// the fewest draws, the fullest bin on each side of a valley holds.
+	valleyMass, valleyDraws = 0.01, 20
+)
+
+// hasValley reports whether draws (one column, every chain pooled) have
+// two humps with a valley between them: in a histogram of valleyBins bins
+// over their central 99%, a bin that holds under 1/valleyDepth of the
+// fullest bin on each side of it, each of those holding at least
+// valleyMass of the draws. Chains that cross a barrier too seldom to
+// agree leave such a valley at the barrier; a skewed or heavy-tailed law
+// of one hump does not.
+func hasValley(draws []float64) bool {
+	if len(draws) < 200 {
+		return false
+	}
+	x := slices.Sorted(slices.Values(draws))
+	lo, hi := quantileSorted(x, 0.005), quantileSorted(x, 0.995)
+	if !(hi > lo) {
+		return false
+	}
+	counts := make([]float64, valleyBins)
+	for _, v := range x {
+		if v < lo || v > hi {
+			continue
+		}
+		counts[min(valleyBins-1, int((v-lo)/(hi-lo)*valleyBins))]++
+	}
+	need := max(valleyDraws, valleyMass*float64(len(draws)))
+	for b := 1; b < valleyBins-1; b++ {
+		left, right := slices.Max(counts[:b]), slices.Max(counts[b+1:])
+		if left >= need && right >= need && counts[b]*valleyDepth < min(left, right) {
+			return true
+		}
+	}
+	return false
+}
+
+// valleyColumns names the parameters whose R-hat fails and whose pooled
+// draws have two humps (hasValley).
+func (r *Result) valleyColumns(finished []int) []string {
+	var names []string
+	stats := r.Summary()
+	for j := 1; j <= r.paramColumns(); j++ {
+		if j >= len(stats) || !(stats[j].Rhat > maxRhat) {
+			continue
+		}
+		var pooled []float64
+		for _, c := range finished {
+			for _, d := range r.Draws[c] {
+				pooled = append(pooled, d[j])
+			}
+		}
+		if hasValley(pooled) {
+			names = append(names, r.Columns[j])
+		}
+	}
+	return names
 }

@@ -1,0 +1,83 @@
+package temper
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestHasValley: draws of two humps separated by a barrier have a valley,
+// however unequal the humps (down to a tenth of the draws); one hump,
+// symmetric, skewed or heavy-tailed, has none.
+func TestHasValley(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	draw := func(n int, f func() float64) []float64 {
+		x := make([]float64, n)
+		for i := range x {
+			x[i] = f()
+		}
+		return x
+	}
+	mixture := func(w float64) func() float64 {
+		return func() float64 {
+			if rng.Float64() < w {
+				return -1 + 0.25*rng.NormFloat64()
+			}
+			return 1 + 0.25*rng.NormFloat64()
+		}
+	}
+	for _, c := range []struct {
+		name string
+		x    []float64
+		want bool
+	}{
+		{"two equal humps", draw(4000, mixture(0.5)), true},
+		{"humps of 90% and 10%", draw(4000, mixture(0.9)), true},
+		{"normal", draw(4000, rng.NormFloat64), false},
+		{"log-normal", draw(4000, func() float64 { return math.Exp(rng.NormFloat64()) }), false},
+		{"student t, 2 degrees", draw(4000, func() float64 {
+			z, c := rng.NormFloat64(), rng.NormFloat64()*rng.NormFloat64()+rng.NormFloat64()*rng.NormFloat64()
+			return z / math.Sqrt(c/2)
+		}), false},
+		{"too few draws", draw(100, mixture(0.5)), false},
+	} {
+		if got := hasValley(c.x); got != c.want {
+			t.Errorf("%s: valley %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+// TestDrawsMeet: two sets of 30 independent draws of one 2,000-dimensional
+// standard normal meet, though a direction fitted to all their coordinates
+// would set their means √(2·2000/30) ≈ 11.5 sds apart; draws of two modes
+// 4 sds apart in each of 20 coordinates (the marginals overlapping) do
+// not, nor do draws 5 sds apart in one coordinate of one.
+func TestDrawsMeet(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	draws := func(n, d int, centre func(j int) float64) [][]float64 {
+		out := make([][]float64, n)
+		for k := range out {
+			out[k] = make([]float64, d+1) // lp__ first, unused
+			for j := range d {
+				out[k][1+j] = centre(j) + rng.NormFloat64()
+			}
+		}
+		return out
+	}
+	zero := func(int) float64 { return 0 }
+	if !drawsMeet(draws(30, 2000, zero), draws(30, 2000, zero), 2000) {
+		t.Error("two sets of draws of one 2,000-dimensional normal were told apart")
+	}
+	if drawsMeet(draws(500, 20, func(int) float64 { return -2 }), draws(500, 20, func(int) float64 { return 2 }), 20) {
+		t.Error("modes 4 sds apart in each of 20 coordinates met")
+	}
+	one := func(j int) float64 {
+		if j == 0 {
+			return 5
+		}
+		return 0
+	}
+	if drawsMeet(draws(500, 1, zero), draws(500, 1, one), 1) {
+		t.Error("one-dimensional modes 5 sds apart met")
+	}
+}
