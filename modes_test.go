@@ -284,3 +284,47 @@ func TestDriftingChainsAreNoModes(t *testing.T) {
 		t.Errorf("no R-hat warning for drifting chains: %q", res.Warnings)
 	}
 }
+
+// TestModeMasses: a ladder run's modes are found by gradient ascent from
+// its draws (Result.Modes): on the five-mode mixture, the five centres,
+// each to 1e-6, at log densities log w_k (the other components add below
+// e^-40 there), and masses within total variation 0.05 of the weights
+// with standard errors that are not zero (the summary and
+// diagnostics.json show them).
+func TestModeMasses(t *testing.T) {
+	c := multimodalCases()[0]
+	m, err := temper.Compile("mog5.ppl", c.src, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := m.Sample(context.Background(), temper.Options{Sampler: "pt", Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	modes, err := res.Modes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(modes) != 5 {
+		t.Fatalf("%d modes: %+v", len(modes), modes)
+	}
+	tv := 0.0
+	for _, md := range modes {
+		k := c.mode(append([]float64{0}, md.At...))
+		a := 2 * math.Pi * float64(k) / 5
+		if math.Abs(md.At[0]-4*math.Sin(a)) > 1e-6 || math.Abs(md.At[1]-4*math.Cos(a)) > 1e-6 || math.Abs(md.LogDensity-math.Log(c.masses[k])) > 1e-9 {
+			t.Errorf("mode at %v with log density %.9g; component %d is at (%.6g, %.6g) with log weight %.9g", md.At, md.LogDensity, k, 4*math.Sin(a), 4*math.Cos(a), math.Log(c.masses[k]))
+		}
+		if !(md.MassSE > 0) {
+			t.Errorf("mode %d: mass %.3f without a standard error", k, md.Mass)
+		}
+		tv += math.Abs(md.Mass-c.masses[k]) / 2
+	}
+	if tv > 0.05 {
+		t.Errorf("mode masses %+v: TV %.3f from the weights", modes, tv)
+	}
+	var table strings.Builder
+	if err := res.WriteTable(&table); err != nil || !strings.Contains(table.String(), "modes of the target level (by gradient ascent from 4000 draws): 5") {
+		t.Errorf("the summary's modes: %v\n%s", err, table.String())
+	}
+}

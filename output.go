@@ -248,7 +248,13 @@ func (r *Result) WriteTable(w io.Writer) error {
 	if err := r.WriteExact(w); err != nil {
 		return err
 	}
-	return r.writeExchange(w)
+	if err := r.writeExchange(w); err != nil {
+		return err
+	}
+	if r.Exchange != nil && r.model != nil {
+		return r.writeModes(w)
+	}
+	return nil
 }
 
 // WriteExact writes, for an exact sampler's run, each chain's adapted
@@ -454,6 +460,9 @@ func (r *Result) diagnosticsJSON(stats []summary.Stats) map[string]any {
 	}
 	if r.Exact != nil {
 		diag["exact"] = r.exactJSON()
+	}
+	if r.Exchange != nil && r.model != nil {
+		diag["modes"] = r.modesJSON()
 	}
 	if p := r.Plan; p != nil {
 		diag["plan"] = planJSON(p)

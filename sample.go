@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"iter"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/temper-ppl/temper/compile"
@@ -53,6 +54,10 @@ type Result struct {
 	// advise it (escalationAdvice).
 	attempt     Attempt
 	mayEscalate bool
+	// modes are the draws' modes (Modes), found once.
+	modesOnce sync.Once
+	modes     []Mode
+	modesErr  error
 }
 
 // ChainNumber is the number (from 1) in the whole run of the chain whose
