@@ -340,6 +340,11 @@ type ExchangeDiagnostics struct {
 	// iterations.
 	RoundTrips        int
 	RoundTripsPer1000 float64
+	// Barrier is the communication barrier Λ = Σ_p r_p of the ladder,
+	// averaged over the chains (infer.ExchangeReport.Barrier); Rejection
+	// is each pair's rejection rate r_p, averaged the same way.
+	Barrier   float64
+	Rejection []float64
 	// Ladder is chain 1's final ladder, CorrectionBuffer its final buffer C
 	// of a deterministic exchange (HasBuffer).
 	Ladder           []infer.Level
@@ -399,6 +404,17 @@ func (r *Result) diagnostics(stats []summary.Stats) Diagnostics {
 			x.SwapAccepts[p] += e.Accepts[p]
 		}
 		x.RoundTrips += e.RoundTrips
+	}
+	x.Rejection = make([]float64, pairs)
+	for _, e := range r.Exchange {
+		x.Barrier += e.Barrier() / float64(len(r.Exchange))
+		for p := range pairs {
+			if e.Acceptance != nil {
+				x.Rejection[p] += (1 - e.Acceptance[p]) / float64(len(r.Exchange))
+			} else {
+				x.Rejection[p] += (1 - e.SwapRate(p)) / float64(len(r.Exchange))
+			}
+		}
 	}
 	for p := range pairs {
 		x.SwapRates[p] = math.NaN()
@@ -556,6 +572,8 @@ func exchangeJSON(diag map[string]any, x *ExchangeDiagnostics, res *infer.Result
 	diag["swap_rate"] = rates
 	diag["round_trips"] = x.RoundTrips
 	diag["round_trips_per_1000"] = x.RoundTripsPer1000
+	diag["barrier"] = finiteOrNil(x.Barrier)
+	diag["rejection_rate"] = x.Rejection
 	diag["ladder"] = chains[0]["ladder"]
 	if x.HasBuffer {
 		diag["correction_buffer"] = x.CorrectionBuffer
@@ -625,6 +643,7 @@ func (r *Result) writeExchange(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "\nreplica exchange: %d replicas, scheme %s, %.1f round trips per 1,000 iterations per chain\n", r.Replicas, x.Scheme, x.RoundTripsPer1000)
 	fmt.Fprintf(&b, "swap rates by pair: %s\n", strings.Join(rates, " "))
+	fmt.Fprintf(&b, "communication barrier Λ = %.2f (the sum of the pairs' rejection rates; about 2Λ + 1 levels carry a replica between the ends fastest)\n", x.Barrier)
 	var ladder []string
 	for _, lv := range x.Ladder {
 		ladder = append(ladder, fmt.Sprintf("(%.3g, %.3g)", lv.LR, lv.Temperature))
