@@ -74,8 +74,8 @@ var escalations = []escalation{
 		// disagree goes to NUTS first (the next row), whose chains show
 		// whether the posterior has modes or the SG kernel could not mix.
 		why: func(r *Result) string {
-			if r.Exchange != nil || r.Exact == nil {
-				return ""
+			if r.Exchange != nil || r.Exact == nil || r.Search != nil && len(r.Search.Relabelled) > 0 {
+				return "" // label switching is said, not tempered across
 			}
 			if n := len(r.regions(r.Finished())); n > 1 {
 				return fmt.Sprintf("the chains sit in %d separate modes and never crossed between them", n)
@@ -98,17 +98,7 @@ var escalations = []escalation{
 		next: func(o Options) (string, map[string]string, bool) {
 			return "pt", nil, o.Sampler != "pt" && (o.Device == "" || o.Device == "cpu")
 		},
-		// Mode masses need many passages of the ladder: a run of the
-		// default length runs five times as long, kept every fifth
-		// iteration (the same 2,000 draws a chain). The 25 equal modes of
-		// seed 002's grid came out at TV 0.053 from the exact masses at
-		// 2,000 iterations, the multinomial error of about 2,000
-		// independent draws.
-		adjust: func(o *Options) {
-			if o.defaultIters {
-				o.Iters, o.Thin = 5*o.Iters, 5*o.Thin
-			}
-		},
+		adjust: temperingAdjust,
 		// Each of the ladder's levels runs NUTS: its default 8 levels, the
 		// hotter ones on wider, smoother laws and no longer trajectories.
 		cost: func(m *Model, r *Result) (time.Duration, error) {
@@ -196,6 +186,18 @@ var escalations = []escalation{
 		// A dense metric's trajectories are no longer than the diagonal's.
 		cost: func(_ *Model, r *Result) (time.Duration, error) { return r.Elapsed, nil },
 	},
+}
+
+// temperingAdjust lengthens a ladder run for its mode masses, which need
+// many passages of the ladder: a run of the default length runs five
+// times as long, kept every fifth iteration (the same 2,000 draws a
+// chain). The 25 equal modes of seed 002's grid came out at TV 0.053 from
+// the exact masses at 2,000 iterations, the multinomial error of about
+// 2,000 independent draws.
+func temperingAdjust(o *Options) {
+	if o.defaultIters {
+		o.Iters, o.Thin = 5*o.Iters, 5*o.Thin
+	}
 }
 
 // predictedNUTS is the plan's prediction of a NUTS run's wall time for the
@@ -343,6 +345,21 @@ func (m *Model) sampleAuto(ctx context.Context, opts Options) (*Result, error) {
 	// a process of several).
 	escalate := opts.Escalate != "never" && len(opts.Settings) == 0 && opts.Resume == "" && opts.ChainID == 0 && (opts.Transport == nil || opts.Transport.Size() <= 1)
 	a := Attempt{Number: 1, Sampler: plan.Sampler, Why: plan.Reason, Options: o}
+	// Before NUTS, the mode search: modes that independent chains could
+	// each fall into start the run on the ladder instead.
+	var search *ModeSearch
+	var searchNote string
+	if escalate && plan.Sampler == "nuts" && m.Dim() > 0 {
+		var err error
+		if search, err = m.searchModes(opts.Seed); err != nil {
+			searchNote = err.Error()
+		} else if search.distinct() {
+			a.Sampler, a.step = "pt", "tempering"
+			a.Options.Sampler, a.Options.Settings = "pt", nil
+			temperingAdjust(&a.Options)
+			a.Why = fmt.Sprintf("the mode search found %d modes (%d ascents in %s)", len(search.Modes), search.Starts, roundDuration(search.Elapsed))
+		}
+	}
 	var done []Attempt
 	for {
 		if opts.OnAttempt != nil {
@@ -366,6 +383,7 @@ func (m *Model) sampleAuto(ctx context.Context, opts Options) (*Result, error) {
 			return nil, err
 		}
 		res.Plan, res.Attempts, res.attempt = &plan, done, a
+		res.Search, res.searchNote = search, searchNote
 		if ctx.Err() != nil || err != nil && !errors.Is(err, infer.ErrDiverged) {
 			return res, err
 		}

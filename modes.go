@@ -220,18 +220,24 @@ func (r *Result) regionWords(regions []region) string {
 	return strings.Join(parts, "; ")
 }
 
-// judgeModes names the regions of chains that never met.
+// judgeModes names the regions of chains that never met, and the
+// relabelled modes the search before sampling found.
 func (r *Result) judgeModes(finished []int) []string {
+	var w []string
+	if s := r.Search; s != nil && len(s.Relabelled) > 0 {
+		w = append(w, fmt.Sprintf("label switching: the mode search found %d modes that are one solution with the components of %s relabelled (%s); the chains sample %s, and a summary of each component is of whichever labelling a chain took: declare an order (%s: ordered[K]) so that every chain samples one labelling",
+			len(s.Modes), listWords(s.Relabelled), r.searchWords(s), map[bool]string{true: "one labelling", false: "several labellings"}[len(r.regions(finished)) <= 1], s.Relabelled[0]))
+	}
 	regions := r.regions(finished)
-	if len(regions) < 2 {
-		return nil
+	if len(regions) < 2 || r.Search != nil && len(r.Search.Relabelled) > 0 {
+		return w
 	}
 	remedy := "parallel tempering samples the modes in proportion: sampler = pt (temper run --sampler pt)"
 	if r.Exchange != nil {
 		remedy = "the ladder did not carry its target level between them: raise t_max so that the hottest level crosses the barrier, or replicas, and run longer"
 	}
-	return []string{fmt.Sprintf("the chains sit in %d separate modes and never crossed between them: %s. Independent chains cannot tell the modes' relative masses, and modes that no chain found may exist; %s",
-		len(regions), r.regionWords(regions), remedy)}
+	return append(w, fmt.Sprintf("the chains sit in %d separate modes and never crossed between them: %s. Independent chains cannot tell the modes' relative masses, and modes that no chain found may exist; %s",
+		len(regions), r.regionWords(regions), remedy))
 }
 
 // valleyBins and valleyDepth shape the test of two humps in one column's

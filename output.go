@@ -480,6 +480,24 @@ func (r *Result) diagnosticsJSON(stats []summary.Stats) map[string]any {
 	if r.Exchange != nil && r.model != nil {
 		diag["modes"] = r.modesJSON()
 	}
+	if s := r.Search; s != nil {
+		var modes []map[string]any
+		names := r.Columns[1 : 1+r.paramColumns()]
+		for _, md := range s.Modes {
+			at := map[string]float64{}
+			for j, name := range names {
+				at[name] = md.At[j]
+			}
+			modes = append(modes, map[string]any{"at": at, "log_density": md.LogDensity, "laplace_share": finiteOrNil(md.Share), "starts": md.Starts})
+		}
+		entry := map[string]any{"starts": s.Starts, "seconds": s.Elapsed.Seconds(), "modes": modes}
+		if len(s.Relabelled) > 0 {
+			entry["relabelled"] = s.Relabelled
+		}
+		diag["mode_search"] = entry
+	} else if r.searchNote != "" {
+		diag["mode_search"] = map[string]any{"not_run": r.searchNote}
+	}
 	if p := r.Plan; p != nil {
 		diag["plan"] = planJSON(p)
 		attempts := []map[string]any{}

@@ -54,6 +54,10 @@ type Result struct {
 	// advise it (escalationAdvice).
 	attempt     Attempt
 	mayEscalate bool
+	// Search is what the mode search before sampling found (sampler =
+	// auto before NUTS), and searchNote why it did not run.
+	Search     *ModeSearch
+	searchNote string
 	// modes are the draws' modes (Modes), found once.
 	modesOnce sync.Once
 	modes     []Mode

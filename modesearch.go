@@ -1,0 +1,328 @@
+package temper
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// The mode search before sampling (TEMPERING.md, section 1): independent
+// chains can all fall into one mode, and then agree, so sampler = auto
+// first climbs the log density from searchStarts points dispersed over the
+// unconstrained scale (uniform in ±searchRadius, wider than a chain's
+// starts) with L-BFGS, and groups the ends into modes, each with its log
+// density and Laplace mass exp(log p) (2π)^{D/2} |Σ|^{1/2}, Σ the inverse
+// Hessian there (a poor estimate of a mode's mass where the mode is not
+// Gaussian, but a good alarm). Modes that are the same solution with
+// exchangeable components relabelled (a mixture without an ordering) are
+// told apart from distinct ones: tempering across them would only mix the
+// labels, so the run says so instead.
+
+// searchStarts, searchRadius: the search's starting points.
+const (
+	searchStarts = 32
+	searchRadius = 5
+)
+
+// maxSearchDim bounds the parameters of a model searched: each mode's
+// Laplace mass takes 2D gradients and a D×D Cholesky factor.
+const maxSearchDim = 500
+
+// searchBudget is the time the search may take, by a typical ascent's
+// gradients; a model whose gradient is slower is not searched.
+const searchBudget = 5 * time.Second
+
+// minSearchShare is the Laplace share below which a mode found is not
+// counted: a local maximum that holds under 1% of the mass does not
+// change the summary.
+const minSearchShare = 0.01
+
+// SearchedMode is a mode the search found.
+type SearchedMode struct {
+	// At is its location, the parameters' columns constrained; Theta the
+	// same point on the unconstrained scale.
+	At, Theta []float64
+	// LogDensity is the log density there (as lp__), LogLaplace the log
+	// of its Laplace mass (NaN where the Hessian is not negative
+	// definite), and Share that mass's share of all the modes'.
+	LogDensity, LogLaplace, Share float64
+	// Starts counts the starting points whose ascent ended there.
+	Starts int
+}
+
+// ModeSearch is what the search before sampling found.
+type ModeSearch struct {
+	Modes []SearchedMode
+	// Relabelled says the modes beyond the first are the first with the
+	// components of its arrays permuted (label switching), naming the
+	// parameters.
+	Relabelled []string
+	Starts     int
+	Elapsed    time.Duration
+}
+
+// distinct reports whether the search found modes that sampling should
+// weigh: more than one, not only relabellings of one.
+func (s *ModeSearch) distinct() bool {
+	return s != nil && len(s.Modes) > 1 && len(s.Relabelled) == 0
+}
+
+// searchModes runs the search, or says why it did not (its cost).
+func (m *Model) searchModes(seed uint64) (*ModeSearch, error) {
+	d := m.Dim()
+	if d == 0 || d > maxSearchDim {
+		return nil, nil
+	}
+	start := time.Now()
+	probe, fastest := make([]float64, d), time.Duration(math.MaxInt64)
+	for range 3 {
+		t := time.Now()
+		if _, err := m.LogDensity(probe, make([]float64, d)); err != nil {
+			return nil, err
+		}
+		fastest = min(fastest, time.Since(t))
+	}
+	if cost := fastest * modeAscentSteps * searchStarts; cost > searchBudget {
+		return nil, fmt.Errorf("the mode search was not run: its %d ascents would take about %s", searchStarts, roundDuration(cost))
+	}
+	rng := rand.New(rand.NewPCG(seed, 0x6d6f646573)) // "modes"
+	starts := make([][]float64, searchStarts)
+	for i := range starts {
+		starts[i] = make([]float64, d)
+		for j := range starts[i] {
+			starts[i][j] = searchRadius * (2*rng.Float64() - 1)
+		}
+	}
+	ends, lps := make([][]float64, len(starts)), make([]float64, len(starts))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				ends[i], lps[i] = ascend(m, starts[i])
+			}
+		}()
+	}
+	for i := range starts {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+
+	var modes []SearchedMode
+	for i, x := range ends {
+		if x == nil {
+			continue
+		}
+		found := false
+		for k := range modes {
+			if samePoint(modes[k].Theta, x) {
+				modes[k].Starts++
+				found = true
+				break
+			}
+		}
+		if !found {
+			at, err := m.ConstrainParams(x)
+			if err != nil {
+				return nil, err
+			}
+			modes = append(modes, SearchedMode{At: at, Theta: x, LogDensity: lps[i], LogLaplace: m.logLaplace(x, lps[i]), Starts: 1})
+		}
+	}
+	// Shares of the Laplace masses; a mode whose Hessian is not negative
+	// definite (a saddle or a ridge the ascent stopped on) takes none.
+	top := math.Inf(-1)
+	for _, md := range modes {
+		if !math.IsNaN(md.LogLaplace) {
+			top = max(top, md.LogLaplace)
+		}
+	}
+	total := 0.0
+	for _, md := range modes {
+		if !math.IsNaN(md.LogLaplace) {
+			total += math.Exp(md.LogLaplace - top)
+		}
+	}
+	kept := modes[:0]
+	for _, md := range modes {
+		if !math.IsNaN(md.LogLaplace) {
+			md.Share = math.Exp(md.LogLaplace-top) / total
+		}
+		if md.Share >= minSearchShare {
+			kept = append(kept, md)
+		}
+	}
+	slices.SortStableFunc(kept, func(a, b SearchedMode) int { return cmp.Compare(b.Share, a.Share) })
+	s := &ModeSearch{Modes: kept, Starts: len(starts), Elapsed: time.Since(start)}
+	if len(kept) > 1 {
+		s.Relabelled = m.relabelled(kept)
+	}
+	return s, nil
+}
+
+// samePoint reports whether two ascents ended at one mode: L-BFGS stops
+// within a gradient of 1e-6, far closer than distinct modes lie.
+func samePoint(a, b []float64) bool {
+	for j := range a {
+		if math.Abs(a[j]-b[j]) > 1e-3*(1+math.Abs(a[j])) {
+			return false
+		}
+	}
+	return true
+}
+
+// logLaplace is the log Laplace mass at the mode theta of log density lp:
+// lp + (D/2) log 2π - ½ log det H, H the negative Hessian of the log
+// density by central differences of its gradient (symmetrised); NaN
+// where H is not positive definite.
+func (m *Model) logLaplace(theta []float64, lp float64) float64 {
+	d := len(theta)
+	cols := make([][]float64, d) // column j: -∂g/∂θ_j
+	x := slices.Clone(theta)
+	gp, gm := make([]float64, d), make([]float64, d)
+	for j := range d {
+		step := 1e-5 * (1 + math.Abs(theta[j]))
+		x[j] = theta[j] + step
+		_, errP := m.LogDensity(x, gp)
+		x[j] = theta[j] - step
+		_, errM := m.LogDensity(x, gm)
+		x[j] = theta[j]
+		if errP != nil || errM != nil {
+			return math.NaN()
+		}
+		cols[j] = make([]float64, d)
+		for i := range d {
+			cols[j][i] = -(gp[i] - gm[i]) / (2 * step)
+		}
+	}
+	h := mat.NewSymDense(d, nil)
+	for i := range d {
+		for j := i; j < d; j++ {
+			h.SetSym(i, j, (cols[j][i]+cols[i][j])/2)
+		}
+	}
+	var chol mat.Cholesky
+	if !chol.Factorize(h) {
+		return math.NaN()
+	}
+	return lp + float64(d)/2*math.Log(2*math.Pi) - chol.LogDet()/2
+}
+
+// relabelled names the array parameters whose components the modes
+// permute, when every mode after the first is the first with the entries
+// of its arrays of one length permuted alike (and its other parameters
+// and log density the same): label switching. It returns nil when any
+// mode is a different solution.
+func (m *Model) relabelled(modes []SearchedMode) []string {
+	params := m.cm.Params()
+	type block struct {
+		name       string
+		start, len int
+	}
+	var arrays, scalars []block
+	col := 0
+	for _, p := range params {
+		n := 1
+		for _, s := range p.Shape {
+			n *= s
+		}
+		if len(p.Shape) == 1 && n > 1 {
+			arrays = append(arrays, block{p.Name, col, n})
+		} else {
+			scalars = append(scalars, block{p.Name, col, n})
+		}
+		col += n
+	}
+	if len(arrays) == 0 {
+		return nil
+	}
+	close := func(a, b float64) bool { return math.Abs(a-b) <= 1e-3*(1+math.Abs(a)) }
+	first := modes[0]
+	permuted := map[string]bool{}
+	for _, md := range modes[1:] {
+		if !close(first.LogDensity, md.LogDensity) {
+			return nil
+		}
+		for _, s := range scalars {
+			for j := s.start; j < s.start+s.len; j++ {
+				if !close(first.At[j], md.At[j]) {
+					return nil
+				}
+			}
+		}
+		// Arrays of one length K are the components' fields: component k
+		// of the first mode must be some component of this one, the same
+		// in every array.
+		byLen := map[int][]block{}
+		for _, a := range arrays {
+			byLen[a.len] = append(byLen[a.len], a)
+		}
+		for k, group := range byLen {
+			used := make([]bool, k)
+			for i := range k {
+				match := -1
+				for j := range k {
+					if used[j] {
+						continue
+					}
+					same := true
+					for _, a := range group {
+						if !close(first.At[a.start+i], md.At[a.start+j]) {
+							same = false
+							break
+						}
+					}
+					if same {
+						match = j
+						break
+					}
+				}
+				if match < 0 {
+					return nil
+				}
+				used[match] = true
+				if match != i {
+					for _, a := range group {
+						permuted[a.name] = true
+					}
+				}
+			}
+		}
+	}
+	return slices.Sorted(func(yield func(string) bool) {
+		for n := range permuted {
+			if !yield(n) {
+				return
+			}
+		}
+	})
+}
+
+// searchWords describes the modes found: "3 modes (Laplace shares 0.52,
+// 0.31, 0.17) at x.1 = ..., lp__ ...; ...".
+func (r *Result) searchWords(s *ModeSearch) string {
+	params := r.paramColumns()
+	var parts []string
+	for i, md := range s.Modes[:min(len(s.Modes), shownModes)] {
+		var at []string
+		for j := range min(params, namedAtMost) {
+			at = append(at, fmt.Sprintf("%s = %.3g", r.Columns[1+j], md.At[j]))
+		}
+		if params > namedAtMost {
+			at = append(at, "...")
+		}
+		parts = append(parts, fmt.Sprintf("mode %d at %s, log density %.4g, Laplace share %.2f", i+1, strings.Join(at, ", "), md.LogDensity, md.Share))
+	}
+	return strings.Join(parts, "; ")
+}
