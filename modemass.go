@@ -58,7 +58,7 @@ const shownModes = 10
 // time the search may take by that count.
 const (
 	modeAscentSteps = 100
-	modeBudget      = 20 * time.Second
+	modeBudget      = 10 * time.Second
 )
 
 // errModesCostly says the modes were not looked for, for their cost.

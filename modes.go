@@ -5,6 +5,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/temper-ppl/temper/infer/summary"
 )
 
 // Chains that never meet: independent chains started apart can each stay
@@ -26,6 +28,11 @@ const regionQuantile = 0.01
 // discriminantCoordinates is how many coordinates the direction that
 // separates two chains takes (chainsMeet).
 const discriminantCoordinates = 10
+
+// minChainESS is the split-ESS of its own a chain needs, in lp__ and its
+// leading parameters, to be placed: one that mixes within its mode has
+// hundreds, one creeping from its start a few.
+const minChainESS = 20
 
 // minRegionDraws is the fewest draws a chain needs to be placed.
 const minRegionDraws = 20
@@ -50,12 +57,23 @@ func (r *Result) regions(finished []int) []region {
 		return nil
 	}
 	params := r.paramColumns()
-	// Chains still drifting (their halves apart) are not yet in any mode:
-	// R-hat says so, and regions would be misread as modes.
+	// Chains still drifting (their halves apart, or a split-ESS of their
+	// own below minChainESS: a chain creeping at too small a step) are not
+	// yet in any mode: R-hat says so, and regions would be misread as
+	// modes.
 	for _, c := range placed {
 		d := r.Draws[c]
 		if !drawsMeet(d[:len(d)/2], d[len(d)/2:], params) {
 			return nil
+		}
+		for j := range min(params, discriminantCoordinates) + 1 { // lp__ and the leading parameters
+			col := make([]float64, len(d))
+			for k, v := range d {
+				col[k] = v[j]
+			}
+			if summary.ESSBulk([][]float64{col}) < minChainESS {
+				return nil
+			}
 		}
 	}
 	parent := make([]int, len(placed))

@@ -153,6 +153,12 @@ func TestEveryPresetRuns(t *testing.T) {
 				var stdout, stderr strings.Builder
 				model := filepath.Join("..", "..", "examples", example, "model.ppl")
 				args := []string{"run", model, "--sampler", name, "--out", out, "--quiet", "--iters", "200", "--burn", "0", "--thin", "1", "--chains", "2"}
+				if s, _ := infer.NewSampler(name, nil); s.Exact != nil { // Stan's warm-up of 1,000 is most of a short run's time
+					args = append(args, "--set", "warmup=100")
+					if s.Exact.Levels > 1 { // pt's ladder would grow to 23 levels on German credit
+						args = append(args, "--replicas", "4")
+					}
+				}
 				if code := run(context.Background(), args, &stdout, &stderr); code != 0 {
 					t.Fatalf("exit %d: %s", code, stderr.String())
 				}
