@@ -332,3 +332,32 @@ func TestAutoMetric(t *testing.T) {
 		t.Errorf("independent coordinates: metric auto chose a dense metric")
 	}
 }
+
+// TestHMCJitter: each HMC transition draws its step uniform in ε(1 ±
+// jitter) (Neal 2011, Section 5.4.2.2; Stan's stepsize_jitter), recorded
+// in stepsize__: over 4 × 2,000 transitions at ε = 0.1 and jitter 0.2 the
+// steps must span (0.08, 0.12) and average 0.1 (the mean of a uniform's
+// 8,000 draws has a standard error of 0.1·0.2/√(3·8000) = 1.3e-4; 5e-4
+// is four of them).
+func TestHMCJitter(t *testing.T) {
+	target, _ := scaledCorrelated()
+	s, err := infer.NewSampler("hmc", map[string]string{"lr": "0.1", "jitter": "0.2", "metric": "unit", "warmup": "0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := infer.Run(context.Background(), target, s, infer.Options{Seed: 3, Chains: 4, Iters: 2000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := slices.Index(res.StatColumns, "stepsize__")
+	lo, hi, sum, n := math.Inf(1), math.Inf(-1), 0.0, 0
+	for _, chain := range res.Stats {
+		for _, st := range chain {
+			eps := st[col]
+			lo, hi, sum, n = min(lo, eps), max(hi, eps), sum+eps, n+1
+		}
+	}
+	if lo < 0.08 || hi > 0.12 || lo > 0.081 || hi < 0.119 || math.Abs(sum/float64(n)-0.1) > 5e-4 {
+		t.Errorf("HMC's steps span (%.4f, %.4f) with mean %.5f; want uniform on (0.08, 0.12)", lo, hi, sum/float64(n))
+	}
+}

@@ -350,3 +350,31 @@ func TestControlVariateRefresh(t *testing.T) {
 		}
 	}
 }
+
+// TestHandStepModerateNoise: a step given by hand is warned about once its
+// minibatch noise adds more than 10% to a variance (twice the warm-up's
+// 5% tolerance), not only when it is far past it: at batches of 20 of the
+// regression's 200 rows, lr = 3e-4 has a noise ratio of about 0.26 (26%,
+// warned) and lr = 1e-4 about 0.09 (not).
+func TestHandStepModerateNoise(t *testing.T) {
+	for _, c := range []struct {
+		lr   string
+		warn bool
+	}{{"3e-4", true}, {"1e-4", false}} {
+		s, err := infer.NewSampler("sgld", map[string]string{"lr": c.lr})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := infer.Run(context.Background(), newRegression(), s, infer.Options{Chains: 2, Iters: 200, Batch: 20, Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		warned := false
+		for _, w := range res.Warnings {
+			warned = warned || strings.Contains(w, "the minibatch gradient noise widens the posterior")
+		}
+		if warned != c.warn {
+			t.Errorf("lr = %s at batches of 20: warned %v, want %v: %q", c.lr, warned, c.warn, res.Warnings)
+		}
+	}
+}
