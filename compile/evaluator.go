@@ -2,6 +2,7 @@ package compile
 
 import (
 	"fmt"
+	"math"
 
 	ad "github.com/temper-ppl/temper/autodiff"
 	"github.com/temper-ppl/temper/autodiff/kernel"
@@ -175,6 +176,9 @@ func batchVariance[T ad.Float](variance []float64, ll []T, bsz, rows int) {
 		for _, v := range row {
 			ss += (float64(v) - mean) * (float64(v) - mean)
 		}
+		// One row has no sample variance: NaN says so (the samplers whose
+		// swaps need it refuse batch 1).
+		variance[c] = math.NaN()
 		if bsz > 1 {
 			variance[c] = n * n * (1 - float64(bsz)/n) * ss / float64(bsz-1) / float64(bsz)
 		}

@@ -261,3 +261,16 @@ func (c Correction) String() string {
 	}
 	return fmt.Sprintf("Correction(%d)", int(c))
 }
+
+// needsEnergyVariance reports whether the sampler's swap test reads the
+// minibatch energies' variance estimates: Metropolis corrected by the
+// model's variance (directly or as a running average), and Barker's test.
+func (s Sampler) needsEnergyVariance() bool {
+	switch x := s.Exchange.(type) {
+	case *Metropolis:
+		return x.Correction == ModelVariance || x.Correction == RunningVariance
+	case *Barker:
+		return true
+	}
+	return false
+}

@@ -125,6 +125,9 @@ func newKernel(target Target, s Sampler, o Options) (*sgKernel, error) {
 	if n == 0 || batch >= n {
 		batch = 0
 	}
+	if batch == 1 && s.needsEnergyVariance() {
+		return nil, fmt.Errorf("a minibatch of one row cannot estimate the variance of its energy, which the %s swap's correction needs: use batch = 2 or more", s.Exchange.Name())
+	}
 	st := o.Resume
 	chains, first := o.chainRange()
 	switch {

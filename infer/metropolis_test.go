@@ -1,8 +1,10 @@
 package infer_test
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/temper-ppl/temper/infer"
@@ -94,5 +96,25 @@ func TestVarianceCorrectionHalfGap(t *testing.T) {
 	t.Logf("left mode weight %.4f, exact %.4f", got, w.leftWeight())
 	if off := got - w.leftWeight(); math.Abs(off) > 0.012 {
 		t.Errorf("corrected reSGLD at δ = 0.5: left weight %.4f, %+.4f off the exact %.4f", got, off, w.leftWeight())
+	}
+}
+
+// TestBatchOfOneRow: a minibatch of one row has no sample variance, so a
+// swap test corrected by the energies' variance (resgld, renhd's Barker
+// test) refuses it, with a sentence, rather than swapping on a variance it
+// does not have; SGLD, which does not read it, runs.
+func TestBatchOfOneRow(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		want string
+	}{{"resgld", "a minibatch of one row cannot estimate the variance of its energy"}, {"renhd", "a minibatch of one row"}, {"sgld", ""}} {
+		s, err := infer.NewSampler(c.name, map[string]string{"lr": "1e-4"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = infer.Run(context.Background(), newRegression(), s, infer.Options{Chains: 1, Iters: 20, Batch: 1, Seed: 1})
+		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("%s at batch 1: error %v, want %q", c.name, err, c.want)
+		}
 	}
 }
