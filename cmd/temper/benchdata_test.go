@@ -13,9 +13,10 @@ import (
 )
 
 // TestMain makes the test binary a temper command when temper bench data
-// starts it as its child process (os.Executable is the test binary here).
+// or the gallery's reduced check starts it as its child process
+// (os.Executable is the test binary here).
 func TestMain(m *testing.M) {
-	if os.Getenv(benchDataChild) != "" {
+	if os.Getenv(benchDataChild) != "" || os.Getenv(galleryChild) != "" {
 		os.Exit(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
 	}
 	os.Exit(m.Run())

@@ -41,9 +41,13 @@ type galleryPage struct {
 	// hold its fast page and a slow comparison beside it.
 	dir, file string
 	// slow marks a page whose runs take minutes: temper gallery --slow or
-	// --only NAME makes it, and --check verifies it without running it
-	// (checkSlowPage): CI cannot spend minutes a page.
+	// --only NAME makes it, and --check verifies it without running it in
+	// full (checkSlowPage): CI cannot spend minutes a page.
 	slow bool
+	// reduced is a slow page's reduced check: how its runs are made
+	// smaller, in seconds, for --check to compare the headline figures its
+	// results record with those the page recorded (gallery_reduced.go).
+	reduced *reducedRuns
 	// runs are the page's runs; none is model.ppl with its infer block.
 	runs    []galleryRun
 	figures []galleryFigure
@@ -165,12 +169,16 @@ func galleryCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 	only := fs.String("only", "", "make this page alone, fast or slow (and not the index)")
 	root := fs.String("root", "examples", "the examples folder")
 	site := fs.String("html", "", "write the gallery's pages as a static HTML site into this folder (no runs)")
+	reduced := fs.String("reduced-figures", "", "print the figures of this slow page's reduced check as JSON (a child process of --check; needs the portable kernels)")
 	flags, pos := reorderFlags(args, "check", "slow")
 	if err := fs.Parse(flags); err != nil || len(pos) > 0 {
 		return badf("%s", galleryUsage)
 	}
 	if *site != "" {
 		return writeSite(*root, *site, stdout)
+	}
+	if *reduced != "" {
+		return printReducedFigures(ctx, *reduced, *root, stdout)
 	}
 	return makeGallery(ctx, galleryPages, *root, *only, *slow, *check, stdout, stderr)
 }
@@ -195,7 +203,7 @@ func makeGallery(ctx context.Context, pages []galleryPage, root, only string, sl
 		}
 		found = true
 		if p.slow && check {
-			files, err := checkSlowPage(p, root)
+			files, err := checkSlowPage(ctx, p, root, stderr)
 			if err != nil {
 				slowProblems = append(slowProblems, fmt.Sprintf("%s: %v", p.name, err))
 			}
@@ -205,7 +213,7 @@ func makeGallery(ctx context.Context, pages []galleryPage, root, only string, sl
 		start := time.Now()
 		files, err := makePage(ctx, p, root, out, stderr)
 		if err != nil {
-			return fmt.Errorf("temper gallery: %s: %w", p.name, err)
+			return fmt.Errorf("%s: %w", p.name, err) // run prints "temper gallery: " before it
 		}
 		if !check {
 			fmt.Fprintf(stderr, "%s: %.1f s\n", p.name, time.Since(start).Seconds())
@@ -238,11 +246,11 @@ func makeGallery(ctx context.Context, pages []galleryPage, root, only string, sl
 			len(stale), len(made), strings.Join(stale, ", ")))
 	}
 	if problems = append(problems, slowProblems...); len(problems) > 0 {
-		return fmt.Errorf("temper gallery: %s", strings.Join(problems, "\ntemper gallery: "))
+		return errors.New(strings.Join(problems, "\ntemper gallery: "))
 	}
 	msg := fmt.Sprintf("the gallery is current: %d files made again", len(made))
 	if len(verified) > 0 {
-		msg += fmt.Sprintf("; the slow pages' %d files are there, their figures valid and their inputs unchanged", len(verified))
+		msg += fmt.Sprintf("; the slow pages' %d files are there, their figures valid, their inputs unchanged and their reduced checks' figures the same", len(verified))
 	}
 	_, err := fmt.Fprintln(stdout, msg)
 	return err
@@ -253,6 +261,9 @@ type galleryRuns struct {
 	root, dir string // the examples folder, and the page's folder in it
 	byLabel   map[string]*galleryRunOut
 	seconds   float64 // the runs' total wall time
+	// headlines are the figures the results recorded for a slow page's
+	// reduced check, in the order recorded.
+	headlines []headline
 }
 
 // galleryRunOut is one run's output folders, one per seed.
@@ -350,13 +361,7 @@ func makePage(ctx context.Context, p galleryPage, root, out string, stderr io.Wr
 		}
 	}
 	runs, err := makeRuns(ctx, p, root)
-	defer func() {
-		for _, r := range runs.byLabel {
-			for _, d := range r.dirs {
-				os.RemoveAll(d)
-			}
-		}
-	}()
+	defer removeRuns(runs)
 	if err != nil {
 		return nil, err
 	}
@@ -422,6 +427,13 @@ func makePage(ctx context.Context, p galleryPage, root, out string, stderr io.Wr
 	took := fmt.Sprintf("The runs took %s on %s.", duration(runs.seconds), machine())
 	page := galleryPageText(p, models, noReadme == nil, commands, body, took)
 	if p.slow {
+		start := time.Now()
+		figures, err := reducedFigures(ctx, p, root)
+		if err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(stderr, "%s: reduced check %.1f s\n", p.name, time.Since(start).Seconds())
+		page = append(page, reducedComment(figures)...)
 		page = append(page, fmt.Sprintf("<!-- %s %s -->\n", slowHashMark, hash)...)
 	}
 	return files, os.WriteFile(filepath.Join(out, p.pageFile()), page, 0o644)
@@ -476,7 +488,7 @@ func galleryPageText(p galleryPage, models []pageModel, hasReadme bool, commands
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %s\n\n", p.title)
 	if p.slow {
-		fmt.Fprintf(&b, "_%s. A slow page: made by `temper gallery --only %s` and checked by CI without running it ([how](../index.md))", capitalise(p.shows), p.name)
+		fmt.Fprintf(&b, "_%s. A slow page: made by `temper gallery --only %s` and checked by CI on its runs made smaller ([how](../index.md))", capitalise(p.shows), p.name)
 	} else {
 		fmt.Fprintf(&b, "_%s. Made by `temper gallery` ([how](../index.md))", capitalise(p.shows))
 	}
@@ -566,8 +578,14 @@ func pageInputsHash(p galleryPage, root string) (string, error) {
 	fmt.Fprintf(h, "page %q %q %q %q %q %t\nabout %q\nsize %q\n", p.name, p.title, p.shows, p.pageDir(), p.pageFile(), p.slow, p.about, p.size)
 	dir := filepath.Join(root, p.pageDir())
 	var inputs []string
+	if p.reduced != nil {
+		fmt.Fprintf(h, "reduced seeds %d\n", p.reduced.seeds)
+	}
 	for _, r := range p.pageRuns() {
 		fmt.Fprintf(h, "run %q %q %q %v %t\n", r.label, r.modelFile(), r.args, r.seeds, r.bench)
+		if args := p.reducedArgs(r); len(args) > 0 {
+			fmt.Fprintf(h, "reduced %q\n", args)
+		}
 		model := filepath.Join(dir, r.modelFile())
 		inputs = append(inputs, model)
 		if r.program != nil {
@@ -659,12 +677,13 @@ func hashFiles(h io.Writer, root, path string) error {
 	})
 }
 
-// checkSlowPage checks a slow page without running it: its Markdown is
-// there, every figure it links and every figure it makes is there and is
-// a well-formed SVG image, and the hash of its inputs that it recorded is
-// the hash of the inputs now. It returns the files it checked, relative to
-// root.
-func checkSlowPage(p galleryPage, root string) ([]string, error) {
+// checkSlowPage checks a slow page without making its runs in full: its
+// Markdown is there, every figure it links and every figure it makes is
+// there and is a well-formed SVG image, the hash of its inputs that it
+// recorded is the hash of the inputs now, and its reduced check's figures
+// are those it recorded (checkReduced). It returns the files it checked,
+// relative to root.
+func checkSlowPage(ctx context.Context, p galleryPage, root string, stderr io.Writer) ([]string, error) {
 	remake := fmt.Sprintf("remake it with `go run ./cmd/temper gallery --only %s` (minutes) and commit it", p.name)
 	raw, err := os.ReadFile(filepath.Join(root, p.pageFile()))
 	if err != nil {
@@ -695,6 +714,9 @@ func checkSlowPage(p galleryPage, root string) ([]string, error) {
 	}
 	if string(m[1]) != want {
 		return nil, fmt.Errorf("%s was made from other inputs (its models, data, runs' flags, figures or prose have changed since): %s", p.pageFile(), remake)
+	}
+	if err := checkReduced(ctx, p, root, raw, remake, stderr); err != nil {
+		return nil, err
 	}
 	return files, nil
 }
@@ -803,7 +825,7 @@ func galleryIndex(pages []galleryPage) []byte {
 		return []byte(b.String())
 	}
 	b.WriteString("\n## The papers' experiments\n\n")
-	b.WriteString("These pages compare samplers as the seed papers do, beside the papers' tables and figures. Their runs take minutes, more than CI should spend, so they are made by hand, `go run ./cmd/temper gallery --slow` (all of them) or `--only NAME` (one), and checked in; `temper gallery --check` checks each without running it: the page and every figure it links are there, the figures are well-formed SVG, and the hash of its inputs (its models, data, runs' flags, figures and prose), recorded at its end, is still theirs.\n\n")
+	b.WriteString("These pages compare samplers as the seed papers do, beside the papers' tables and figures. Their runs take minutes, more than CI should spend, so they are made by hand, `go run ./cmd/temper gallery --slow` (all of them) or `--only NAME` (one), and checked in; `temper gallery --check` checks each without making its runs in full: the page and every figure it links are there, the figures are well-formed SVG, the hash of its inputs (its models, data, runs' flags, figures and prose), recorded at its end, is still theirs, and its reduced check passes: the page's runs made again smaller (fewer iterations and seeds: seconds) on the portable kernels, whose headline figures, computed by the page's own results code, must be those the page recorded when it was made, within tolerances far below their Monte Carlo error (cmd/temper/gallery_reduced.go). A run is deterministic for its seed and code, so a change to temper that moves a page's figures fails the check until the page is made again.\n\n")
 	b.WriteString("| | page | what it shows |\n|---|---|---|\n")
 	for _, p := range pages {
 		if p.slow {

@@ -66,6 +66,19 @@ const (
 var fashionCNNArgs = []string{"--model", "cnn", "--data", "../shared/data/fashion-mnist", "--train", "10240", "--test", "2000",
 	"--channels", "4", "--epochs", "5", "--draws", "10"}
 
+// fashionReduced makes a run of the Fashion-MNIST pages a few seconds'
+// for their reduced check: 512 training and 100 test images of the shipped
+// subset, two epochs (8 iterations), 4 draws, H = 8 LSTM units or C = 2
+// channels, and the ladders exchanging every 2 iterations, so that their
+// exchange runs in so short a run.
+func fashionReduced(r galleryRun) []string {
+	args := []string{"--data", "{dir}/data", "--train", "512", "--test", "100", "--epochs", "2", "--draws", "4", "--hidden", "8", "--channels", "2"}
+	if slices.Contains(r.args, "every="+strconv.Itoa(fashionEvery)) {
+		args = append(args, "--set", "every=2")
+	}
+	return args
+}
+
 // fashionPaper is seed 001's Table 1, the RNN on Fashion-MNIST: the test
 // accuracy in percent (mean ± sd over 10 runs) at 0% and 20% permuted
 // labels, for the samplers this comparison shares with it.
@@ -93,6 +106,8 @@ func fashionOutcomes(g *galleryRuns) ([]string, map[string]*fashionmnist.Outcome
 				return nil, nil, err
 			}
 			out[fashionLabel(s.Label, pct)] = &o
+			g.headline(fashionLabel(s.Label, pct)+": test accuracy", o.Accuracy, tolShare)
+			g.headline(fashionLabel(s.Label, pct)+": NLL", o.NLL, tolNLL)
 		}
 	}
 	return samplers, out, nil

@@ -72,7 +72,7 @@ var fastPages = []galleryPage{
 var slowPages = []galleryPage{
 	{name: "mog5", title: "Five isolated modes under minibatch noise: RENHD, RELD and SGNHT",
 		shows: "seed 001's Section 4.1 (Figure 2): replica-exchange Nosé-Hoover dynamics against its baselines, each mode's mass beside the exact one",
-		slow:  true,
+		slow:  true, reduced: &reducedRuns{args: sameArgs("--iters", "40000")},
 		runs: []galleryRun{
 			{label: "RENHD"},
 			{label: "RELD", args: []string{"--sampler", "renhd_reld", "--set", "lr=0.015", "--set", "c=0.02", "--set", "every=2", "--set", "replicas=7", "--set", "tau=1.5"}},
@@ -89,7 +89,8 @@ var slowPages = []galleryPage{
 		}},
 	{name: "cosine2d-windows", dir: "cosine2d", file: "windows.md", title: "DEO against DEO*: the window of non-reversible swaps",
 		shows: "seed 000's Figure 4(a): round trips per 1,000 iterations at windows W = 1 (DEO) to 16, beside Lemma 1 and the paper",
-		slow:  true, runs: comparedRuns(cosineWindows, "", []string{"--chains", "4"}, 1, 2, 3), about: cosineAbout, size: cosineSize, results: cosineWindowsResults,
+		slow:  true, runs: comparedRuns(cosineWindows, "", []string{"--chains", "4"}, 1, 2, 3), about: cosineAbout,
+		reduced: &reducedRuns{args: sameArgs("--iters", "5000"), seeds: 1}, size: cosineSize, results: cosineWindowsResults,
 		figures: []galleryFigure{
 			{file: "windows-index-deo.svg", run: "W = 1 (DEO)", caption: "The first 1,000 rounds of the first ladder's replica index process (seed 1), one replica's round trips in colour: swaps in alternate pairs every iteration, each replica drifts up and down in short zigzags.", args: []string{"--kind", "index", "--rounds", "1000"}},
 			{file: "windows-index-deo-star.svg", run: "W* = 8 (DEO*)", caption: "The same with windows of 8 iterations: a pair that swapped keeps the gate closed until the window turns, so a replica runs further in one direction between reversals.", args: []string{"--kind", "index", "--rounds", "1000"}},
@@ -99,7 +100,8 @@ var slowPages = []galleryPage{
 		}},
 	{name: "mog25-table4", dir: "mog25", file: "table4.md", title: "Cyclical SGLD against SGLD: mode coverage of 25 Gaussians (Table 4)",
 		shows: "seed 002's Table 4 and Figure 2: the modes single and parallel SGLD and cSGLD cover, seeds 1-10, beside the paper's",
-		slow:  true, runs: comparedRuns(table4Rows, "", nil, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10), about: table4About, size: table4Size, results: table4Results,
+		slow:  true, runs: comparedRuns(table4Rows, "", nil, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10), about: table4About,
+		reduced: &reducedRuns{args: sameArgs("--iters", "10000"), seeds: 2}, size: table4Size, results: table4Results,
 		figures: []galleryFigure{
 			{file: "table4-modes-parallel-sgld.svg", run: "Parallel SGLD (4 chains)", caption: "Four SGLD chains on the decreasing step 0.09/√k (seed 1): each stays in the mode it finds first, as in the paper's Figure 2(b).", args: []string{"--kind", "modes", "--model", "{model}", "--modes", "{dir}/modes.csv"}},
 			{file: "table4-modes-parallel-csgld.svg", run: "Parallel cSGLD (4 chains)", caption: "Four cyclical SGLD chains (seed 1), the same budget: every mode covered, as in Figure 2(c).", args: []string{"--kind", "modes", "--model", "{model}", "--modes", "{dir}/modes.csv"}},
@@ -108,6 +110,7 @@ var slowPages = []galleryPage{
 	{name: "double-well", title: "The variance-corrected swap: reSGLD on a noisy double well",
 		shows: "seed 000's Eq. 15 (appendix A.1) and seed 004's m-reSGLD: the left mode's weight with and without the correction, beside the exact one",
 		slow:  true, runs: comparedRuns(doubleWellRows, "", nil, 1, 2, 3), size: doubleWellSize, results: doubleWellResults,
+		reduced: &reducedRuns{args: sameArgs("--iters", "20000"), seeds: 1},
 		figures: []galleryFigure{
 			{file: "density-corrected.svg", run: "reSGLD, corrected swap", caption: "Each chain's density of x (seed 1): the left mode holds three quarters of the draws.", args: []string{"--kind", "density", "--params", "x"}},
 			{file: "density-uncorrected.svg", run: "reSGLD, uncorrected swap", caption: "The same without the correction: the right mode is too heavy.", args: []string{"--kind", "density", "--params", "x"}},
@@ -117,6 +120,7 @@ var slowPages = []galleryPage{
 	{name: "logistic-table5", dir: "logistic", file: "table5.md", title: "Cyclical against traditional SG-MCMC on German credit (Table 5)",
 		shows: "seed 002's Table 5: bulk ESS of SGLD, SGHMC and their cyclical forms at the paper's budget, beside the paper's and against Stan's posterior",
 		slow:  true, runs: comparedRuns(table5Rows, "", []string{"--burn", "1000", "--iters", "5000", "--thin", "1", "--chains", "4"}, 1, 2), about: table5About, size: table5Size, results: table5Results,
+		reduced: &reducedRuns{args: sameArgs("--burn", "200", "--iters", "1000"), seeds: 1},
 		figures: []galleryFigure{
 			{file: "table5-trace-csghmc.svg", run: "cSGHMC", caption: "Two coefficients' draws (seed 1), the sampling stages' only (3,750 of each chain's 5,000, so the axis counts draws): the four chains agree.", args: []string{"--kind", "trace", "--params", "beta.1,beta.2"}},
 			{file: "table5-trace-sghmc.svg", run: "SGHMC", caption: "SGHMC on 0.002/√k: as the step shrinks the chains wander ever more slowly (a mean bulk ESS of 48).", args: []string{"--kind", "trace", "--params", "beta.1,beta.2"}},
@@ -126,6 +130,7 @@ var slowPages = []galleryPage{
 	{name: "german-credit", title: "German credit against Stan: the default SG-MCMC samplers",
 		shows: "SGHMC, SGLD and SGNHT with their defaults (the warm-up's step and metric) on minibatches, seeds 1-3, every coefficient against Stan's NUTS posterior",
 		slow:  true, runs: comparedRuns(germanCreditRows, "../logistic/model.ppl", nil, 1, 2, 3), about: germanCreditAbout, size: germanCreditSize, results: germanCreditResults,
+		reduced: &reducedRuns{args: sameArgs("--iters", "1000"), seeds: 1},
 		figures: []galleryFigure{
 			{file: "pair.svg", run: "SGHMC", caption: "The intercept and the first two coefficients against each other (seed 1).", args: []string{"--kind", "pair", "--params", "alpha,beta.1,beta.2"}},
 			{file: "rank.svg", run: "SGHMC", caption: "Rank plots of the same (seed 1): flat, the four chains agree.", args: []string{"--kind", "rank", "--params", "alpha,beta.1,beta.2"}},
@@ -134,15 +139,17 @@ var slowPages = []galleryPage{
 	{name: "logistic-nuts", dir: "logistic", file: "nuts.md", title: "NUTS beside SGHMC on German credit",
 		shows: "the exact sampler nuts (full data, Stan's warm-up) and the default SGHMC (minibatches): time, effective draws per second, tree depth, and both against Stan",
 		slow:  true, about: nutsAbout, size: nutsSize, results: nutsResults,
-		runs: []galleryRun{{label: "NUTS", args: []string{"--sampler", "nuts"}}, {label: "SGHMC"}},
+		runs:    []galleryRun{{label: "NUTS", args: []string{"--sampler", "nuts"}}, {label: "SGHMC", args: []string{"--sampler", "sghmc"}}},
+		reduced: &reducedRuns{args: nutsReduced},
 		figures: []galleryFigure{
 			{file: "nuts-pair.svg", run: "NUTS", caption: "The intercept and the first two coefficients: no divergent transition (they would be red).", args: []string{"--kind", "pair", "--params", "alpha,beta.1,beta.2"}},
 			{file: "nuts-acf.svg", run: "NUTS", caption: "NUTS's autocorrelation: gone after a lag or two, and negative at lag 1 for beta.1 (antithetic draws).", args: []string{"--kind", "acf", "--params", "alpha,beta.1"}},
-			{file: "nuts-acf-sghmc.svg", run: "SGHMC", caption: "SGHMC's: its momentum makes the autocorrelation swing and fade over some 30 iterations, but an iteration costs half a pass over the data, where a NUTS draw costs about 38 full passes.", args: []string{"--kind", "acf", "--params", "alpha,beta.1"}},
+			{file: "nuts-acf-sghmc.svg", run: "SGHMC", caption: "SGHMC's: its momentum makes the autocorrelation swing and fade over some 30 iterations, where an iteration costs half a pass over the data and a NUTS draw a full pass for each of its leapfrog steps (the table's leapfrogs per draw).", args: []string{"--kind", "acf", "--params", "alpha,beta.1"}},
 		}},
 	{name: "mnist", title: "A Bayesian MLP for MNIST with SGLD",
 		shows: "one and four SGLD chains of the 784-100-10 network on the full MNIST (temper bench): their test accuracy beside the PyTorch peer's, and how far apart the chains' weights are",
 		slow:  true, about: mnistAbout, size: mnistSize, results: mnistResults,
+		reduced: &reducedRuns{args: sameArgs("--data", "{dir}/data", "--epochs", "2", "--limit-train", "1024", "--limit-test", "200", "--thin", "2")},
 		runs: []galleryRun{
 			{label: "P = 1", bench: true, args: []string{"--data", "../shared/data/mnist", "--replicas", "1"}},
 			{label: "P = 4", bench: true, args: []string{"--data", "../shared/data/mnist", "--replicas", "4"}},
@@ -154,7 +161,8 @@ var slowPages = []galleryPage{
 	{name: "fashion-mnist", title: "Seed 001's Table 1: an LSTM on Fashion-MNIST under RENHD and five other samplers",
 		shows: "seed 001's Section 4.2 (Table 1): test accuracy and NLL of the model average of RENHD, RELD, SGNHT, SGHMC, cyclical SGHMC and DEO*-mSGD, 0% and 20% of the labels permuted, beside the paper's",
 		slow:  true, about: fashionLSTMAbout, size: fashionLSTMSize, results: fashionLSTMResults,
-		runs: fashionRuns(fashionLSTMArgs, fashionmnist.PaperStep(10240), fashionRungs, fashionEvery),
+		reduced: &reducedRuns{args: fashionReduced},
+		runs:    fashionRuns(fashionLSTMArgs, fashionmnist.PaperStep(10240), fashionRungs, fashionEvery),
 		figures: []galleryFigure{
 			{file: "swaps-renhd.svg", run: "RENHD, 0%", caption: "RENHD's swap rate between adjacent rungs of its ladder T = 1, 1.2, 1.44, 1.73, with the attempts above the bars: few, in so short a run.", args: []string{"--kind", "swaps"}},
 			{file: "ladder-deo.svg", run: "DEO*-mSGD, 0%", caption: "DEO*-mSGD's ladder of step sizes over the run (an exchange round each iteration): the two inner levels adapted during burn-in toward the swap rate 0.4, then frozen; the ends stay at ε and 10ε.", args: []string{"--kind", "ladder"}},
@@ -162,7 +170,8 @@ var slowPages = []galleryPage{
 	{name: "fashion-mnist-cnn", dir: "fashion-mnist", file: "cnn.md", title: "A small CNN on Fashion-MNIST under the same six samplers",
 		shows: "the samplers of the LSTM page on a two-convolution network: test accuracy and NLL of the model average, 0% and 20% of the labels permuted",
 		slow:  true, about: fashionCNNAbout, size: fashionCNNSize, results: fashionCNNResults,
-		runs: fashionRuns(fashionCNNArgs, 5e-6, fashionRungs, fashionEvery),
+		reduced: &reducedRuns{args: fashionReduced},
+		runs:    fashionRuns(fashionCNNArgs, 5e-6, fashionRungs, fashionEvery),
 		figures: []galleryFigure{
 			{file: "cnn-swaps-renhd.svg", run: "RENHD, 0%", caption: "RENHD's swap rate between adjacent rungs, with the attempts.", args: []string{"--kind", "swaps"}},
 		}},
@@ -219,11 +228,13 @@ const nutsAbout = `
 temper has the exact samplers too: ` + "`--sampler nuts`" + ` is the No-U-Turn
 sampler of Hoffman & Gelman (multinomial, with the generalised U-turn
 criterion, as Stan's) with Stan's warm-up (dual averaging of the step
-toward an acceptance of 0.8, a diagonal metric from windows of the
-chains' draws). It evaluates every row of the data at each leapfrog step,
-where SGHMC evaluates a minibatch. This page runs both on the README's
-first example with the infer block's size and compares what an effective
-draw costs, and how close each comes to Stan's posterior.
+toward an acceptance of 0.8, a metric from windows of the chains' draws:
+diagonal, as Stan's default, or dense where their correlations stand out
+of their noise, metric = auto). It evaluates every row of the data at
+each leapfrog step, where SGHMC evaluates a minibatch. This page runs
+both on the README's first example with the infer block's size and
+compares what an effective draw costs, and how close each comes to
+Stan's posterior.
 `
 
 const nutsSize = `

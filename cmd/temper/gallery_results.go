@@ -44,6 +44,7 @@ type runDiagnostics struct {
 	MinESSBulk        float64           `json:"min_ess_bulk"`
 	MaxRhat           float64           `json:"max_rhat"`
 	DrawsPerChain     int               `json:"draws_per_chain"`
+	Thin              int               `json:"thin"`
 	Chains            int               `json:"chains"`
 	RoundTripsPer1000 float64           `json:"round_trips_per_1000"`
 	RoundTrips        int               `json:"round_trips"`
@@ -62,6 +63,7 @@ type runDiagnostics struct {
 		MeanTreeDepth float64 `json:"mean_tree_depth"`
 		MeanLeapfrogs float64 `json:"mean_leapfrogs"`
 		Divergent     int     `json:"divergent"`
+		Metric        string  `json:"metric"`
 	} `json:"exact"`
 }
 
@@ -285,7 +287,8 @@ func mog5Results(g *galleryRuns) (string, error) {
 	tv := []string{"total variation to exact", ""}
 	found := []string{"modes found (mass over 0.01)", "5"}
 	ess := []string{"ESS per 10⁵ draws (min of x.1, x.2)", ""}
-	for i := range labels {
+	for i, l := range labels {
+		g.headline(l+": total variation to exact", totalVariationOf(masses[i], exact), tolShare)
 		tv = append(tv, f3(totalVariationOf(masses[i], exact)))
 		n := 0
 		for _, m := range masses[i] {
@@ -301,6 +304,8 @@ func mog5Results(g *galleryRuns) (string, error) {
 	b.WriteString("Each mode's mass: the share of the draws nearer its centre than any other's, beside the exact mass of that cell (the density integrated by the midpoint rule on [-9, 9]², spacing 0.02).\n\n")
 	b.WriteString(mdTable(append([]string{"mode (centre)", "exact"}, labels...), rows))
 	d := runs[0].diag
+	g.headline("RENHD: ESS per 10⁵ draws", essPer1e5(runs[0].draws, "x.1", "x.2"), tolRelative)
+	g.headline("RENHD: round trips per 1,000 iterations", d.RoundTripsPer1000, tolRelative)
 	fmt.Fprintf(&b, "\nRENHD's ladder: swap rates %s between adjacent rungs, %.1f round trips per 1,000 iterations.\n\n", rates(d.SwapRate), d.RoundTripsPer1000)
 	b.WriteString("Beside the paper (seed 001, Section 4.1 and Figure 2):\n\n")
 	sgnhtFound := found[len(found)-1]
@@ -383,6 +388,8 @@ func cosineWindowsResults(g *galleryRuns) (string, error) {
 		const p, r0 = 16.0, 0.6
 		rw := math.Pow(r0, float64(window))
 		lemma := 1000 * p / (2 * float64(window) * p * (1 + (p-1)*rw/(1-rw)))
+		g.headline(w.label+": round trips per 1,000 iterations", mean(trips), tolRelative)
+		g.headline(w.label+": TV to exact", mean(tvs), tolShare)
 		rows = append(rows, []string{w.label, strconv.Itoa(window), meanRange(trips, 1), fmt.Sprintf("%.0f", lemma), cmpOr(w.paper, "–"),
 			fmt.Sprintf("%.1f / %.1f", visited/float64(len(runs)), covered/float64(len(runs))), meanRange(tvs, 2)})
 	}
@@ -410,15 +417,20 @@ the authors' code.
 // meanRange is the mean of xs with their range, with that many decimals:
 // "20.3 (19.9-21.0)".
 func meanRange(xs []float64, decimals int) string {
-	mean := 0.0
-	for _, x := range xs {
-		mean += x / float64(len(xs))
-	}
 	f := func(v float64) string { return strconv.FormatFloat(v, 'f', decimals, 64) }
 	if len(xs) == 1 {
-		return f(mean)
+		return f(xs[0])
 	}
-	return fmt.Sprintf("%s (%s-%s)", f(mean), f(slices.Min(xs)), f(slices.Max(xs)))
+	return fmt.Sprintf("%s (%s-%s)", f(mean(xs)), f(slices.Min(xs)), f(slices.Max(xs)))
+}
+
+// mean is the mean of xs.
+func mean(xs []float64) float64 {
+	m := 0.0
+	for _, x := range xs {
+		m += x / float64(len(xs))
+	}
+	return m
 }
 
 // table4Rows are the mog25 page's samplers with the coverage seed 002's
@@ -458,8 +470,9 @@ func table4Results(g *galleryRuns) (string, error) {
 			c := summary.ModeCoverage(xs, ys, centres, 0.25, 100).Covered
 			covered, each = append(covered, float64(c)), append(each, strconv.Itoa(c))
 		}
-		mean, se := meanSE(covered)
-		rows = append(rows, []string{row.label, fmt.Sprintf("%.1f ± %.2f", mean, se), strings.Join(each, " "), row.paper})
+		m, se := meanSE(covered)
+		g.headline(row.label+": modes covered", m, tolRelative)
+		rows = append(rows, []string{row.label, fmt.Sprintf("%.1f ± %.2f", m, se), strings.Join(each, " "), row.paper})
 	}
 	var b strings.Builder
 	b.WriteString("Modes covered of 25: a mode is covered when more than 100 draws (every chain pooled) lie within 0.25 of its mean; mean ± standard error over seeds 1-10, as Table 4 reports 10 runs.\n\n")
@@ -480,14 +493,12 @@ is what the paper's own Figure 2(b) shows (4 of 25).
 }
 
 // meanSE is the mean of xs and its standard error.
-func meanSE(xs []float64) (mean, se float64) {
+func meanSE(xs []float64) (m, se float64) {
+	m = mean(xs)
 	for _, x := range xs {
-		mean += x / float64(len(xs))
+		se += (x - m) * (x - m)
 	}
-	for _, x := range xs {
-		se += (x - mean) * (x - mean)
-	}
-	return mean, math.Sqrt(se / float64(len(xs)-1) / float64(len(xs)))
+	return m, math.Sqrt(se / float64(len(xs)-1) / float64(len(xs)))
 }
 
 // doubleWellRows are the double-well page's runs.
@@ -498,22 +509,25 @@ var doubleWellRows = []comparedRun{
 	{label: "SGLD (one temperature)", args: []string{"--sampler", "sgld", "--set", "lr=0.005"}},
 }
 
-// exactShareBelow is the share of a one-parameter model's mass below
-// zero, by the trapezoid rule on [lo, hi] in n steps.
-func exactShareBelow(modelPath string, lo, hi float64, n int) (float64, error) {
+// exactShareBelow is the share of the mass below zero of a model's first
+// coordinate at temperature tau (density ∝ exp(log p / tau)), by the
+// trapezoid rule on [lo, hi] in n steps. The other coordinates are held at
+// zero, so a model of several is read right only when its density is a
+// product over its coordinates, as examples/reld's is.
+func exactShareBelow(modelPath string, tau, lo, hi float64, n int) (float64, error) {
 	m, err := temper.CompileFile(modelPath, nil)
 	if err != nil {
 		return 0, err
 	}
-	if m.Dim() != 1 {
-		return 0, fmt.Errorf("%s has %d parameters, not 1", modelPath, m.Dim())
-	}
+	theta := make([]float64, m.Dim())
 	lp := make([]float64, n+1)
 	top := math.Inf(-1)
 	for i := range lp {
-		if lp[i], err = m.LogDensity([]float64{lo + (hi-lo)*float64(i)/float64(n)}, nil); err != nil {
+		theta[0] = lo + (hi-lo)*float64(i)/float64(n)
+		if lp[i], err = m.LogDensity(theta, nil); err != nil {
 			return 0, err
 		}
+		lp[i] /= tau
 		top = max(top, lp[i])
 	}
 	var below, total float64
@@ -530,44 +544,65 @@ func exactShareBelow(modelPath string, lo, hi float64, n int) (float64, error) {
 	return below / total, nil
 }
 
+// wellRuns reads the runs on the double well of that label, one per seed,
+// with the share of each one's draws of x (every chain pooled) below zero,
+// the left mode's weight, and, for a ladder, the swap rate of its pair of
+// levels; it records their means as headline figures.
+func wellRuns(g *galleryRuns, label string) (runs []seedRun, left, swaps []float64, err error) {
+	if runs, err = g.seeds(label); err != nil {
+		return nil, nil, nil, err
+	}
+	for _, r := range runs {
+		xs, err := pooled(r.draws, "x")
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		n := 0.0
+		for _, x := range xs {
+			if x < 0 {
+				n++
+			}
+		}
+		left = append(left, n/float64(len(xs)))
+		if len(r.diag.SwapRate) > 0 {
+			swaps = append(swaps, r.diag.SwapRate[0])
+		}
+	}
+	g.headline(label+": left mode's weight", mean(left), tolShare)
+	if len(swaps) > 0 {
+		g.headline(label+": swap rate", mean(swaps), tolShare)
+	}
+	return runs, left, swaps, nil
+}
+
+// perSeed is a figure of each seed's diagnostics.
+func perSeed(runs []seedRun, f func(runDiagnostics) float64) []float64 {
+	out := make([]float64, len(runs))
+	for i, r := range runs {
+		out[i] = f(r.diag)
+	}
+	return out
+}
+
 // doubleWellResults is the double-well page's table: the left mode's
 // weight at the target temperature under each swap, beside the exact one.
 func doubleWellResults(g *galleryRuns) (string, error) {
-	exact, err := exactShareBelow(filepath.Join(g.dir, "model.ppl"), -4, 4, 200000)
+	exact, err := exactShareBelow(filepath.Join(g.dir, "model.ppl"), 1, -4, 4, 200000)
 	if err != nil {
 		return "", err
 	}
 	var rows [][]string
 	for _, row := range doubleWellRows {
-		runs, err := g.seeds(row.label)
+		runs, left, swaps, err := wellRuns(g, row.label)
 		if err != nil {
 			return "", err
 		}
-		var left, swaps, ess []float64
-		for _, r := range runs {
-			xs, err := pooled(r.draws, "x")
-			if err != nil {
-				return "", err
-			}
-			n := 0.0
-			for _, x := range xs {
-				if x < 0 {
-					n++
-				}
-			}
-			left = append(left, n/float64(len(xs)))
-			d := r.diag
-			if len(d.SwapRate) > 0 {
-				swaps = append(swaps, d.SwapRate[0])
-			}
-			ess = append(ess, d.MinESSBulk)
-		}
-		mean, _ := meanSE(left)
+		ess := perSeed(runs, func(d runDiagnostics) float64 { return d.MinESSBulk })
 		swap := "–"
 		if len(swaps) > 0 {
 			swap = meanRange(swaps, 3)
 		}
-		rows = append(rows, []string{row.label, meanRange(left, 3), fmt.Sprintf("%+.3f", mean-exact), swap, meanRange(ess, 0)})
+		rows = append(rows, []string{row.label, meanRange(left, 3), fmt.Sprintf("%+.3f", mean(left)-exact), swap, meanRange(ess, 0)})
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "The share of the target level's draws with x < 0, the left mode's weight, beside the exact %.4f (the trapezoid rule on [-4, 4]); mean over seeds 1-3 with the range, and the bulk ESS of x over the 4 chains' 80,000 kept draws.\n\n", exact)
@@ -682,6 +717,8 @@ func table5Results(g *galleryRuns) (string, error) {
 			minESS, meanESS = append(minESS, c.minESS), append(meanESS, c.meanESS)
 			z, sd = append(z, c.maxZ), append(sd, 100*c.maxSD)
 		}
+		g.headline(row.label+": mean bulk ESS", mean(meanESS), tolRelative)
+		g.headline(row.label+": max Δmean/sd", mean(z), tolSD)
 		rows = append(rows, []string{row.label, row.step, meanRange(minESS, 0), meanRange(meanESS, 0), cmpOr(row.paper, "–"), meanRange(z, 2), meanRange(sd, 0)})
 	}
 	var b strings.Builder
@@ -735,6 +772,8 @@ func germanCreditResults(g *galleryRuns) (string, error) {
 				first = c
 			}
 			d := r.diag
+			g.headline(fmt.Sprintf("%s seed %d: max Δmean/sd", row.label, r.seed), c.maxZ, tolSD)
+			g.headline(fmt.Sprintf("%s seed %d: max sd error (%%)", row.label, r.seed), 100*c.maxSD, tolPercent)
 			rows = append(rows, []string{row.label, strconv.Itoa(r.seed), fmt.Sprintf("%.3f (%s)", c.maxZ, c.worstZ), fmt.Sprintf("%.1f (%s)", 100*c.maxSD, c.worstSD),
 				fmt.Sprintf("%.0f", c.minESS), f3(d.MaxRhat), fmt.Sprintf("%.1f", d.Seconds)})
 		}
@@ -778,6 +817,7 @@ func nutsResults(g *galleryRuns) (string, error) {
 	}
 	var rows [][]string
 	var nuts runDiagnostics
+	perSecond, worstSD := map[string]float64{}, map[string]float64{}
 	for _, label := range []string{"NUTS", "SGHMC"} {
 		r, err := g.first(label)
 		if err != nil {
@@ -788,10 +828,14 @@ func nutsResults(g *galleryRuns) (string, error) {
 		if err != nil {
 			return "", err
 		}
+		g.headline(label+": max Δmean/sd", c.maxZ, tolSD)
+		g.headline(label+": max sd error (%)", 100*c.maxSD, tolPercent)
 		sampling := d.Seconds - d.WarmupSeconds
+		perSecond[label], worstSD[label] = c.minESS/sampling, 100*c.maxSD
 		step, depth, leapfrogs, divergent := "", "–", "–", "–"
 		if d.Warmup != nil {
 			step = fmt.Sprintf("%.3g (%s metric)", d.Warmup.StepSize, d.Warmup.Metric)
+			g.headline(label+": step size", d.Warmup.StepSize, tolRelative)
 		}
 		if len(d.Exact) > 0 {
 			nuts = d
@@ -800,7 +844,9 @@ func nutsResults(g *galleryRuns) (string, error) {
 			for _, x := range d.Exact {
 				s, dep, lf, div = s+x.StepSize/float64(len(d.Exact)), dep+x.MeanTreeDepth/float64(len(d.Exact)), lf+x.MeanLeapfrogs/float64(len(d.Exact)), div+x.Divergent
 			}
-			step, depth, leapfrogs, divergent = fmt.Sprintf("%.3g (diagonal metric)", s), fmt.Sprintf("%.2f", dep), fmt.Sprintf("%.1f", lf), strconv.Itoa(div)
+			step, depth, leapfrogs, divergent = fmt.Sprintf("%.3g (%s metric)", s, nutsMetric(d)), fmt.Sprintf("%.2f", dep), fmt.Sprintf("%.1f", lf), strconv.Itoa(div)
+			g.headline(label+": step size", s, tolRelative)
+			g.headline(label+": leapfrogs per draw", lf, tolRelative)
 		}
 		rows = append(rows, []string{label, fmt.Sprintf("%d × %d", d.Chains, d.DrawsPerChain), fmt.Sprintf("%.1f", d.WarmupSeconds), fmt.Sprintf("%.1f", sampling),
 			fmt.Sprintf("%.0f", c.minESS), fmt.Sprintf("%.0f", c.minESS/sampling), fmt.Sprintf("%.0f", c.minESS/d.Seconds),
@@ -809,8 +855,33 @@ func nutsResults(g *galleryRuns) (string, error) {
 	var b strings.Builder
 	b.WriteString("Seed 1, 4 chains each. Time is wall time on the machine named under Size, split at the first kept draw (NUTS: Stan's warm-up of 1,000 iterations; SGHMC: its warm-up, the optimiser, the Hessian and settling); ESS is the smallest bulk ESS over the 49 coefficients; the last two columns compare with Stan's NUTS posterior, as on the [German credit page](../german-credit/gallery.md).\n\n")
 	b.WriteString(mdTable([]string{"sampler", "draws", "warm-up s", "sampling s", "min bulk ESS", "ESS per sampling s", "ESS per s, all", "step size", "tree depth", "leapfrogs per draw", "divergences", "max Δmean/sd", "max sd error (%)"}, rows))
-	fmt.Fprintf(&b, "\nStan's NUTS makes about 230 effective draws per sampling second on this model on the 2-core machine class (the README's figure), and `BenchmarkNUTSGermanCredit` measured temper's at 208-235 on a quiet machine of that class; this page's times are those of the machine named under Size, at the load it had, and run lower when it is shared. NUTS evaluates all 1,000 rows at every leapfrog step, %.0f of them a draw; SGHMC evaluates one minibatch of 500 a step and makes its effective draws several times cheaper, at the price of a discretisation bias of a few percent in the sds, which NUTS, with its Metropolis correction, does not have.\n", nutsLeapfrogs(nuts))
+	ratio, cheaper := perSecond["NUTS"]/perSecond["SGHMC"], "more"
+	if ratio < 1 {
+		ratio, cheaper = 1/ratio, "fewer"
+	}
+	fmt.Fprintf(&b, "\nStan's NUTS, with its default diagonal metric, makes about 230 effective draws per sampling second on this model on the 2-core machine class (the README's figure); temper's warm-up chose a %s metric here (metric = auto: dense where the warm-up draws' correlations stand out of their noise). This page's times are those of the machine named under Size, at the load it had, and run lower when it is shared. NUTS evaluates all 1,000 rows at every leapfrog step, %.1f of them a draw; SGHMC evaluates one minibatch of 500 a step. Per second of sampling NUTS made %.1f times %s effective draws than SGHMC, and it has no discretisation bias (its sds within %.1f%% of Stan's, SGHMC's within %.1f%%), as its Metropolis correction removes it.\n",
+		nutsMetric(nuts), nutsLeapfrogs(nuts), ratio, cheaper, worstSD["NUTS"], worstSD["SGHMC"])
 	return b.String(), nil
+}
+
+// nutsReduced are the logistic-nuts page's reduced runs: 500 draws a
+// chain, and NUTS two chains of 300 after a warm-up of 200 iterations, not
+// 1,000 (its windows of Stan's schedule shrink in proportion), so that the
+// check takes seconds.
+func nutsReduced(r galleryRun) []string {
+	if slices.Contains(r.args, "nuts") {
+		return []string{"--chains", "2", "--iters", "300", "--set", "warmup=200"}
+	}
+	return []string{"--iters", "500"}
+}
+
+// nutsMetric is the metric NUTS's warm-up chose, the first chain's (each
+// chooses its own; "diagonal" where the run does not say).
+func nutsMetric(d runDiagnostics) string {
+	if len(d.Exact) == 0 || d.Exact[0].Metric == "" {
+		return "diagonal"
+	}
+	return d.Exact[0].Metric
 }
 
 // nutsLeapfrogs is the mean leapfrog steps per draw over the chains.
@@ -964,6 +1035,8 @@ func mnistResults(g *galleryRuns) (string, error) {
 		for i, a := range x.TestAccuracyPerChain {
 			per[i] = fmt.Sprintf("%.2f%%", 100*a)
 		}
+		g.headline(row.label+": test accuracy", x.TestAccuracy, tolShare)
+		g.headline(row.label+": max R-hat of the weights", s.diag.MaxRhat, tolRelative)
 		rows = append(rows, []string{row.label, fmt.Sprintf("%d (%d steps, %d burn-in)", x.Epochs, x.Steps, x.BurnIn), strconv.Itoa(x.SamplesPerChain),
 			fmt.Sprintf("%.0f", x.ReplicaStepsPerS), fmt.Sprintf("%.2f%%", 100*x.TestAccuracy), strings.Join(per, ", "), cmpOr(row.paper, "–"), f2(s.diag.MaxRhat)})
 	}

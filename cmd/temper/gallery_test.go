@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -39,27 +41,15 @@ func TestGalleryCheck(t *testing.T) {
 }
 
 // TestGallerySlowPage makes a slow page of two runs into a copy of an
-// example and checks it as CI does, without running it: current at once;
-// then failing, with the reason, when a figure is not SVG, when a linked
-// figure is missing, and when a model changed since the page was made.
+// example and checks it as CI does, without running it in full: current
+// at once; then failing, with the reason, when a figure is not SVG, when a
+// linked figure is missing, and when a model changed since the page was
+// made (TestGalleryReducedCheck has the code's changes).
 func TestGallerySlowPage(t *testing.T) {
 	root := filepath.Join(t.TempDir(), "examples")
 	dst := copyExample(t, root, "eight-schools", "model.ppl", "schools.json")
-	short := []string{"--iters", "200", "--chains", "2"}
-	page := galleryPage{name: "schools-seeds", dir: "eight-schools", file: "seeds.md", title: "Two seeds", shows: "a test", slow: true,
-		runs: []galleryRun{{label: "first", args: short}, {label: "second", args: append(short, "--seed", "2")}},
-		figures: []galleryFigure{
-			{file: "seeds-trace.svg", caption: "mu.", run: "first", args: []string{"--kind", "trace", "--params", "mu"}},
-			{file: "seeds-rank.svg", caption: "tau.", run: "second", args: []string{"--kind", "rank", "--params", "tau"}},
-		},
-		results: func(g *galleryRuns) (string, error) {
-			a, err := g.first("first")
-			if err != nil {
-				return "", err
-			}
-			b, err := g.first("second")
-			return mdTable([]string{"run", "draws per chain"}, [][]string{{"first", strconv.Itoa(a.diag.DrawsPerChain)}, {"second", strconv.Itoa(b.diag.DrawsPerChain)}}), err
-		}}
+	page := schoolsPage()
+	page.results = schoolsResults(0)
 	pages := []galleryPage{page}
 	gallery := func(check bool) (error, string) {
 		var stdout, stderr strings.Builder
@@ -82,7 +72,7 @@ func TestGallerySlowPage(t *testing.T) {
 	if err != nil || !strings.Contains(string(index), "[Two seeds](eight-schools/seeds.md)") {
 		t.Errorf("the index does not link the slow page: %v\n%s", err, index)
 	}
-	if err, out := gallery(true); err != nil || !strings.Contains(out, "the slow pages' 3 files are there") {
+	if err, out := gallery(true); err != nil || !strings.Contains(out, "the slow pages' 3 files are there") || !strings.Contains(string(md), "<!-- "+reducedMark) {
 		t.Fatalf("temper gallery --check of a fresh slow page: %v %s", err, out)
 	}
 	breaks := []struct {
@@ -118,6 +108,116 @@ func TestGallerySlowPage(t *testing.T) {
 	}
 	if err, _ := gallery(true); err != nil {
 		t.Errorf("temper gallery --check after the files are restored: %v", err)
+	}
+}
+
+// schoolsPage is a slow page of two short runs of the eight schools, whose
+// reduced check makes them shorter still.
+func schoolsPage() galleryPage {
+	short := []string{"--iters", "200", "--chains", "2"}
+	return galleryPage{name: "schools-seeds", dir: "eight-schools", file: "seeds.md", title: "Two seeds", shows: "a test", slow: true,
+		runs:    []galleryRun{{label: "first", args: short}, {label: "second", args: append(short, "--seed", "2")}},
+		reduced: &reducedRuns{args: sameArgs("--iters", "50")},
+		figures: []galleryFigure{
+			{file: "seeds-trace.svg", caption: "mu.", run: "first", args: []string{"--kind", "trace", "--params", "mu"}},
+			{file: "seeds-rank.svg", caption: "tau.", run: "second", args: []string{"--kind", "rank", "--params", "tau"}},
+		}}
+}
+
+// schoolsResults is the schools page's table, the draws per chain, and
+// its headline figure for the reduced check, the first run's mean of mu,
+// which it moves by shift: a results function whose code changed.
+func schoolsResults(shift float64) func(*galleryRuns) (string, error) {
+	return func(g *galleryRuns) (string, error) {
+		mu, err := runMean(g, "first", "mu")
+		if err != nil {
+			return "", err
+		}
+		g.headline("first: mean of mu", mu+shift, tolShare)
+		a, err := g.first("first")
+		if err != nil {
+			return "", err
+		}
+		b, err := g.first("second")
+		return mdTable([]string{"run", "draws per chain"}, [][]string{{"first", strconv.Itoa(a.diag.DrawsPerChain)}, {"second", strconv.Itoa(b.diag.DrawsPerChain)}}), err
+	}
+}
+
+// runMean is the mean of a column over the chains of a run's first seed.
+func runMean(g *galleryRuns, label, col string) (float64, error) {
+	r, err := g.first(label)
+	if err != nil {
+		return 0, err
+	}
+	xs, err := pooled(r.draws, col)
+	return mean(xs), err
+}
+
+// TestGalleryReducedCheck makes the schools page, then checks it after
+// changes of the code that the hash of its inputs cannot see: its results
+// function moving the figure by less than its tolerance passes; by more,
+// or a run going through other code (a program run whose main changed,
+// here: another seed), fails, naming the page, the figure, the recorded
+// and new values and the command that remakes the page.
+func TestGalleryReducedCheck(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "examples")
+	copyExample(t, root, "eight-schools", "model.ppl", "schools.json")
+	seed := "1"
+	program := &galleryProgram{path: "sampler", main: func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+		// A sampler of the page's own: temper run with a seed of its code.
+		var out string
+		for i, a := range args {
+			if a == "--out" {
+				out = args[i+1]
+			}
+		}
+		var se strings.Builder
+		if code := run(ctx, []string{"run", filepath.Join(root, "eight-schools", "model.ppl"), "--out", out, "--quiet", "--iters", "50", "--chains", "2", "--seed", seed}, stdout, &se); code != 0 {
+			return fmt.Errorf("exit %d: %s", code, se.String())
+		}
+		return nil
+	}}
+	page := schoolsPage()
+	page.runs = append(page.runs, galleryRun{label: "program", program: program})
+	results := func(shift float64) func(*galleryRuns) (string, error) {
+		return func(g *galleryRuns) (string, error) {
+			tau, err := runMean(g, "program", "tau")
+			if err != nil {
+				return "", err
+			}
+			g.headline("program: mean of tau", tau, tolShare)
+			return schoolsResults(shift)(g)
+		}
+	}
+	check := func(p galleryPage) error {
+		var stdout, stderr strings.Builder
+		return makeGallery(context.Background(), []galleryPage{p}, root, "", false, true, &stdout, &stderr)
+	}
+	page.results = results(0)
+	var stdout, stderr strings.Builder
+	if err := makeGallery(context.Background(), []galleryPage{page}, root, "", true, false, &stdout, &stderr); err != nil {
+		t.Fatalf("temper gallery --slow: %v %s", err, stderr.String())
+	}
+	if err := check(page); err != nil {
+		t.Fatalf("temper gallery --check of a fresh page: %v", err)
+	}
+	page.results = results(tolShare.abs / 2)
+	if err := check(page); err != nil {
+		t.Errorf("a figure moved by half its tolerance: %v", err)
+	}
+	page.results = results(0.01)
+	err := check(page)
+	for _, want := range []string{"schools-seeds: eight-schools/seeds.md: its reduced check's figures moved", "first: mean of mu: recorded", ", now ", "(tolerance 0.001)", "go run ./cmd/temper gallery --only schools-seeds"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("the results function changed: temper gallery --check says %v, want %q", err, want)
+		}
+	}
+	if err != nil && strings.Contains(err.Error(), "program: mean of tau") {
+		t.Errorf("a figure that did not move is named: %v", err)
+	}
+	page.results, seed = results(0), "2"
+	if err := check(page); err == nil || !strings.Contains(err.Error(), "program: mean of tau: recorded") || strings.Contains(err.Error(), "mean of mu") {
+		t.Errorf("a run's code changed: temper gallery --check says %v, want the program's figure alone", err)
 	}
 }
 
