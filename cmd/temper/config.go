@@ -34,7 +34,7 @@ const (
 )
 
 func defaultConfig() config {
-	return config{opts: temper.Options{Sampler: temper.DefaultSampler, Chains: 4, Iters: 2000, Thin: 1, Seed: 1}, optionPos: map[string]lang.Pos{}}
+	return config{opts: temper.Options{Sampler: temper.DefaultSampler, Chains: 4, Thin: 1, Seed: 1}, optionPos: map[string]lang.Pos{}}
 }
 
 // fromInferBlock reads the infer block's settings. Paths are relative to the
