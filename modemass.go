@@ -61,6 +61,9 @@ const (
 	modeBudget      = 10 * time.Second
 )
 
+// ascentTimeLimit bounds one ascent's time.
+const ascentTimeLimit = 2 * time.Second
+
 // errModesCostly says the modes were not looked for, for their cost.
 var errModesCostly = errors.New("the modes were not looked for: the full-data gradient is too slow for hundreds of ascents")
 
@@ -241,7 +244,11 @@ func ascend(m *Model, theta []float64) ([]float64, float64) {
 			}
 		},
 	}
-	res, err := optimize.Minimize(problem, slices.Clone(theta), &optimize.Settings{GradientThreshold: 1e-6, MajorIterations: 1000}, &optimize.LBFGS{})
+	// An ascent that runs away (a density unbounded toward a funnel's
+	// neck) stops at its iteration or time limit; its end is then no mode
+	// of use, but its cost stays bounded.
+	settings := &optimize.Settings{GradientThreshold: 1e-6, MajorIterations: 1000, Runtime: ascentTimeLimit}
+	res, err := optimize.Minimize(problem, slices.Clone(theta), settings, &optimize.LBFGS{})
 	if res == nil || math.IsInf(res.F, 0) || math.IsNaN(res.F) {
 		return nil, 0
 	}
