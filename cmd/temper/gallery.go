@@ -637,7 +637,8 @@ func inRepo(root, path string) bool {
 }
 
 // runDataFiles are the data files a temper run of the model with these
-// flags reads: its infer block's, or those of --data.
+// flags reads: its infer block's, or those of --data, and its starting
+// points' file (init), if any.
 func runDataFiles(model string, args []string) ([]string, error) {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -646,6 +647,9 @@ func runDataFiles(model string, args []string) ([]string, error) {
 		return nil, err
 	}
 	_, _, cfg, err := readRunConfig("run", model, defaultConfig(), flags, nil)
+	if cfg.opts.InitFile != "" {
+		return append(cfg.data, cfg.opts.InitFile), err
+	}
 	return cfg.data, err
 }
 
