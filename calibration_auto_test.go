@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -280,6 +281,13 @@ func TestCalibrationAuto(t *testing.T) {
 			}
 			if bad {
 				t.Errorf("off with the defaults:\n  %s", strings.Join(report, "\n  "))
+			}
+			// Every case has one mode: a mode search or a judgement that
+			// sent one to the ladder saw modes that are not there (the
+			// collinear regression's ridge once did, at 20 times NUTS's
+			// time).
+			if slices.Contains(attempts, "pt") {
+				t.Errorf("a posterior of one mode ran pt: %s", strings.Join(attempts, " → "))
 			}
 		})
 	}

@@ -143,7 +143,7 @@ func (r *Result) findModes() ([]Mode, error) {
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				ends[i], lps[i] = ascend(m, starts[i])
+				ends[i], lps[i] = ascend(m, starts[i], ascentTimeLimit)
 			}
 		}()
 	}
@@ -226,7 +226,7 @@ func (r *Result) findModes() ([]Mode, error) {
 // ascend climbs the log density from theta to a local maximum with
 // L-BFGS and returns it and the log density there; nil if the ascent
 // failed (a density that is not finite on the way).
-func ascend(m *Model, theta []float64) ([]float64, float64) {
+func ascend(m *Model, theta []float64, limit time.Duration) ([]float64, float64) {
 	problem := optimize.Problem{
 		Func: func(x []float64) float64 {
 			lp, err := m.LogDensity(x, nil)
@@ -247,7 +247,7 @@ func ascend(m *Model, theta []float64) ([]float64, float64) {
 	// An ascent that runs away (a density unbounded toward a funnel's
 	// neck) stops at its iteration or time limit; its end is then no mode
 	// of use, but its cost stays bounded.
-	settings := &optimize.Settings{GradientThreshold: 1e-6, MajorIterations: 1000, Runtime: ascentTimeLimit}
+	settings := &optimize.Settings{GradientThreshold: 1e-6, MajorIterations: 1000, Runtime: limit}
 	res, err := optimize.Minimize(problem, slices.Clone(theta), settings, &optimize.LBFGS{})
 	if res == nil || math.IsInf(res.F, 0) || math.IsNaN(res.F) {
 		return nil, 0

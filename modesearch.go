@@ -36,6 +36,17 @@ const (
 // Laplace mass takes 2D gradients and a D×D Cholesky factor.
 const maxSearchDim = 500
 
+// searchAscentLimit bounds one ascent of the search: its starts over the
+// cores share about searchBudget.
+const searchAscentLimit = 300 * time.Millisecond
+
+// sameModeSDs is how far apart, in the sds of a mode's Laplace
+// approximation (the Mahalanobis distance under its Hessian), two ascents
+// may end and be one mode: on a ridge of a collinear regression the
+// ascents stop at different points along the ridge's flat direction, all
+// within the posterior's spread there.
+const sameModeSDs = 2
+
 // searchBudget is the time the search may take, by a typical ascent's
 // gradients; a model whose gradient is slower is not searched.
 const searchBudget = 5 * time.Second
@@ -109,7 +120,7 @@ func (m *Model) searchModes(seed uint64) (*ModeSearch, error) {
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				ends[i], lps[i] = ascend(m, starts[i])
+				ends[i], lps[i] = ascend(m, starts[i], searchAscentLimit)
 			}
 		}()
 	}
@@ -119,14 +130,22 @@ func (m *Model) searchModes(seed uint64) (*ModeSearch, error) {
 	close(next)
 	wg.Wait()
 
-	var modes []SearchedMode
+	// The highest ends first, so that a mode is represented by the best
+	// point of its group.
+	order := make([]int, 0, len(ends))
 	for i, x := range ends {
-		if x == nil {
-			continue
+		if x != nil {
+			order = append(order, i)
 		}
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(lps[b], lps[a]) })
+	var modes []SearchedMode
+	var hessians []*mat.SymDense
+	for _, i := range order {
+		x := ends[i]
 		found := false
 		for k := range modes {
-			if samePoint(modes[k].Theta, x) {
+			if sameMode(modes[k].Theta, x, hessians[k]) {
 				modes[k].Starts++
 				found = true
 				break
@@ -137,7 +156,9 @@ func (m *Model) searchModes(seed uint64) (*ModeSearch, error) {
 			if err != nil {
 				return nil, err
 			}
-			modes = append(modes, SearchedMode{At: at, Theta: x, LogDensity: lps[i], LogLaplace: m.logLaplace(x, lps[i]), Starts: 1})
+			h := m.negHessian(x)
+			modes = append(modes, SearchedMode{At: at, Theta: x, LogDensity: lps[i], LogLaplace: logLaplace(h, lps[i]), Starts: 1})
+			hessians = append(hessians, h)
 		}
 	}
 	// Shares of the Laplace masses; a mode whose Hessian is not negative
@@ -171,22 +192,34 @@ func (m *Model) searchModes(seed uint64) (*ModeSearch, error) {
 	return s, nil
 }
 
-// samePoint reports whether two ascents ended at one mode: L-BFGS stops
-// within a gradient of 1e-6, far closer than distinct modes lie.
-func samePoint(a, b []float64) bool {
-	for j := range a {
-		if math.Abs(a[j]-b[j]) > 1e-3*(1+math.Abs(a[j])) {
-			return false
+// sameMode reports whether an ascent that ended at b found the mode at a,
+// whose negative Hessian is h: b lies within sameModeSDs of a in the
+// Mahalanobis distance of a's Laplace approximation. Where h is not at
+// hand (not positive definite), the two must agree to 1e-3, far closer
+// than distinct modes lie and as close as L-BFGS's stop at a gradient of
+// 1e-6 leaves them.
+func sameMode(a, b []float64, h *mat.SymDense) bool {
+	if h == nil {
+		for j := range a {
+			if math.Abs(a[j]-b[j]) > 1e-3*(1+math.Abs(a[j])) {
+				return false
+			}
 		}
+		return true
 	}
-	return true
+	d := make([]float64, len(a))
+	for j := range d {
+		d[j] = b[j] - a[j]
+	}
+	v := mat.NewVecDense(len(d), d)
+	return mat.Inner(v, h, v) < sameModeSDs*sameModeSDs
 }
 
-// logLaplace is the log Laplace mass at the mode theta of log density lp:
-// lp + (D/2) log 2π - ½ log det H, H the negative Hessian of the log
-// density by central differences of its gradient (symmetrised); NaN
-// where H is not positive definite.
-func (m *Model) logLaplace(theta []float64, lp float64) float64 {
+// negHessian is the negative Hessian of the log density at theta by
+// central differences of its gradient (symmetrised); nil where it is not
+// positive definite (a saddle, a ridge, a point the density is not finite
+// near).
+func (m *Model) negHessian(theta []float64) *mat.SymDense {
 	d := len(theta)
 	cols := make([][]float64, d) // column j: -∂g/∂θ_j
 	x := slices.Clone(theta)
@@ -199,7 +232,7 @@ func (m *Model) logLaplace(theta []float64, lp float64) float64 {
 		_, errM := m.LogDensity(x, gm)
 		x[j] = theta[j]
 		if errP != nil || errM != nil {
-			return math.NaN()
+			return nil
 		}
 		cols[j] = make([]float64, d)
 		for i := range d {
@@ -214,9 +247,22 @@ func (m *Model) logLaplace(theta []float64, lp float64) float64 {
 	}
 	var chol mat.Cholesky
 	if !chol.Factorize(h) {
+		return nil
+	}
+	return h
+}
+
+// logLaplace is the log Laplace mass at a mode of log density lp whose
+// negative Hessian is h: lp + (D/2) log 2π - ½ log det h; NaN without h.
+func logLaplace(h *mat.SymDense, lp float64) float64 {
+	if h == nil {
 		return math.NaN()
 	}
-	return lp + float64(d)/2*math.Log(2*math.Pi) - chol.LogDet()/2
+	var chol mat.Cholesky
+	if !chol.Factorize(h) {
+		return math.NaN()
+	}
+	return lp + float64(h.SymmetricDim())/2*math.Log(2*math.Pi) - chol.LogDet()/2
 }
 
 // relabelled names the array parameters whose components the modes
