@@ -17,7 +17,11 @@ func DescribeProgress(p Progress) string {
 		if p.RoundTrips == 1 {
 			trips = "round trip"
 		}
-		parts = append(parts, fmt.Sprintf("swap %.2f, %d %s", p.SwapRate, p.RoundTrips, trips))
+		swaps := fmt.Sprintf("swap %.2f, %d %s", p.SwapRate, p.RoundTrips, trips)
+		if p.Barrier > 0 {
+			swaps = fmt.Sprintf("swap %.2f, Λ %.1f, %d %s", p.SwapRate, p.Barrier, p.RoundTrips, trips)
+		}
+		parts = append(parts, swaps)
 	}
 	if p.Cycles > 0 {
 		stage := "sampling"

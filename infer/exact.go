@@ -669,6 +669,9 @@ func (k *exactKernel) progress() Progress {
 	for r := 0; r < len(k.es.Totals); r += k.levels {
 		p.Divergent += k.es.Totals[r].Divergent
 	}
+	if k.es.Ladder != nil {
+		k.ladderProgress(&p)
+	}
 	return p
 }
 

@@ -338,3 +338,32 @@ func (k *exactKernel) ladderWarnings() []string {
 	}
 	return w
 }
+
+// ladderProgress adds the ladders' swaps to a progress report: after the
+// warm-up the swap rate, round trips and barrier of the sampling so far;
+// in it, the barrier of the tuning round under way (or the last one's).
+func (k *exactKernel) ladderProgress(p *Progress) {
+	lad := k.es.Ladder
+	if k.st.Done <= k.x.Warmup {
+		switch {
+		case lad.TuneRounds > 0:
+			p.Barrier = sum(lad.TuneSum) / float64(lad.TuneRounds*k.st.Chains)
+		case len(lad.Barriers) > 0:
+			p.Barrier = lad.Barriers[len(lad.Barriers)-1]
+		}
+		return
+	}
+	attempts, accepts := 0, 0
+	for c := range k.st.Chains {
+		rep := k.ladderReport(c)
+		for i := range rep.Attempts {
+			attempts += rep.Attempts[i]
+			accepts += rep.Accepts[i]
+		}
+		p.RoundTrips += rep.RoundTrips
+		p.Barrier += rep.Barrier() / float64(k.st.Chains)
+	}
+	if attempts > 0 {
+		p.SwapRate = float64(accepts) / float64(attempts)
+	}
+}

@@ -21,7 +21,8 @@ import (
 func TestParallelTemperingDoubleWell(t *testing.T) {
 	w := doubleWell{h: 8, c: 0.6}
 	init := [][]float64{{1}, {1}, {1}, {1}}
-	pt := runWell(t, w, "pt", nil, infer.Options{Chains: 4, Iters: 8000, Seed: 1, Init: init})
+	var last infer.Progress
+	pt := runWell(t, w, "pt", nil, infer.Options{Chains: 4, Iters: 8000, Seed: 1, Init: init, Progress: func(p infer.Progress) { last = p }})
 	exact := w.leftWeight()
 	got := fractionBelow(pt)
 	trips, barrier := 0, 0.0
@@ -35,6 +36,10 @@ func TestParallelTemperingDoubleWell(t *testing.T) {
 	}
 	if trips < 4000 || len(pt.Warnings) > 0 {
 		t.Errorf("%d round trips over 4 × 8,000 rounds; warnings %q", trips, pt.Warnings)
+	}
+	// The progress report's account of the ladders is the result's.
+	if last.RoundTrips != trips || math.Abs(last.Barrier-barrier) > 1e-12 || !(last.SwapRate > 0) {
+		t.Errorf("the last progress report: %d round trips, Λ %.4f, swap rate %.3f; the result's %d and %.4f", last.RoundTrips, last.Barrier, last.SwapRate, trips, barrier)
 	}
 	nuts := runWell(t, w, "nuts", nil, infer.Options{Chains: 4, Iters: 2000, Seed: 1, Init: init})
 	if got := fractionBelow(nuts); math.Abs(got-exact) < 0.2 {

@@ -968,6 +968,9 @@ func (k *sgKernel) progress() Progress {
 		}
 		if attempts > 0 {
 			p.SwapRate = float64(accepts) / float64(attempts)
+			for _, l := range st.Ladders {
+				p.Barrier += l.Report.Barrier() / float64(len(st.Ladders))
+			}
 		}
 	}
 	return p

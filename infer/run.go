@@ -96,10 +96,13 @@ type Progress struct {
 	Exploring     bool
 	// Replicas is the ladder size (1 without exchange); SwapRate is the
 	// accepted fraction of the swaps tried so far, over every pair and
-	// chain, and RoundTrips the round trips of every chain's ladder.
+	// chain, RoundTrips the round trips of every chain's ladder, and
+	// Barrier the ladders' communication barrier Λ (their mean; 0 before
+	// any swap).
 	Replicas   int
 	SwapRate   float64
 	RoundTrips int
+	Barrier    float64
 	// Chains is the number of chains, Failed how many have stopped.
 	Chains, Failed int
 	// Warmup says an exact sampler is in its warm-up; Divergent counts
