@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/optimize"
 )
 
@@ -45,11 +46,6 @@ type Mode struct {
 // ascent's cost, so that a mass's binomial error (at most 0.025 at 400,
 // 0.008 at 4,000) stays below the chains' Monte Carlo error where it can.
 const minModeDraws, maxModeDraws = 400, 4000
-
-// modeTolerance is how close, in sds of the draws on the unconstrained
-// scale, two ascents must end to be one mode: optimisations converge far
-// closer (to a gradient of 1e-6), and separate modes lie further apart.
-const modeTolerance = 0.05
 
 // shownModes is how many modes the summary and diagnostics.json list.
 const shownModes = 10
@@ -90,16 +86,10 @@ func (r *Result) findModes() ([]Mode, error) {
 		return nil, nil
 	}
 	params := m.cm.Params()
-	d := m.Dim()
 	// One gradient's time sets how many draws to ascend, and whether to.
-	// (The fastest of three calls: the first makes the evaluator.)
-	probe, fastest := make([]float64, d), time.Duration(math.MaxInt64)
-	for range 3 {
-		start := time.Now()
-		if _, err := m.LogDensity(probe, make([]float64, d)); err != nil {
-			return nil, err
-		}
-		fastest = min(fastest, time.Since(start))
+	fastest, err := m.gradientTime()
+	if err != nil {
+		return nil, err
 	}
 	ascent := fastest * modeAscentSteps
 	if cost := ascent * minModeDraws; cost > modeBudget {
@@ -134,66 +124,20 @@ func (r *Result) findModes() ([]Mode, error) {
 		}
 		starts[i] = theta
 	}
-	ends := make([][]float64, len(picks))
-	lps := make([]float64, len(picks))
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for range runtime.GOMAXPROCS(0) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				ends[i], lps[i] = ascend(m, starts[i], ascentTimeLimit)
-			}
-		}()
-	}
-	for i := range picks {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-
-	// The draws' spread on the unconstrained scale sets the tolerance.
-	sd := make([]float64, d)
-	for j := range d {
-		var s, s2 float64
-		for _, x := range starts {
-			s, s2 = s+x[j], s2+x[j]*x[j]
-		}
-		n := float64(len(starts))
-		sd[j] = math.Sqrt(max(s2/n-(s/n)*(s/n), 0)) + 1e-12
-	}
+	groups := m.groupAscents(m.ascendAll(starts, ascentTimeLimit))
 	type cluster struct {
 		at      []float64
 		lp      float64
 		byChain map[int]int
 		draws   int
 	}
-	var clusters []*cluster
-	for i, x := range ends {
-		if x == nil {
-			continue // an ascent that failed: its draw is not counted
+	clusters := make([]*cluster, len(groups))
+	for g, grp := range groups {
+		c := &cluster{at: grp.at, lp: grp.lp, byChain: map[int]int{}, draws: len(grp.members)}
+		for _, i := range grp.members {
+			c.byChain[picks[i].chain]++
 		}
-		var home *cluster
-		for _, c := range clusters {
-			near := true
-			for j := range x {
-				if math.Abs(x[j]-c.at[j]) > modeTolerance*sd[j] {
-					near = false
-					break
-				}
-			}
-			if near {
-				home = c
-				break
-			}
-		}
-		if home == nil {
-			home = &cluster{at: x, lp: lps[i], byChain: map[int]int{}}
-			clusters = append(clusters, home)
-		}
-		home.byChain[picks[i].chain]++
-		home.draws++
+		clusters[g] = c
 	}
 	perChain := map[int]int{}
 	counted := 0
@@ -221,6 +165,87 @@ func (r *Result) findModes() ([]Mode, error) {
 	}
 	slices.SortStableFunc(modes, func(a, b Mode) int { return cmp.Compare(b.Mass, a.Mass) })
 	return modes, nil
+}
+
+// gradientTime is the fastest of three full-data gradients (the first
+// call makes the evaluator), which sizes the ascents' work.
+func (m *Model) gradientTime() (time.Duration, error) {
+	d := m.Dim()
+	probe, fastest := make([]float64, d), time.Duration(math.MaxInt64)
+	for range 3 {
+		start := time.Now()
+		if _, err := m.LogDensity(probe, make([]float64, d)); err != nil {
+			return 0, err
+		}
+		fastest = min(fastest, time.Since(start))
+	}
+	return fastest, nil
+}
+
+// ascendAll climbs from every start on the cores, each ascent stopped at
+// limit: the ends (nil where an ascent failed) and their log densities.
+func (m *Model) ascendAll(starts [][]float64, limit time.Duration) ([][]float64, []float64) {
+	ends, lps := make([][]float64, len(starts)), make([]float64, len(starts))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				ends[i], lps[i] = ascend(m, starts[i], limit)
+			}
+		}()
+	}
+	for i := range starts {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return ends, lps
+}
+
+// modeGroup is the ascents that ended at one mode: its best end, the log
+// density there, the negative Hessian there (nil where it is not positive
+// definite or the model too large), and the ascents' indices.
+type modeGroup struct {
+	at      []float64
+	lp      float64
+	h       *mat.SymDense
+	members []int
+}
+
+// groupAscents groups ascents' ends by mode (sameMode), highest first, so
+// that each group is represented by its best point; failed ascents (nil
+// ends) are left out. The Hessian of each group's point is taken once, for
+// models up to maxSearchDim parameters.
+func (m *Model) groupAscents(ends [][]float64, lps []float64) []*modeGroup {
+	order := make([]int, 0, len(ends))
+	for i, x := range ends {
+		if x != nil {
+			order = append(order, i)
+		}
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(lps[b], lps[a]) })
+	var groups []*modeGroup
+	for _, i := range order {
+		var home *modeGroup
+		for _, g := range groups {
+			if sameMode(g.at, ends[i], g.h) {
+				home = g
+				break
+			}
+		}
+		if home == nil {
+			home = &modeGroup{at: ends[i], lp: lps[i]}
+			if len(ends[i]) <= maxSearchDim {
+				home.h = m.negHessian(ends[i])
+			}
+			groups = append(groups, home)
+		}
+		home.members = append(home.members, i)
+	}
+	return groups
 }
 
 // ascend climbs the log density from theta to a local maximum with

@@ -5,10 +5,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
@@ -93,13 +91,9 @@ func (m *Model) searchModes(seed uint64) (*ModeSearch, error) {
 		return nil, nil
 	}
 	start := time.Now()
-	probe, fastest := make([]float64, d), time.Duration(math.MaxInt64)
-	for range 3 {
-		t := time.Now()
-		if _, err := m.LogDensity(probe, make([]float64, d)); err != nil {
-			return nil, err
-		}
-		fastest = min(fastest, time.Since(t))
+	fastest, err := m.gradientTime()
+	if err != nil {
+		return nil, err
 	}
 	if cost := fastest * modeAscentSteps * searchStarts; cost > searchBudget {
 		return nil, fmt.Errorf("the mode search was not run: its %d ascents would take about %s", searchStarts, roundDuration(cost))
@@ -112,54 +106,13 @@ func (m *Model) searchModes(seed uint64) (*ModeSearch, error) {
 			starts[i][j] = searchRadius * (2*rng.Float64() - 1)
 		}
 	}
-	ends, lps := make([][]float64, len(starts)), make([]float64, len(starts))
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for range runtime.GOMAXPROCS(0) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				ends[i], lps[i] = ascend(m, starts[i], searchAscentLimit)
-			}
-		}()
-	}
-	for i := range starts {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-
-	// The highest ends first, so that a mode is represented by the best
-	// point of its group.
-	order := make([]int, 0, len(ends))
-	for i, x := range ends {
-		if x != nil {
-			order = append(order, i)
-		}
-	}
-	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(lps[b], lps[a]) })
 	var modes []SearchedMode
-	var hessians []*mat.SymDense
-	for _, i := range order {
-		x := ends[i]
-		found := false
-		for k := range modes {
-			if sameMode(modes[k].Theta, x, hessians[k]) {
-				modes[k].Starts++
-				found = true
-				break
-			}
+	for _, g := range m.groupAscents(m.ascendAll(starts, searchAscentLimit)) {
+		at, err := m.ConstrainParams(g.at)
+		if err != nil {
+			return nil, err
 		}
-		if !found {
-			at, err := m.ConstrainParams(x)
-			if err != nil {
-				return nil, err
-			}
-			h := m.negHessian(x)
-			modes = append(modes, SearchedMode{At: at, Theta: x, LogDensity: lps[i], LogLaplace: logLaplace(h, lps[i]), Starts: 1})
-			hessians = append(hessians, h)
-		}
+		modes = append(modes, SearchedMode{At: at, Theta: g.at, LogDensity: g.lp, LogLaplace: logLaplace(g.h, g.lp), Starts: len(g.members)})
 	}
 	// Shares of the Laplace masses; a mode whose Hessian is not negative
 	// definite (a saddle or a ridge the ascent stopped on) takes none.
