@@ -99,11 +99,9 @@ var escalations = []escalation{
 			return "pt", nil, o.Sampler != "pt" && (o.Device == "" || o.Device == "cpu")
 		},
 		adjust: temperingAdjust,
-		// Each of the ladder's levels runs NUTS: its default 8 levels, the
-		// hotter ones on wider, smoother laws and no longer trajectories.
 		cost: func(m *Model, r *Result) (time.Duration, error) {
 			t, err := predictedNUTS(m, r)
-			return 8 * t, err
+			return temperingCost(t, r.Options), err
 		},
 	},
 	{
@@ -198,6 +196,19 @@ func temperingAdjust(o *Options) {
 	if o.defaultIters {
 		o.Iters, o.Thin = 5*o.Iters, 5*o.Thin
 	}
+}
+
+// temperingCost predicts a pt run's time from a NUTS run's, nuts, of the
+// options o: its 8 starting levels each a NUTS chain (the hotter ones on
+// wider, smoother laws and no longer trajectories), the sampling five
+// times as long where temperingAdjust lengthens it.
+func temperingCost(nuts time.Duration, o Options) time.Duration {
+	iters := float64(o.Burn + o.Iters)
+	scale := 1.0
+	if o.defaultIters {
+		scale = (exactWarmup + 5*iters) / (exactWarmup + iters)
+	}
+	return time.Duration(8 * scale * float64(nuts))
 }
 
 // predictedNUTS is the plan's prediction of a NUTS run's wall time for the
@@ -349,10 +360,13 @@ func (m *Model) sampleAuto(ctx context.Context, opts Options) (*Result, error) {
 	// each fall into start the run on the ladder instead.
 	var search *ModeSearch
 	var searchNote string
+	var searchCost time.Duration
 	if escalate && plan.Sampler == "nuts" && m.Dim() > 0 {
 		var err error
 		if search, err = m.searchModes(opts.Seed); err != nil {
 			searchNote = err.Error()
+		} else if cost := temperingCost(plan.PredictedNUTS, opts); search.distinct() && cost > escalateBudget {
+			searchCost = cost // too costly to start on: the judgement names the modes and the command
 		} else if search.distinct() {
 			a.Sampler, a.step = "pt", "tempering"
 			a.Options.Sampler, a.Options.Settings = "pt", nil
@@ -383,7 +397,7 @@ func (m *Model) sampleAuto(ctx context.Context, opts Options) (*Result, error) {
 			return nil, err
 		}
 		res.Plan, res.Attempts, res.attempt = &plan, done, a
-		res.Search, res.searchNote = search, searchNote
+		res.Search, res.searchNote, res.searchCost = search, searchNote, searchCost
 		if ctx.Err() != nil || err != nil && !errors.Is(err, infer.ErrDiverged) {
 			return res, err
 		}

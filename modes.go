@@ -246,6 +246,10 @@ func (r *Result) judgeModes(finished []int) []string {
 		w = append(w, fmt.Sprintf("label switching: the mode search found %d modes that are one solution with the components of %s relabelled (%s); the chains sample %s, and a summary of each component is of whichever labelling a chain took: declare an order (%s: ordered[K]) so that every chain samples one labelling",
 			len(s.Modes), listWords(s.Relabelled), r.searchWords(s), map[bool]string{true: "one labelling", false: "several labellings"}[len(r.regions(finished)) <= 1], s.Relabelled[0]))
 	}
+	if s := r.Search; r.searchCost > 0 && s.distinct() && r.Exchange == nil {
+		w = append(w, fmt.Sprintf("the mode search found %d modes (%s); only parallel tempering samples them in proportion, and sampler = auto did not start on it because it would take about %s: run it with sampler = pt (temper run --sampler pt)",
+			len(s.Modes), r.searchWords(s), roundDuration(r.searchCost)))
+	}
 	regions := r.regions(finished)
 	if len(regions) < 2 || r.Search != nil && len(r.Search.Relabelled) > 0 {
 		return w

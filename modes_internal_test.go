@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+	"time"
 )
 
 // TestHasValley: draws of two humps separated by a barrier have a valley,
@@ -79,5 +80,19 @@ func TestDrawsMeet(t *testing.T) {
 	}
 	if drawsMeet(draws(500, 1, zero), draws(500, 1, one), 1) {
 		t.Error("one-dimensional modes 5 sds apart met")
+	}
+}
+
+// TestTemperingCost: pt is predicted at 8 levels of NUTS, its sampling five
+// times as long at the default length: a NUTS run of 10 s (1,000 warm-up
+// and 2,000 iterations) predicts 8 × 11,000/3,000 × 10 s = 293 s, and 80 s
+// with iters given.
+func TestTemperingCost(t *testing.T) {
+	nuts := 10 * time.Second
+	if got := temperingCost(nuts, Options{Iters: 2000, defaultIters: true}); math.Abs(got.Seconds()-8*11000.0/3000*10) > 1e-6 {
+		t.Errorf("default length: %s", got)
+	}
+	if got := temperingCost(nuts, Options{Iters: 2000}); got != 80*time.Second {
+		t.Errorf("iters given: %s", got)
 	}
 }

@@ -58,6 +58,9 @@ type Result struct {
 	// auto before NUTS), and searchNote why it did not run.
 	Search     *ModeSearch
 	searchNote string
+	// searchCost is pt's predicted time when the search found modes but
+	// the run did not start on pt for its cost.
+	searchCost time.Duration
 	// modes are the draws' modes (Modes), found once.
 	modesOnce sync.Once
 	modes     []Mode
