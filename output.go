@@ -535,6 +535,15 @@ func (r *Result) diagnosticsJSON(stats []summary.Stats) map[string]any {
 	if x := d.Exchange; x != nil {
 		exchangeJSON(diag, x, r.Result)
 	}
+	if e := r.Evidence; e != nil {
+		diag["log_z"] = e.LogZ
+		diag["log_z_se"] = finiteOrNil(e.LogZSE)
+		diag["log_z_method"] = "stepping stones on the power path"
+		diag["log_z_ti"] = e.LogZTI
+		diag["log_z_ti_se"] = finiteOrNil(e.LogZTISE)
+		diag["log_z_ti_discretisation_bound"] = finiteOrNil(e.LogZTIBound)
+		diag["log_z_levels"] = e.Levels
+	}
 	return diag
 }
 
@@ -560,9 +569,10 @@ func planJSON(p *Plan) map[string]any {
 func exchangeJSON(diag map[string]any, x *ExchangeDiagnostics, res *infer.Result) {
 	var chains []map[string]any
 	for _, r := range x.Chains {
-		ladder := make([]map[string]float64, len(r.Ladder))
+		ladder := make([]map[string]any, len(r.Ladder))
 		for l, lv := range r.Ladder {
-			ladder[l] = map[string]float64{"lr": lv.LR, "temperature": lv.Temperature}
+			// β = 1/T; the power path's prior has T = +Inf, which JSON lacks.
+			ladder[l] = map[string]any{"lr": lv.LR, "temperature": finiteOrNil(lv.Temperature), "beta": 1 / lv.Temperature}
 		}
 		c := map[string]any{
 			"round_trips":          r.RoundTrips,
@@ -666,7 +676,16 @@ func (r *Result) writeExchange(w io.Writer) error {
 	for _, lv := range x.Ladder {
 		ladder = append(ladder, fmt.Sprintf("(%.3g, %.3g)", lv.LR, lv.Temperature))
 	}
-	fmt.Fprintf(&b, "final ladder of chain 1 (lr, temperature): %s\n", strings.Join(ladder, " "))
+	if r.Evidence != nil { // the power path: β tempers the likelihood alone, down to the prior
+		ladder = ladder[:0]
+		for _, lv := range x.Ladder {
+			ladder = append(ladder, fmt.Sprintf("(%.3g, %.3g)", lv.LR, 1/lv.Temperature))
+		}
+		fmt.Fprintf(&b, "final ladder of chain 1 on the power path (lr, β of the likelihood): %s\n", strings.Join(ladder, " "))
+		fmt.Fprintf(&b, "%v\n", *r.Evidence)
+	} else {
+		fmt.Fprintf(&b, "final ladder of chain 1 (lr, temperature): %s\n", strings.Join(ladder, " "))
+	}
 	if x.HasBuffer {
 		fmt.Fprintf(&b, "correction buffer of chain 1: %.4g\n", x.CorrectionBuffer)
 	}

@@ -15,7 +15,7 @@ import (
 
 // requireR returns Rscript when it and the R packages given load; the
 // test skips otherwise, and fails under CI=true, where .ci/run installs
-// them (Debian's r-cran-posterior and r-cran-rstan).
+// them (Debian's r-cran-NAME packages).
 func requireR(t *testing.T, packages ...string) string {
 	t.Helper()
 	rscript, err := exec.LookPath("Rscript")
@@ -30,7 +30,11 @@ func requireR(t *testing.T, packages ...string) string {
 		}
 		err = fmt.Errorf("%v: %s", err, out)
 	}
-	msg := fmt.Sprintf("R with %s is needed (apt-get install r-cran-posterior r-cran-rstan): %v", strings.Join(packages, " and "), err)
+	var debs []string
+	for _, p := range packages {
+		debs = append(debs, "r-cran-"+strings.ToLower(p))
+	}
+	msg := fmt.Sprintf("R with %s is needed (apt-get install %s): %v", strings.Join(packages, " and "), strings.Join(debs, " "), err)
 	if os.Getenv("CI") == "true" {
 		t.Fatal(msg)
 	}

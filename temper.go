@@ -298,3 +298,34 @@ func (t target) ConstrainSeeded(dst, theta []float64, seed uint64) {
 	t.m.cm.ConstrainSeeded(dst, theta, seed)
 	t.m.constrainMu.Unlock()
 }
+
+// PowerParts splits the model's energy for a ladder on the power path
+// (infer.PowerTarget): the prior's and the likelihood's, evaluated with
+// the run's precision, goroutines and device as the whole model is.
+func (t target) PowerParts() (prior, likelihood infer.Target, err error) {
+	p, l, err := t.m.cm.PowerParts()
+	if err != nil {
+		return nil, nil, err
+	}
+	return partTarget{p.(*compile.Model), t.eval}, partTarget{l.(*compile.Model), t.eval}, nil
+}
+
+// partTarget is one part of a power split, evaluated as target evaluates
+// the whole model.
+type partTarget struct {
+	cm   *compile.Model
+	eval compile.EvalOptions
+}
+
+func (t partTarget) Dim() int     { return t.cm.Dim() }
+func (t partTarget) NumData() int { return t.cm.NumData() }
+func (t partTarget) Evaluator(p, batch int) (infer.Evaluator, error) {
+	return t.cm.EvaluatorWith(p, batch, t.eval)
+}
+func (t partTarget) EvaluatorThreads(p, batch, threads int) (infer.Evaluator, error) {
+	o := t.eval
+	o.Threads = threads
+	return t.cm.EvaluatorWith(p, batch, o)
+}
+func (t partTarget) OutputNames() []string          { return t.cm.OutputNames() }
+func (t partTarget) Constrain(dst, theta []float64) { t.cm.Constrain(dst, theta) }

@@ -92,6 +92,9 @@ func (m *Model) build(replicas, batch int) (*built, error) {
 	if b.err != nil {
 		return nil, lang.ErrorList{b.err}
 	}
+	if m.part == priorPart { // the truncated priors' normalising constant
+		b.prior = append(b.prior, b.g.Scalar(-m.power.logMass))
+	}
 	logp := b.g.Scalar(0)
 	for _, t := range b.prior {
 		logp = ad.Add(logp, t)
@@ -173,7 +176,9 @@ func (b *builder) param(p *param) value {
 		return value{node: u}
 	}
 	b.check(d.Type.Pos)
-	b.prior = append(b.prior, ad.SumAll(logJ))
+	if b.m.part != likelihoodPart {
+		b.prior = append(b.prior, ad.SumAll(logJ))
+	}
 	return value{node: x}
 }
 
@@ -238,6 +243,9 @@ func (b *builder) stmts(list []lang.Stmt) {
 				b.onDefine(s, v)
 			}
 		case *lang.Sample:
+			if !b.m.keeps(s) {
+				continue
+			}
 			v := b.sample(s)
 			if b.predict != nil {
 				b.predict.sample(b, s, v)
@@ -318,8 +326,30 @@ func (b *builder) sample(s *lang.Sample) value {
 		nodes = b.align(vals)
 	}
 	out := value{node: dist.LogDensity(nodes...), batched: anyBatched(vals)}
-	b.check(s.DistPos)
+	if b.check(s.DistPos) && b.m.part == priorPart {
+		b.checkPrior(s, vals[0].node, out.node)
+	}
 	return out
+}
+
+// checkPrior makes sure that a prior's density counts each value of its
+// left side once, so that it is normalised (PowerParts): arguments of
+// more values than the left side would count some twice.
+func (b *builder) checkPrior(s *lang.Sample, lhs, density *ad.Node) {
+	item := 1 // the values one density is of: a vector's, or a matrix's
+	if d, _ := stdlib.Lookup(s.Dist); d.Layout == stdlib.Vector {
+		rank, shape := 1, lhs.Shape()
+		if s.Dist == "lkj_corr_cholesky" {
+			rank = 2
+		}
+		if len(shape) >= rank {
+			item = sizeOf(shape[len(shape)-rank:])
+		}
+	}
+	if density.Size()*item != lhs.Size() {
+		b.fail(s.Pos, "this prior has %d densities of %d values each for the %d values of %s on its left: its arguments broadcast beyond the left side, which counts some values more than once, so it is not a normalised prior (path = power): give the arguments the left side's shape",
+			density.Size(), item, lhs.Size(), exprString(s.Lhs))
+	}
 }
 
 func anyBatched(vs []value) bool {

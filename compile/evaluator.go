@@ -32,7 +32,11 @@ type EvalOptions struct {
 
 // EvaluatorWith is Evaluator with the precision and goroutines of o.
 func (m *Model) EvaluatorWith(replicas, batch int, o EvalOptions) (infer.Evaluator, error) {
-	if (batch == 0 || batch >= m.n) && m.n > 4*chunkRows && (o.Device == "" || o.Device == "cpu") {
+	if m.part == priorPart {
+		// PowerParts' prior is exact (NumData 0), and built in one part:
+		// its terms of plate-indexed parameters are not minibatched.
+		batch = 0
+	} else if (batch == 0 || batch >= m.n) && m.n > 4*chunkRows && (o.Device == "" || o.Device == "cpu") {
 		return m.chunkedEvaluator(replicas, o)
 	}
 	b, err := m.build(replicas, batch)

@@ -31,6 +31,9 @@ type Model struct {
 	constrain *outputs // the parameters' transforms alone
 	out       *outputs // the transformed parameters and generated quantities; nil without
 	derived   []string // their columns
+
+	part  part        // the terms the energy has: all, or PowerParts' prior's or likelihood's
+	power *powerSplit // set with part
 }
 
 // param is one declared parameter: its constrained shape and where its
@@ -187,8 +190,14 @@ func (m *Model) SourceName() string { return m.file.Name }
 // Dim is the length of the unconstrained parameter vector.
 func (m *Model) Dim() int { return m.dim }
 
-// NumData is N, the number of observations the plate runs over.
-func (m *Model) NumData() int { return m.n }
+// NumData is N, the number of observations the plate runs over; 0 for
+// the prior of PowerParts, which is exact.
+func (m *Model) NumData() int {
+	if m.part == priorPart {
+		return 0
+	}
+	return m.n
+}
 
 // OutputNames are the columns of a draw: the flattened constrained
 // parameters (w.1, w.2, ...), then the transformed parameters and the

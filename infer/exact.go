@@ -89,7 +89,22 @@ type Exact struct {
 	TMax       float64
 	TuneLadder bool
 	AutoLevels bool
+	// Path is what the levels temper: PathTemperature the whole energy,
+	// e^{-βU} from β = 1 to 1/TMax; PathPower the likelihood alone,
+	// p(θ) p(y | θ)^β from the posterior (β = 1) to the prior (β = 0),
+	// whose draws give log Z (evidence.go). The target must be a
+	// PowerTarget.
+	Path LadderPath
 }
+
+// LadderPath is what an exact ladder's levels temper.
+type LadderPath string
+
+// The paths of exact ladders.
+const (
+	PathTemperature LadderPath = "temperature"
+	PathPower       LadderPath = "power"
+)
 
 // levels is the number of levels of each chain's ladder (1: none).
 func (x *Exact) levels() int { return max(1, x.Levels) }
@@ -193,12 +208,17 @@ type exactKernel struct {
 	// adaptError is the first failure of the warm-up's adaptation, which
 	// the warnings report.
 	adaptError error
+	// power holds the prior's and the likelihood's targets on the power
+	// path (nil on the temperature path), and pw the exchange's scratch.
+	power *powerParts
+	pw    powerScratch
 }
 
 // Minimum batch for exact kernels is the whole data: they are exact.
 func newExactKernel(target Target, s Sampler, o Options) (*exactKernel, error) {
 	x, d := s.Exact, target.Dim()
-	if err := o.validate(d); err != nil {
+	err := o.validate(d)
+	if err != nil {
 		return nil, err
 	}
 	var notes []string
@@ -231,8 +251,14 @@ func newExactKernel(target Target, s Sampler, o Options) (*exactKernel, error) {
 			return nil, err
 		}
 	}
+	var power *powerParts
+	if x.Path == PathPower {
+		if power, err = newPowerParts(target, levels); err != nil {
+			return nil, err
+		}
+	}
 	rows := st.Chains * levels
-	k := &exactKernel{target: target, s: s, x: x, o: o, st: st, total: st.Burn + o.Iters, notes: notes, levels: levels,
+	k := &exactKernel{power: power, target: target, s: s, x: x, o: o, st: st, total: st.Burn + o.Iters, notes: notes, levels: levels,
 		workers: min(rows, max(1, cmp.Or(o.Threads, runtime.GOMAXPROCS(0)))), windows: newWindowSchedule(x)}
 	if o.Resume != nil {
 		k.total = st.Done + o.Iters
@@ -254,6 +280,9 @@ func newExactKernel(target Target, s Sampler, o Options) (*exactKernel, error) {
 		for i, rng := range append(slices.Clone(k.rngs), k.swapRngs...) {
 			rng.Seek(st.Streams[i])
 		}
+	}
+	if power != nil {
+		target = power.likelihood // the rows' evaluators are the parts'
 	}
 	if _, ok := target.(ThreadedTarget); !ok {
 		k.workers = 1 // evaluators that split their work must not run side by side
@@ -288,17 +317,33 @@ func (k *exactKernel) rowRand(c, l int) *Rand {
 // newIntegrator is a row's integrator, on an evaluator of its own (of one
 // goroutine where the rows run side by side), drawing from rng.
 func (k *exactKernel) newIntegrator(rng *Rand) (*chainIntegrator, error) {
-	var eval Evaluator
-	var err error
-	if threaded, ok := k.target.(ThreadedTarget); ok && k.workers > 1 {
-		eval, err = threaded.EvaluatorThreads(1, 0, 1)
-	} else {
-		eval, err = k.target.Evaluator(1, 0)
+	if k.power != nil {
+		prior, err := k.rowEvaluator(k.power.prior)
+		if err != nil {
+			return nil, err
+		}
+		lik, err := k.rowEvaluator(k.power.likelihood)
+		if err != nil {
+			return nil, err
+		}
+		c := newChainIntegrator(nil, k.st.Dim, k.x, rng)
+		c.split = newSplitEvaluator(prior, lik, k.st.Dim)
+		return c, nil
 	}
+	eval, err := k.rowEvaluator(k.target)
 	if err != nil {
 		return nil, err
 	}
 	return newChainIntegrator(eval, k.st.Dim, k.x, rng), nil
+}
+
+// rowEvaluator is an evaluator of target for one row: of one goroutine
+// where the rows run side by side.
+func (k *exactKernel) rowEvaluator(target Target) (Evaluator, error) {
+	if threaded, ok := target.(ThreadedTarget); ok && k.workers > 1 {
+		return threaded.EvaluatorThreads(1, 0, 1)
+	}
+	return target.Evaluator(1, 0)
 }
 
 // ThreadedTarget is a Target whose evaluators can be told how many
@@ -340,7 +385,7 @@ func (k *exactKernel) fresh() {
 		}
 	}
 	if k.levels > 1 {
-		es.Ladder = newExactLadder(k.levels, st.Chains, x.TMax)
+		es.Ladder = newExactLadder(k.levels, st.Chains, x.TMax, x.Path)
 	}
 	st.Exact = es
 }
@@ -406,7 +451,9 @@ func (k *exactKernel) step(info *Info) error {
 		}
 	}
 	if k.levels > 1 {
-		k.exchange(it)
+		if err := k.exchange(it); err != nil {
+			return fmt.Errorf("iteration %d: %w", it+1, err)
+		}
 	}
 	st.Done = it + 1
 	return nil
@@ -624,7 +671,7 @@ func (k *exactKernel) keep(it int) bool { return it >= k.st.Burn && (it-k.st.Bur
 func (k *exactKernel) level(c, l, _ int) Level {
 	lv := Level{LR: k.es.StepSize[c*k.levels+l], Temperature: 1}
 	if lad := k.es.Ladder; lad != nil {
-		lv.Temperature = 1 / lad.Betas[l]
+		lv.Temperature = 1 / lad.Betas[l] // +Inf at the power path's prior
 	}
 	return lv
 }
@@ -687,6 +734,7 @@ func (k *exactKernel) finish(res *Result) {
 			rep := k.ladderReport(c)
 			res.Exchange[c] = &rep
 		}
+		res.Evidence = k.evidence()
 	}
 }
 

@@ -177,9 +177,18 @@ func TestDenseMetric(t *testing.T) {
 // its tuning round and the swaps' streams (stopped after two of its
 // tuning rounds have moved the levels).
 func TestExactResume(t *testing.T) {
-	target, _ := scaledCorrelated()
-	for _, name := range []string{"nuts", "pt"} {
-		s, err := infer.NewSampler(name, map[string]string{"warmup": "200"})
+	correlated, _ := scaledCorrelated()
+	well := powerWell{doubleWell: doubleWell{h: 8, c: 0.6}, prior: gaussPrior{d: 1, s: 3}}
+	for _, c := range []struct {
+		name, path string
+		target     infer.Target
+	}{{"nuts", "", correlated}, {"pt", "temperature", correlated}, {"pt", "power", well}} {
+		name, target := c.name, c.target
+		settings := map[string]string{"warmup": "200"}
+		if c.path != "" {
+			settings["path"] = c.path
+		}
+		s, err := infer.NewSampler(name, settings)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -189,6 +198,9 @@ func TestExactResume(t *testing.T) {
 		}
 		ctx, cancel := context.WithCancel(context.Background())
 		stopAt := 150
+		if c.path == "power" { // mid-sampling, where log Z's sums are under way
+			stopAt = 350
+		}
 		part, _ := infer.Run(ctx, target, s, infer.Options{Seed: 9, Chains: 2, Iters: 300, Progress: func(p infer.Progress) {
 			if p.Done == stopAt {
 				cancel()
@@ -202,15 +214,20 @@ func TestExactResume(t *testing.T) {
 			t.Fatal(err)
 		}
 		for c := range whole.Draws {
-			if !slices.EqualFunc(whole.Draws[c], rest.Draws[c], slices.Equal) {
+			// A run resumed after the warm-up returns the draws it made.
+			tail := len(whole.Draws[c]) - len(rest.Draws[c])
+			if !slices.EqualFunc(whole.Draws[c][tail:], rest.Draws[c], slices.Equal) || len(rest.Draws[c]) == 0 {
 				t.Fatalf("%s, chain %d: the resumed run's %d draws differ from the whole run's %d", name, c+1, len(rest.Draws[c]), len(whole.Draws[c]))
 			}
-			if !slices.EqualFunc(whole.Stats[c], rest.Stats[c], slices.Equal) {
+			if !slices.EqualFunc(whole.Stats[c][tail:], rest.Stats[c], slices.Equal) {
 				t.Fatalf("%s, chain %d: the resumed run's sampler diagnostics differ", name, c+1)
 			}
 		}
 		if name == "pt" && !slices.Equal(whole.Exchange[0].Accepts, rest.Exchange[0].Accepts) {
 			t.Errorf("pt: the resumed run's swaps %v differ from the whole run's %v", rest.Exchange[0].Accepts, whole.Exchange[0].Accepts)
+		}
+		if c.path == "power" && (whole.Evidence == nil || rest.Evidence == nil || *whole.Evidence != *rest.Evidence) {
+			t.Errorf("pt on the power path: the resumed run's log Z %v differs from the whole run's %v", rest.Evidence, whole.Evidence)
 		}
 	}
 }

@@ -67,16 +67,28 @@ type ExactLadder struct {
 	TuneRounds, TuneEnd, TuneLength int
 	// Barriers is Λ as each tuning round estimated it.
 	Barriers []float64
+	// Power says the levels temper the likelihood alone (PathPower), from
+	// Betas[0] = 1 to the prior at 0; Evidence then sums what log Z needs
+	// from the draws after the warm-up.
+	Power    bool
+	Evidence *EvidenceSums
 }
 
-// newExactLadder is a geometric ladder of levels temperatures from 1 to
-// tmax, for chains chains.
-func newExactLadder(levels, chains int, tmax float64) *ExactLadder {
+// newExactLadder is a ladder of levels for chains chains: on the
+// temperature path geometric from temperature 1 to tmax, on the power path
+// β_l = (1 - l/(P-1))^5 from the posterior to the prior, levels crowded
+// near the prior, where the likelihood's first powers move the law most
+// (Friel & Pettitt 2008, Section 2.2).
+func newExactLadder(levels, chains int, tmax float64, path LadderPath) *ExactLadder {
 	lad := &ExactLadder{Betas: make([]float64, levels), Trips: make([]RoundTrips, chains),
 		Attempts: make([][]int, chains), Accepts: make([][]int, chains), AcceptSum: make([][]float64, chains),
 		TuneSum: make([]float64, levels-1), TuneEnd: ladderTuneFirst, TuneLength: ladderTuneFirst}
+	lad.Power = path == PathPower
 	for l := range lad.Betas {
 		lad.Betas[l] = math.Pow(tmax, -float64(l)/float64(levels-1))
+		if lad.Power {
+			lad.Betas[l] = math.Pow(1-float64(l)/float64(levels-1), powerSpacing)
+		}
 	}
 	for c := range chains {
 		lad.Trips[c] = newRoundTrips(levels)
@@ -85,8 +97,11 @@ func newExactLadder(levels, chains int, tmax float64) *ExactLadder {
 	return lad
 }
 
-// exchange is iteration it's swap round on every chain's ladder.
-func (k *exactKernel) exchange(it int) {
+// exchange is iteration it's swap round on every chain's ladder. On the
+// power path the pair's Metropolis probability is the same expression with
+// the likelihood's energy U₁ for U (the prior cancels), and the rows'
+// energies and gradients are set afresh from the parts after the swaps.
+func (k *exactKernel) exchange(it int) error {
 	lad, st, levels, d := k.es.Ladder, k.st, k.levels, k.st.Dim
 	warm := it < k.x.Warmup
 	if it == k.x.Warmup { // the round trips and swaps counted are the sampling's
@@ -94,13 +109,23 @@ func (k *exactKernel) exchange(it int) {
 			lad.Trips[c] = newRoundTrips(levels)
 		}
 	}
+	tempered := make([]float64, len(st.Energy)) // what β multiplies: U, or U₁
+	if lad.Power {
+		if err := k.evaluateParts(); err != nil {
+			return err
+		}
+		copy(tempered, k.pw.u1)
+	} else {
+		for r, u := range st.Energy {
+			tempered[r] = u / lad.Betas[r%levels]
+		}
+	}
 	alpha := make([]float64, levels-1)
 	for c := range st.Chains {
 		base := c * levels
 		for p := range alpha {
 			lo, hi := base+p, base+p+1
-			u0, u1 := st.Energy[lo]/lad.Betas[p], st.Energy[hi]/lad.Betas[p+1]
-			alpha[p] = math.Exp(min(0, (lad.Betas[p]-lad.Betas[p+1])*(u0-u1)))
+			alpha[p] = math.Exp(min(0, (lad.Betas[p]-lad.Betas[p+1])*(tempered[lo]-tempered[hi])))
 			if math.IsNaN(alpha[p]) {
 				alpha[p] = 0
 			}
@@ -125,11 +150,18 @@ func (k *exactKernel) exchange(it int) {
 		}
 		lad.Trips[c].observe(it + 1)
 	}
+	if lad.Power {
+		k.pw.setLevels(st, lad.Betas, levels)
+		if it >= st.Burn {
+			k.addEvidence(it - st.Burn)
+		}
+	}
 	if warm {
 		lad.TuneRounds++
 	} else {
 		lad.Rounds++
 	}
+	return nil
 }
 
 // swapRows exchanges the states of rows a and b, at inverse temperatures
@@ -137,6 +169,9 @@ func (k *exactKernel) exchange(it int) {
 // level they were evaluated at to the level they move to.
 func (k *exactKernel) swapRows(a, b int, ba, bb float64, d int) {
 	st := k.st
+	if k.power != nil {
+		k.pw.swap(a, b, d)
+	}
 	ta, tb := row(st.Theta, a, d), row(st.Theta, b, d)
 	ga, gb := row(st.Grad, a, d), row(st.Grad, b, d)
 	for i := range ta {
@@ -160,12 +195,28 @@ func (k *exactKernel) tuneLadder(it int) {
 	}
 	barrier := sum(rejection)
 	lad.Barriers = append(lad.Barriers, barrier)
+	coord := logCoordinate
+	if lad.Power {
+		coord = powerCoordinate
+	}
 	if want := min(maxAutoLevels, int(math.Ceil(2*barrier))+1); k.x.AutoLevels && want > k.levels {
-		k.grow(equalRejectionLevels(lad.Betas, rejection, want))
+		k.grow(equalRejection(lad.Betas, rejection, want, coord))
 	} else {
-		k.moveLevels(equalRejectionLevels(lad.Betas, rejection, k.levels))
+		k.moveLevels(equalRejection(lad.Betas, rejection, k.levels, coord))
 	}
 	lad = k.es.Ladder // grow made a new one
+	if lad.Power {
+		// moveLevels and grow rescale as the temperature path's levels
+		// scale; the power path's are evaluated afresh.
+		k.parallel(func(r int) error {
+			u, err := k.chains[r].evaluate(row(k.st.Theta, r, k.st.Dim), row(k.st.Grad, r, k.st.Dim))
+			k.st.Energy[r] = u
+			return err
+		})
+		if err := k.firstError(); err != nil && k.adaptError == nil {
+			k.adaptError = fmt.Errorf("re-evaluating the levels moved: %w", err)
+		}
+	}
 	clear(lad.TuneSum)
 	lad.TuneRounds = 0
 	lad.TuneLength *= 2
@@ -198,10 +249,14 @@ func (k *exactKernel) grow(betas []float64) {
 	old, levels := k.levels, len(betas)
 	rows := st.Chains * levels
 	source := make([]int, levels) // the old level each new one copies
+	coord := logCoordinate
+	if lad.Power {
+		coord = powerCoordinate
+	}
 	for j, b := range betas {
 		best := math.Inf(1)
 		for i, a := range lad.Betas {
-			if dist := math.Abs(math.Log(b / a)); dist < best {
+			if dist := math.Abs(coord.to(b) - coord.to(a)); dist < best {
 				best, source[j] = dist, i
 			}
 		}
@@ -249,7 +304,7 @@ func (k *exactKernel) grow(betas []float64) {
 	if k.workers > 1 { // a target whose evaluators may run side by side
 		k.workers = min(rows, max(1, cmp.Or(k.o.Threads, runtime.GOMAXPROCS(0))))
 	}
-	fresh := newExactLadder(levels, st.Chains, 2)
+	fresh := newExactLadder(levels, st.Chains, 2, k.x.Path)
 	fresh.Betas, fresh.Barriers = betas, lad.Barriers
 	fresh.TuneRounds, fresh.TuneEnd, fresh.TuneLength = lad.TuneRounds, lad.TuneEnd, lad.TuneLength
 	es.Ladder = fresh
@@ -263,22 +318,44 @@ func sum(x []float64) float64 {
 	return s
 }
 
-// equalRejectionLevels places m levels between betas' ends so that each
+// ladderCoordinate is the scale on which the cumulative barrier is
+// interpolated between levels: log β on the temperature path (geometric
+// ladders are even there), β^{1/5} on the power path (even for its
+// starting ladder, and finite at the prior's β = 0).
+type ladderCoordinate struct{ to, from func(float64) float64 }
+
+// powerSpacing is the exponent of the power path's starting ladder.
+const powerSpacing = 5
+
+var (
+	logCoordinate   = ladderCoordinate{math.Log, math.Exp}
+	powerCoordinate = ladderCoordinate{
+		func(b float64) float64 { return math.Pow(b, 1.0/powerSpacing) },
+		func(s float64) float64 { return math.Pow(s, powerSpacing) }}
+)
+
+// equalRejectionLevels is equalRejection on the temperature path's scale.
+func equalRejectionLevels(betas, rejection []float64, m int) []float64 {
+	return equalRejection(betas, rejection, m, logCoordinate)
+}
+
+// equalRejection places m levels between betas' ends so that each
 // adjacent pair carries an equal share of the communication barrier, given
 // the rejection rates of the pairs of betas (pair p joins betas[p] and
-// betas[p+1]): the cumulative barrier is interpolated linearly in log β
-// between the current levels and inverted (Syed et al. 2021, Section 5.1).
-// Without any rejection the levels are spaced evenly in log β.
-func equalRejectionLevels(betas, rejection []float64, m int) []float64 {
+// betas[p+1]): the cumulative barrier is interpolated linearly in the
+// coordinate between the current levels and inverted (Syed et al. 2021,
+// Section 5.1). Without any rejection the levels are spaced evenly in the
+// coordinate.
+func equalRejection(betas, rejection []float64, m int, coord ladderCoordinate) []float64 {
 	n := len(betas)
 	total := sum(rejection)
 	// cum[l] is the barrier from the target level 0 to level l; with none,
-	// log β stands in for it.
+	// the coordinate's distance stands in for it.
 	cum := make([]float64, n)
 	for p, r := range rejection {
 		cum[p+1] = cum[p] + r
 		if !(total > 0) {
-			cum[p+1] = math.Log(betas[0] / betas[p+1])
+			cum[p+1] = coord.to(betas[0]) - coord.to(betas[p+1])
 		}
 	}
 	if !(total > 0) {
@@ -296,7 +373,8 @@ func equalRejectionLevels(betas, rejection []float64, m int) []float64 {
 		if span := cum[i+1] - cum[i]; span > 0 {
 			f = (t - cum[i]) / span
 		}
-		out[j] = math.Exp(math.Log(betas[i]) + f*(math.Log(betas[i+1])-math.Log(betas[i])))
+		lo, hi := coord.to(betas[i]), coord.to(betas[i+1])
+		out[j] = coord.from(lo + f*(hi-lo))
 	}
 	return out
 }
@@ -333,8 +411,23 @@ func (k *exactKernel) ladderWarnings() []string {
 	if need := int(math.Ceil(2*barrier)) + 1; need > k.levels {
 		w = append(w, fmt.Sprintf("the ladder's communication barrier Λ is %.1f, which %d levels cross with every swap rejected more than half the time: about 2Λ + 1 = %d levels (replicas = %d) would carry the replicas between the target and the hottest level faster", barrier, k.levels, need, need))
 	}
-	if trips < 2*k.st.Chains {
+	switch {
+	case trips < 2*k.st.Chains && k.power != nil:
+		w = append(w, fmt.Sprintf("the ladders made %d round trips between the posterior and the prior after the warm-up, too few for log Z or the modes' masses to be read: run more iterations", trips))
+	case trips < 2*k.st.Chains:
 		w = append(w, fmt.Sprintf("the ladders made %d round trips between the target and the hottest level (T = %.3g) after the warm-up, too few for the modes' masses to be read: run more iterations, or raise t_max if the hottest level does not cross the posterior's barriers", trips, 1/k.es.Ladder.Betas[k.levels-1]))
+	}
+	if e := k.evidence(); e != nil {
+		switch {
+		case !(e.LogZSE < 0.5):
+			w = append(w, fmt.Sprintf("log Z = %.3f has a standard error of %.3g: run more iterations, or more replicas", e.LogZ, e.LogZSE))
+		case math.Abs(e.LogZ-e.LogZTI) > e.LogZTIBound+3*math.Hypot(e.LogZSE, e.LogZTISE):
+			// Both estimate the same integral; thermodynamic integration
+			// can only miss by its discretisation and its Monte Carlo
+			// error, so a larger gap says the draws of some level are not
+			// its law's.
+			w = append(w, fmt.Sprintf("the stepping stones' log Z %.3f and thermodynamic integration's %.3f differ by more than the latter's discretisation bound %.3g and their standard errors: some level's draws are not its law's; run more iterations", e.LogZ, e.LogZTI, e.LogZTIBound))
+		}
 	}
 	return w
 }

@@ -129,8 +129,10 @@ type chainIntegrator struct {
 	err       error
 
 	// beta is the inverse temperature of the level the integrator moves
-	// on: it samples e^{-βU} (1 off a ladder).
-	beta float64
+	// on: it samples e^{-βU} (1 off a ladder), or on the power path, where
+	// split is set and eval is not, e^{-U₀ - βU₁}.
+	beta  float64
+	split *splitEvaluator
 }
 
 func newChainIntegrator(eval Evaluator, d int, x *Exact, rng *Rand) *chainIntegrator {
@@ -151,6 +153,9 @@ func newChainIntegrator(eval Evaluator, d int, x *Exact, rng *Rand) *chainIntegr
 // evaluate sets g = ∇(βU)(q) and returns βU(q), the energy of the
 // integrator's level.
 func (c *chainIntegrator) evaluate(q, g []float64) (float64, error) {
+	if c.split != nil {
+		return c.split.evaluate(q, g, c.beta)
+	}
 	if err := c.eval.Evaluate(q, nil, c.energy, g, c.variance); err != nil {
 		return 0, err
 	}

@@ -174,8 +174,9 @@ var settings = map[string]setting{
 	"ladder":              {"temperature", "temperature, lr, adaptive_temperature or adaptive_lr", exchanging},
 	"t_min":               {"1", "temperature of the target level τ^(1)", func(s map[string]string) bool { return temperatureLadder(s) && !byHand(s) }},
 	"t_max": {"10", "temperature of the hottest level τ^(P) (pt: 100; its levels between move in the warm-up to equal rejection)", func(s map[string]string) bool {
-		return temperatureLadder(s) && s["tau"] == "none" && !byHand(s) || exactLadder(s)
+		return temperatureLadder(s) && s["tau"] == "none" && !byHand(s) || exactLadder(s) && s["path"] != "power"
 	}},
+	"path":                {"temperature", "what pt's levels temper: temperature (the whole energy, the hottest level at t_max) or power (the likelihood alone, from the posterior down to the prior at β = 0, which gives log Z; the prior must be proper)", exactLadder},
 	"tau":                 {"none", "ratio τ > 1 of a geometric temperature ladder T_j = t_min·τ^j (seed 001, Eq. 21), or none to end it at t_max", func(s map[string]string) bool { return temperatureLadder(s) && !byHand(s) }},
 	"lr_min":              {"auto", "step size of the target level η^(1), or auto (with lr_max auto): the warm-up's tuned step", func(s map[string]string) bool { return lrLadder(s) && !byHand(s) }},
 	"lr_max":              {"auto", "step size of the most exploring level η^(P), or auto (with lr_min auto): ten times the tuned step, half SGD's stability bound", func(s map[string]string) bool { return lrLadder(s) && !byHand(s) }},
@@ -478,9 +479,16 @@ func (b *builder) exact(s Sampler) Sampler {
 		s.Replicas = b.integer("replicas", 1)
 	}
 	if s.Replicas > 1 {
-		x.Levels, x.TMax, x.TuneLadder = s.Replicas, b.num("t_max"), true
-		if b.err == nil && !(x.TMax > 1) {
-			b.fail("t_max", "the hottest level's temperature must exceed the target's 1, got %g", x.TMax)
+		x.Levels, x.TuneLadder, x.Path = s.Replicas, true, LadderPath(b.o["path"])
+		switch x.Path {
+		case PathTemperature:
+			x.TMax = b.num("t_max")
+			if b.err == nil && !(x.TMax > 1) {
+				b.fail("t_max", "the hottest level's temperature must exceed the target's 1, got %g", x.TMax)
+			}
+		case PathPower:
+		default:
+			b.fail("path", "temperature or power, got %q", b.o["path"])
 		}
 	}
 	switch {

@@ -229,6 +229,9 @@ type Result struct {
 	Replicas   int
 	// Exchange reports each chain's ladder; nil without replica exchange.
 	Exchange []*ExchangeReport
+	// Evidence is log Z from a ladder on the power path (evidence.go);
+	// nil for every other run.
+	Evidence *Evidence
 	// Failures are the chains that stopped because they diverged, and
 	// Restarts the hottest levels of ladders restarted from their
 	// neighbour's state.

@@ -110,3 +110,20 @@ type DeviceMove struct {
 	Seed  uint64
 	Step  int
 }
+
+// PowerTarget is a Target whose energy splits into a prior part and a
+// likelihood part, U(θ) = U₀(θ) + U₁(θ) with U₀ = -log p(θ) (the priors
+// and the transforms' log-Jacobians, normalised: e^{-U₀} integrates to 1
+// over the unconstrained space) and U₁ = -log p(y | θ). The power-posterior
+// path p_β(θ) ∝ p(θ) p(y | θ)^β (Friel & Pettitt 2008) runs between them,
+// and log Z = log ∫ p(θ) p(y | θ) dθ is read off it.
+type PowerTarget interface {
+	Target
+	// PowerParts returns the prior's and the likelihood's energies as
+	// Targets on the same θ (the likelihood's NumData is the model's; the
+	// prior's is 0), or an error that says, in the user's terms, why this
+	// model's prior cannot be told apart from its likelihood or is not a
+	// normalised density (a parameter without a prior, a target += term,
+	// a bounded parameter whose prior's mass inside the bounds is unknown).
+	PowerParts() (prior, likelihood Target, err error)
+}

@@ -327,7 +327,7 @@ func valueString(n Node) string {
 func walk(f *File, fn func(Node)) {
 	var stmts func([]Stmt)
 	expr := func(e Expr) {
-		walkExpr(e, func(x Expr) { fn(x) })
+		WalkExpr(e, func(x Expr) { fn(x) })
 	}
 	var setting func(*Setting)
 	setting = func(s *Setting) {
@@ -375,35 +375,6 @@ func walk(f *File, fn func(Node)) {
 		stmts(b.Stmts)
 		for _, s := range b.Settings {
 			setting(s)
-		}
-	}
-}
-
-// walkExpr calls fn on e and every expression inside it.
-func walkExpr(e Expr, fn func(Expr)) {
-	if e == nil {
-		return
-	}
-	fn(e)
-	switch e := e.(type) {
-	case *Unary:
-		walkExpr(e.X, fn)
-	case *Binary:
-		walkExpr(e.L, fn)
-		walkExpr(e.R, fn)
-	case *Call:
-		for _, a := range e.Args {
-			walkExpr(a, fn)
-		}
-	case *Index:
-		walkExpr(e.X, fn)
-		for _, it := range e.Items {
-			walkExpr(it.Lo, fn)
-			walkExpr(it.Hi, fn)
-		}
-	case *Vector:
-		for _, x := range e.Elems {
-			walkExpr(x, fn)
 		}
 	}
 }

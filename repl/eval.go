@@ -160,37 +160,11 @@ func (s *Session) evalOverDraws(label string, cm *compile.Model, p *compile.Pred
 // identifiers lists the names an expression uses.
 func identifiers(x lang.Expr) []string {
 	var out []string
-	var walk func(lang.Expr)
-	walk = func(x lang.Expr) {
-		switch x := x.(type) {
-		case *lang.Ident:
-			out = append(out, x.Name)
-		case *lang.Unary:
-			walk(x.X)
-		case *lang.Binary:
-			walk(x.L)
-			walk(x.R)
-		case *lang.Call:
-			for _, a := range x.Args {
-				walk(a)
-			}
-		case *lang.Index:
-			walk(x.X)
-			for _, it := range x.Items {
-				if it.Lo != nil {
-					walk(it.Lo)
-				}
-				if it.Hi != nil {
-					walk(it.Hi)
-				}
-			}
-		case *lang.Vector:
-			for _, e := range x.Elems {
-				walk(e)
-			}
+	lang.WalkExpr(x, func(e lang.Expr) {
+		if id, ok := e.(*lang.Ident); ok {
+			out = append(out, id.Name)
 		}
-	}
-	walk(x)
+	})
 	return out
 }
 
