@@ -543,6 +543,7 @@ func (r *Result) diagnosticsJSON(stats []summary.Stats) map[string]any {
 		diag["log_z_ti_se"] = finiteOrNil(e.LogZTISE)
 		diag["log_z_ti_discretisation_bound"] = finiteOrNil(e.LogZTIBound)
 		diag["log_z_levels"] = e.Levels
+		diag["log_z_noise_correction"] = e.Noise // the largest Δβ²σ̄²/2 of the minibatch energies (0: full data)
 	}
 	return diag
 }
@@ -571,8 +572,8 @@ func exchangeJSON(diag map[string]any, x *ExchangeDiagnostics, res *infer.Result
 	for _, r := range x.Chains {
 		ladder := make([]map[string]any, len(r.Ladder))
 		for l, lv := range r.Ladder {
-			// β = 1/T; the power path's prior has T = +Inf, which JSON lacks.
-			ladder[l] = map[string]any{"lr": lv.LR, "temperature": finiteOrNil(lv.Temperature), "beta": 1 / lv.Temperature}
+			// β = 1/T; the power path's prior has T = +Inf and an SGD level T = 0, which JSON lacks.
+			ladder[l] = map[string]any{"lr": lv.LR, "temperature": finiteOrNil(lv.Temperature), "beta": finiteOrNil(1 / lv.Temperature)}
 		}
 		c := map[string]any{
 			"round_trips":          r.RoundTrips,

@@ -232,6 +232,11 @@ type Sampler struct {
 	Exchange Exchange
 	Scheme   Scheme
 	Every    int // iterations between exchange rounds (default 1)
+	// Path, PathPower, puts a temperature ladder on the power-posterior
+	// path (sgpower.go): level l samples p(θ) p(y | θ)^β_l (at
+	// temperature 1), from the posterior to the prior at β = 0,
+	// and the swaps and log Z read the likelihood's minibatch energy.
+	Path LadderPath
 	// Restart starts every trajectory between exchange rounds afresh: the
 	// dynamics' momenta and thermostats are redrawn after each round
 	// (RENHD, Algorithm 2 of seed 001, line 3). It needs dynamics with a

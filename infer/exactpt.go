@@ -72,6 +72,12 @@ type ExactLadder struct {
 	// from the draws after the warm-up.
 	Power    bool
 	Evidence *EvidenceSums
+	// Index is each chain's replica index process after the warm-up,
+	// sampled every IndexEvery rounds (at most maxIndexSamples of them):
+	// Index[c][i][l] is the replica (numbered by its level at the warm-up's
+	// end) at level l.
+	Index      [][][]int
+	IndexEvery int
 }
 
 // newExactLadder is a ladder of levels for chains chains: on the
@@ -108,6 +114,7 @@ func (k *exactKernel) exchange(it int) error {
 		for c := range lad.Trips {
 			lad.Trips[c] = newRoundTrips(levels)
 		}
+		lad.Index, lad.IndexEvery = make([][][]int, st.Chains), max(1, (k.total-k.x.Warmup+maxIndexSamples-1)/maxIndexSamples)
 	}
 	tempered := make([]float64, len(st.Energy)) // what β multiplies: U, or U₁
 	if lad.Power {
@@ -149,6 +156,9 @@ func (k *exactKernel) exchange(it int) error {
 			}
 		}
 		lad.Trips[c].observe(it + 1)
+		if !warm && (it-k.x.Warmup)%lad.IndexEvery == 0 && lad.Index != nil {
+			lad.Index[c] = append(lad.Index[c], slices.Clone(lad.Trips[c].At))
+		}
 	}
 	if lad.Power {
 		k.pw.setLevels(st, lad.Betas, levels)
@@ -385,7 +395,10 @@ func (k *exactKernel) ladderReport(c int) ExchangeReport {
 	lad := k.es.Ladder
 	r := ExchangeReport{Scheme: "deo", Window: 1, Rounds: lad.Rounds, Attempts: append([]int(nil), lad.Attempts[c]...),
 		Accepts: append([]int(nil), lad.Accepts[c]...), Acceptance: make([]float64, len(lad.AcceptSum[c])),
-		RoundTrips: lad.Trips[c].Count, MeanRoundTripTime: lad.Trips[c].meanTime(), Ladder: make([]Level, k.levels)}
+		RoundTrips: lad.Trips[c].Count, MeanRoundTripTime: lad.Trips[c].meanTime(), Ladder: make([]Level, k.levels), IndexEvery: max(1, lad.IndexEvery)}
+	if lad.Index != nil {
+		r.Index = lad.Index[c]
+	}
 	for p, s := range lad.AcceptSum[c] {
 		if lad.Rounds > 0 {
 			r.Acceptance[p] = s / float64(lad.Rounds)
@@ -417,18 +430,7 @@ func (k *exactKernel) ladderWarnings() []string {
 	case trips < 2*k.st.Chains:
 		w = append(w, fmt.Sprintf("the ladders made %d round trips between the target and the hottest level (T = %.3g) after the warm-up, too few for the modes' masses to be read: run more iterations, or raise t_max if the hottest level does not cross the posterior's barriers", trips, 1/k.es.Ladder.Betas[k.levels-1]))
 	}
-	if e := k.evidence(); e != nil {
-		switch {
-		case !(e.LogZSE < 0.5):
-			w = append(w, fmt.Sprintf("log Z = %.3f has a standard error of %.3g: run more iterations, or more replicas", e.LogZ, e.LogZSE))
-		case math.Abs(e.LogZ-e.LogZTI) > e.LogZTIBound+3*math.Hypot(e.LogZSE, e.LogZTISE):
-			// Both estimate the same integral; thermodynamic integration
-			// can only miss by its discretisation and its Monte Carlo
-			// error, so a larger gap says the draws of some level are not
-			// its law's.
-			w = append(w, fmt.Sprintf("the stepping stones' log Z %.3f and thermodynamic integration's %.3f differ by more than the latter's discretisation bound %.3g and their standard errors: some level's draws are not its law's; run more iterations", e.LogZ, e.LogZTI, e.LogZTIBound))
-		}
-	}
+	w = append(w, evidenceWarnings(k.evidence())...)
 	return w
 }
 

@@ -104,6 +104,8 @@ type sgKernel struct {
 	// dp is this process's share of a run split across processes; nil in
 	// a run of one.
 	dp *distributed
+	// power is the ladder's evaluator on the power path (sgpower.go).
+	power *powerEvaluator
 }
 
 // newKernel checks the sampler and options and makes the kernel of a
@@ -154,6 +156,13 @@ func newKernel(target Target, s Sampler, o Options) (*sgKernel, error) {
 		}
 		localRows = dp.hi - dp.lo
 	}
+	var power *powerLadderTarget
+	if s.Path == PathPower {
+		if power, err = newPowerLadder(target, s, o, rows, levels); err != nil {
+			return nil, err
+		}
+		target = power
+	}
 	eval, err := target.Evaluator(localRows, batch)
 	if err != nil {
 		return nil, err
@@ -162,6 +171,9 @@ func newKernel(target Target, s Sampler, o Options) (*sgKernel, error) {
 		workers: min(localRows, cmp.Or(o.Threads, runtime.GOMAXPROCS(0))), dp: dp}
 	if o.Resume != nil {
 		k.total = st.Done + o.Iters
+	}
+	if power != nil {
+		k.power = power.eval
 	}
 
 	// One random stream per replica, (seed, r+1) of package noise for row
@@ -198,8 +210,16 @@ func newKernel(target Target, s Sampler, o Options) (*sgKernel, error) {
 		k.batches = newMinibatcher(st.Batches, n, batch, k.rngs)
 	}
 	if s.AutoStep {
+		// The warm-up tunes the step and metric on the posterior, every
+		// row at β = 1; the first step evaluates the rows at their levels.
+		if k.power != nil {
+			k.power.posterior = true
+		}
 		if err := k.warmUp(target, rows, batch); err != nil {
 			return nil, err
+		}
+		if k.power != nil {
+			k.power.posterior = false
 		}
 	}
 	if levels > 1 {
@@ -207,6 +227,7 @@ func newKernel(target Target, s Sampler, o Options) (*sgKernel, error) {
 		if k.ex, err = newExchanger(k.target, k.s, o, st, batch, totalRounds); err != nil {
 			return nil, err
 		}
+		k.ex.power = k.power
 	}
 	if dp == nil {
 		k.dev = k.deviceStepper()
@@ -224,6 +245,9 @@ func newKernel(target Target, s Sampler, o Options) (*sgKernel, error) {
 // control variate (its gradient needs a second evaluation) or synthetic
 // noise keeps the moves on the host.
 func (k *sgKernel) deviceStepper() DeviceStepper {
+	if k.power != nil { // its swaps re-level the rows from parts kept on the host
+		return nil
+	}
 	switch k.s.Dynamics.(type) {
 	case Langevin, *Hamiltonian:
 	default:
@@ -623,6 +647,13 @@ func (k *sgKernel) step(info *Info) error {
 	if k.ex != nil {
 		swap := func(a, b int) error { k.st.swapRows(a, b); return nil }
 		switch {
+		case k.power != nil:
+			swap = func(a, b int) error {
+				k.st.swapRows(a, b)
+				k.power.swapRows(a, b)
+				k.power.relevel(k.st, a, b)
+				return nil
+			}
 		case k.dp != nil:
 			swap = func(a, b int) error { return k.dp.swap(k.st, a, b) }
 		case k.dev != nil: // the energies swap on the host, the points on the device
@@ -682,6 +713,7 @@ func (k *sgKernel) evaluate(it int, info *Info) error {
 	if err := k.check(it, info); err != nil {
 		return err
 	}
+	k.addEvidence(it)
 	st.Done = it + 1
 	if st.Running() == 0 || k.ex == nil {
 		return nil
@@ -882,6 +914,11 @@ func (k *sgKernel) finish(res *Result) {
 	if k.ex != nil {
 		k.ex.finish(k.st.Done)
 	}
+	if ev := k.st.Evidence; ev != nil {
+		if e, ok := ev.Estimate(); ok && !math.IsNaN(e.LogZ) {
+			res.Evidence = &e
+		}
+	}
 	res.MovedOnDevice = k.dev != nil
 }
 
@@ -919,6 +956,10 @@ func (k *sgKernel) check(it int, info *Info) error {
 				copy(row(st.Theta, r, d), row(st.Theta, r-1, d))
 				copy(row(st.Grad, r, d), row(st.Grad, r-1, d))
 				st.Energy[r], st.Variance[r] = st.Energy[r-1], st.Variance[r-1]
+				if k.power != nil { // the neighbour's parts, at this level's β
+					k.power.copyRow(r, r-1)
+					k.power.relevel(st, r, r)
+				}
 				if k.dev != nil {
 					if err := k.dev.CopyRow(r, r-1); err != nil {
 						return err
@@ -1001,6 +1042,11 @@ func (k *sgKernel) warnings() []string {
 	}
 	if len(st.Restarts) > 0 {
 		w = append(w, fmt.Sprintf("the hottest level diverged %d times and was restarted from its neighbour's state (first: %s); narrow the ladder (t_max, lr_max) or lower lr", len(st.Restarts), st.Restarts[0]))
+	}
+	if ev := st.Evidence; ev != nil {
+		if e, ok := ev.Estimate(); ok {
+			w = append(w, evidenceWarnings(&e)...)
+		}
 	}
 	return w
 }

@@ -97,6 +97,11 @@ const autoLevelsStart = 8
 
 // exactLadder is parallel tempering with an exact kernel (exactpt.go).
 func exactLadder(s map[string]string) bool { return exact(s) && s["replicas"] != "1" }
+
+// powerPathApplies: the ladders that can run the power path.
+func powerPathApplies(s map[string]string) bool {
+	return exactLadder(s) || exchanging(s) && s["ladder"] == "temperature" && s["exchange"] == "metropolis"
+}
 func adapting(s map[string]string) bool {
 	return exchanging(s) && (strings.HasPrefix(s["ladder"], "adaptive") || s["buffer"] == "auto" && s["exchange"] == "deterministic" || s["correction"] == "running" && s["exchange"] != "deterministic")
 }
@@ -172,12 +177,12 @@ var settings = map[string]setting{
 	"window":              {"1", "DEO window W, or auto for W* (Theorem 1)", func(s map[string]string) bool { return exchanging(s) && s["scheme"] == "deo" }},
 	"swap_rate":           {"0.4", "target swap rate S (for window=auto, adaptive ladders and buffers)", func(s map[string]string) bool { return adapting(s) || exchanging(s) && s["window"] == "auto" }},
 	"ladder":              {"temperature", "temperature, lr, adaptive_temperature or adaptive_lr", exchanging},
-	"t_min":               {"1", "temperature of the target level τ^(1)", func(s map[string]string) bool { return temperatureLadder(s) && !byHand(s) }},
+	"t_min":               {"1", "temperature of the target level τ^(1)", func(s map[string]string) bool { return temperatureLadder(s) && !byHand(s) && s["path"] != "power" }},
 	"t_max": {"10", "temperature of the hottest level τ^(P) (pt: 100; its levels between move in the warm-up to equal rejection)", func(s map[string]string) bool {
-		return temperatureLadder(s) && s["tau"] == "none" && !byHand(s) || exactLadder(s) && s["path"] != "power"
+		return temperatureLadder(s) && s["tau"] == "none" && !byHand(s) && s["path"] != "power" || exactLadder(s) && s["path"] != "power"
 	}},
-	"path":                {"temperature", "what pt's levels temper: temperature (the whole energy, the hottest level at t_max) or power (the likelihood alone, from the posterior down to the prior at β = 0, which gives log Z; the prior must be proper)", exactLadder},
-	"tau":                 {"none", "ratio τ > 1 of a geometric temperature ladder T_j = t_min·τ^j (seed 001, Eq. 21), or none to end it at t_max", func(s map[string]string) bool { return temperatureLadder(s) && !byHand(s) }},
+	"path":                {"temperature", "what the levels temper: temperature (the whole energy, the hottest level at t_max) or power (the likelihood alone, from the posterior down to the prior at β = 0, which gives log Z; the prior must be proper); power applies to pt and to the temperature ladders with the Metropolis swap (resgld, reld, f_resgld), where replicas then defaults to 16", powerPathApplies},
+	"tau":                 {"none", "ratio τ > 1 of a geometric temperature ladder T_j = t_min·τ^j (seed 001, Eq. 21), or none to end it at t_max", func(s map[string]string) bool { return temperatureLadder(s) && !byHand(s) && s["path"] != "power" }},
 	"lr_min":              {"auto", "step size of the target level η^(1), or auto (with lr_max auto): the warm-up's tuned step", func(s map[string]string) bool { return lrLadder(s) && !byHand(s) }},
 	"lr_max":              {"auto", "step size of the most exploring level η^(P), or auto (with lr_min auto): ten times the tuned step, half SGD's stability bound", func(s map[string]string) bool { return lrLadder(s) && !byHand(s) }},
 	"ladder_levels":       {"none", "the ladder's levels by hand, increasing from the target: temperatures or step sizes ([1, 2, 4, 8]); replicas is their number. An adaptive ladder starts there and keeps the ends", exchanging},
@@ -280,6 +285,12 @@ func sortedKeys(m map[string]string) []string {
 // (values as written: "0.01", "auto", "deo"), and rejects unknown settings,
 // settings that do not apply, and impossible values with a *SettingError.
 func NewSampler(name string, overrides map[string]string) (Sampler, error) {
+	if p, ok := presets[name]; ok && overrides["path"] == "power" && overrides["replicas"] == "" && p.settings["replicas"] != "auto" {
+		// Two levels, the seeds' default, make one stepping stone from the
+		// prior to the posterior: far too few for log Z.
+		overrides = maps.Clone(overrides)
+		overrides["replicas"] = strconv.Itoa(sgPowerLevels)
+	}
 	if levels, ok := overrides["ladder_levels"]; ok && overrides["replicas"] == "" {
 		// The levels given by hand say how many there are.
 		if values, err := parseLevels(levels); err == nil {
@@ -431,6 +442,17 @@ func (b *builder) build() Sampler {
 		s.AutoStep = true
 	}
 	s.Exchange = b.exchange(exchange, swapRate, adapt)
+	if p, ok := b.o["path"]; ok {
+		switch s.Path = LadderPath(p); s.Path {
+		case PathTemperature:
+		case PathPower:
+			if byHand(b.o) {
+				b.fail("ladder_levels", "path = power places its levels itself, from β = 1 down to the prior at β = 0; leave ladder_levels out")
+			}
+		default:
+			b.fail("path", "temperature or power, got %q", p)
+		}
+	}
 	if _, ok := b.o["restart"]; ok {
 		s.Restart = b.oneOf("restart", "true", "false") == "true"
 	}
@@ -570,6 +592,12 @@ func (b *builder) ladder(kind string, swapRate float64, adapt Schedule) *Ladder 
 		default:
 			l.Levels, l.Min, l.Max = levels, levels[0], levels[len(levels)-1]
 		}
+		return l
+	}
+	if b.o["path"] == "power" && l.Kind == TemperatureLadder {
+		// The power path's levels are its own (sgpower.go); the ladder's
+		// temperatures are placeholders the dynamics do not use.
+		l.Min, l.Max = 1, 2
 		return l
 	}
 	if tau, ok := b.o["tau"]; ok && tau != "none" {

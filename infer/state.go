@@ -55,6 +55,9 @@ type State struct {
 	Batches *BatchState
 	// Ladders are each chain's exchange state; nil without exchange.
 	Ladders []*LadderState
+	// Evidence sums the likelihood's energies of a power-path ladder's
+	// levels for log Z (evidence.go); nil on any other run.
+	Evidence *EvidenceSums
 	// Second and ExchangeBatch are the side estimators of m-reSGLD and of
 	// the Barker test; nil when the exchange test has none.
 	Second, ExchangeBatch *SideState

@@ -132,6 +132,9 @@ type exchanger struct {
 	exchangeBatch *sideEstimator
 	sigmaStar2    float64
 	restart       restarter // the dynamics, when each trajectory starts afresh
+	// power is the ladder's evaluator on the power path: the swaps read
+	// the likelihood's energies there, and its β for 1/T (sgpower.go).
+	power *powerEvaluator
 }
 
 // ladderRun is one chain's ladder: its state, and the parts that act on it.
@@ -225,9 +228,25 @@ func newExchanger(target Target, s Sampler, o Options, st *State, batch, totalRo
 	return ex, nil
 }
 
-// level is level l of chain c's ladder at iteration k.
+// level is level l of chain c's ladder at iteration k. On the power path
+// every level moves at the posterior's temperature 1, β tempering its
+// energy.
 func (ex *exchanger) level(c, l, k int) Level {
-	return ex.chains[c].ladder.level(l, k, ex.s.Schedule)
+	lv := ex.chains[c].ladder.level(l, k, ex.s.Schedule)
+	if ex.power != nil {
+		lv.Temperature = 1
+	}
+	return lv
+}
+
+// testLevel is level l as the exchange test and the reports see it: on the
+// power path, temperature 1/β of the likelihood (+Inf at the prior).
+func (ex *exchanger) testLevel(c, l, k int) Level {
+	lv := ex.level(c, l, k)
+	if ex.power != nil {
+		lv.Temperature = 1 / ex.power.betas[l]
+	}
+	return lv
 }
 
 // due reports whether iteration k ends with an exchange round.
@@ -319,6 +338,9 @@ func (ex *exchanger) round(st *State, k int, info *Info) error {
 		}
 	}
 	energy, variance := st.Energy, st.Variance
+	if ex.power != nil { // the prior cancels from the swap
+		energy, variance = ex.power.e1, ex.power.v1
+	}
 	if ex.exchangeBatch != nil {
 		if err := ex.growExchangeBatch(st, k); err != nil {
 			return err
@@ -354,7 +376,7 @@ func (ex *exchanger) round(st *State, k int, info *Info) error {
 			}
 			a, b := base+run.at[p], base+run.at[p+1]
 			x.Index = p
-			x.Levels = [2]Level{ex.level(c, p, k), ex.level(c, p+1, k)}
+			x.Levels = [2]Level{ex.testLevel(c, p, k), ex.testLevel(c, p+1, k)}
 			if ex.exchangeBatch != nil {
 				if err := ex.growForPair(st, x.Levels, a, b); err != nil {
 					return err
@@ -521,12 +543,12 @@ type restarter interface{ Restart(aux []float64) }
 // finish fills in what the reports keep of the final state after k
 // iterations.
 func (ex *exchanger) finish(k int) {
-	for _, run := range ex.chains {
+	for c, run := range ex.chains {
 		rep := &run.st.Report
 		rep.RoundTrips, rep.MeanRoundTripTime = run.st.Trips.Count, run.st.Trips.meanTime()
 		rep.Ladder = make([]Level, ex.levels)
 		for l := range rep.Ladder {
-			rep.Ladder[l] = run.ladder.level(l, k, ex.s.Schedule)
+			rep.Ladder[l] = ex.testLevel(c, l, k)
 		}
 		if b, ok := run.test.(bufferer); ok {
 			rep.Buffer, rep.HasBuffer = b.Buffer(), true

@@ -52,6 +52,7 @@ var fastPages = []galleryPage{
 			{file: "ladder.svg", caption: "The step-size ladder over the run, as the adaptive ladder spaces it toward equal swap rates.", args: []string{"--kind", "ladder"}},
 			{file: "swaps.svg", caption: "The swap rate of each adjacent pair of levels, with its attempts.", args: []string{"--kind", "swaps"}},
 		}},
+	modesPage,
 	{name: "mog25", title: "Cyclical SGLD on a mixture of 25 Gaussians", shows: "seed 002's mode coverage: the draws over the target's density, modes counted",
 		figures: []galleryFigure{
 			{"modes.svg", "The draws over the target's density; a filled centre has more than 100 draws within 0.25 (seed 002, Table 4).", []string{"--kind", "modes", "--model", "{model}", "--modes", "{dir}/modes.csv"}, ""},

@@ -44,9 +44,9 @@ func TestSummaryReadsBothLayouts(t *testing.T) {
 		{[]string{"plot", out, "--kind", "pair", "--params", "eta", "--out", filepath.Join(out, "eta.png")}, 2, "--params eta names 8 columns; a plot takes at most 6"},
 		{[]string{"plot", out, "--params", "sgima"}, 2, `no column "sgima"`},
 		{[]string{"plot", out, "--kind", "violin"}, 2, `no kind "violin"`},
-		{[]string{"plot", out, "--kind", "modes"}, 2, "--kind modes needs --model MODEL.ppl"},
+		{[]string{"plot", out, "--kind", "modes"}, 2, "lists no modes"},
 		{[]string{"plot", out, "--kind", "swaps"}, 2, "is not a replica-exchange run"},
-		{[]string{"plot", out, "--kind", "modes", "--model", model}, 2, "--kind modes draws a model of two unconstrained parameters"},
+		{[]string{"plot", out, "--kind", "modes", "--model", model}, 2, "--kind modes draws a 2-D model's density under the draws"},
 	} {
 		var stdout, stderr strings.Builder
 		code := run(context.Background(), c.args, &stdout, &stderr)

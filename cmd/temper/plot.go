@@ -20,7 +20,8 @@ import (
 const plotUsage = "usage: temper plot RUN_DIR|DRAWS.csv|CHAIN.csv... [--kind trace|density|rank|acf|pair] [--params a,b,...] [--out FILE] [--replica N]\n" +
 	"       temper plot RUN_DIR --kind index|ladder|swaps [--chain N] [--rounds N] [--out FILE]   (replica exchange)\n" +
 	"       temper plot RUN_DIR --kind schedule [--out FILE]   (cyclical SG-MCMC)\n" +
-	"       temper plot RUN_DIR --kind modes --model MODEL.ppl [--modes MODES.csv [--radius r] [--min-draws n]] [--out FILE]"
+	"       temper plot RUN_DIR --kind modes --model MODEL.ppl [--modes MODES.csv [--radius r] [--min-draws n]] [--out FILE]   (a 2-D model)\n" +
+	"       temper plot RUN_DIR --kind modes [--out FILE]   (a ladder run of any model: the draws on their first two principal components, by mode)"
 
 // plotCommand is temper plot: a plot of a run's draws, read as temper
 // summary reads them, drawn by package plots.
@@ -28,7 +29,7 @@ func plotCommand(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("plot", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprintln(stderr, plotUsage); fs.PrintDefaults() }
-	kind := fs.String("kind", "trace", strings.Join(plots.Kinds, ", ")+"; index, ladder or swaps (replica exchange); schedule (cyclical runs); or modes (a 2-D target's density under the draws)")
+	kind := fs.String("kind", "trace", strings.Join(plots.Kinds, ", ")+"; index, ladder or swaps (replica exchange); schedule (cyclical runs); or modes (a 2-D target's density under the draws; with more parameters, or without --model, the draws on their first two principal components, coloured by the run's modes)")
 	model := fs.String("model", "", "with --kind modes: the model, of two unconstrained parameters, whose density the draws are drawn over")
 	modes := fs.String("modes", "", "with --kind modes: a CSV of mode centres (two columns named as the parameters): mark them and count those covered")
 	radius := fs.Float64("radius", 0.25, "with --modes: a draw within this distance of a centre counts for its mode")
@@ -70,15 +71,12 @@ func plotCommand(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	if *kind == "modes" {
-		err = plotModes(path, t, *model, *modes, *radius, *minDraws)
+		cols, err = plotModes(path, pos[0], t, *model, *modes, *radius, *minDraws)
 	} else {
 		err = plots.Write(path, *kind, t, cols, nil)
 	}
 	if err != nil {
 		return badf("temper plot: %v", err)
-	}
-	if *kind == "modes" {
-		cols = t.Params()
 	}
 	_, err = fmt.Fprintf(stdout, "%s plot of %s in %s\n", *kind, strings.Join(cols, ", "), path)
 	return err
@@ -116,21 +114,24 @@ func plotColumns(t *draws.Table, list, kind string) ([]string, error) {
 
 // plotModes draws a two-parameter model's draws over its density, with the
 // mode centres of the modes file if one is named.
-func plotModes(path string, t *draws.Table, modelPath, modesPath string, radius float64, minDraws int) error {
-	if modelPath == "" {
-		return fmt.Errorf("--kind modes needs --model MODEL.ppl, whose density the draws are drawn over")
+func plotModes(path, dir string, t *draws.Table, modelPath, modesPath string, radius float64, minDraws int) ([]string, error) {
+	var m *temper.Model
+	if modelPath != "" {
+		var err error
+		if m, err = temper.CompileFile(modelPath, nil); err != nil {
+			return nil, err
+		}
 	}
-	m, err := temper.CompileFile(modelPath, nil)
-	if err != nil {
-		return err
+	if m == nil || m.Dim() != 2 {
+		if modesPath != "" {
+			return nil, fmt.Errorf("--modes marks centres over a 2-D model's density (--model, of two unconstrained parameters); without one the draws are drawn on their principal components, with the run's own modes")
+		}
+		return plotModesProjected(path, dir, t)
 	}
 	cols := m.ParamColumns()
-	if m.Dim() != 2 || len(cols) != 2 {
-		return fmt.Errorf("--kind modes draws a model of two unconstrained parameters; %s has %d", modelPath, m.Dim())
-	}
 	for _, c := range cols {
 		if t.Index(c) < 0 {
-			return fmt.Errorf("the draws have no column %s of %s", c, modelPath)
+			return nil, fmt.Errorf("the draws have no column %s of %s", c, modelPath)
 		}
 	}
 	spec := plots.Modes{Radius: radius, MinDraws: minDraws, LogDensity: func(x, y float64) float64 {
@@ -143,16 +144,52 @@ func plotModes(path string, t *draws.Table, modelPath, modesPath string, radius 
 	if modesPath != "" {
 		c, err := draws.ReadFile(modesPath)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if len(c.Columns) != 2 {
-			return fmt.Errorf("%s must have two columns, the centres' coordinates, got %s", modesPath, strings.Join(c.Columns, ","))
+			return nil, fmt.Errorf("%s must have two columns, the centres' coordinates, got %s", modesPath, strings.Join(c.Columns, ","))
 		}
 		for i := range c.Chain {
 			spec.Centres = append(spec.Centres, [2]float64{c.Values[0][i], c.Values[1][i]})
 		}
 	}
-	return plots.WriteModes(path, t, cols[0], cols[1], spec)
+	return cols, plots.WriteModes(path, t, cols[0], cols[1], spec)
+}
+
+// plotModesProjected draws the draws of the parameters on their first two
+// principal components, with the modes the run's diagnostics.json lists
+// (a ladder run's mode masses, temper.Result.Modes).
+func plotModesProjected(path, dir string, t *draws.Table) ([]string, error) {
+	var diag struct {
+		Modes *struct {
+			Modes []struct {
+				Mass float64            `json:"mass"`
+				At   map[string]float64 `json:"at"`
+			} `json:"modes"`
+		} `json:"modes"`
+	}
+	if raw, err := os.ReadFile(filepath.Join(dir, temper.DiagnosticsFile)); err == nil {
+		if err := json.Unmarshal(raw, &diag); err != nil {
+			return nil, fmt.Errorf("%s: %v", filepath.Join(dir, temper.DiagnosticsFile), err)
+		}
+	}
+	if diag.Modes == nil || len(diag.Modes.Modes) == 0 {
+		return nil, fmt.Errorf("--kind modes draws a 2-D model's density under the draws (--model MODEL.ppl, of two unconstrained parameters), or a ladder run's modes on the draws' principal components; %s is neither: its %s lists no modes", dir, temper.DiagnosticsFile)
+	}
+	var spec plots.ProjectedModes
+	for _, c := range t.Params() { // the parameters the modes are located by, in the draws' order
+		if _, ok := diag.Modes.Modes[0].At[c]; ok {
+			spec.Columns = append(spec.Columns, c)
+		}
+	}
+	for _, md := range diag.Modes.Modes {
+		centre := make([]float64, len(spec.Columns))
+		for j, c := range spec.Columns {
+			centre[j] = md.At[c]
+		}
+		spec.Centres, spec.Masses = append(spec.Centres, centre), append(spec.Masses, md.Mass)
+	}
+	return spec.Columns, plots.WriteModesProjected(path, t, spec)
 }
 
 // plotExchange draws a replica-exchange run's index process, ladder or

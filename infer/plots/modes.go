@@ -5,6 +5,8 @@ import (
 	"image/color"
 	"math"
 
+	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/palette"
 	"gonum.org/v1/plot/plotter"
@@ -159,5 +161,149 @@ func WriteModes(path string, src Source, x, y string, m Modes) error {
 		p.Add(mark)
 	}
 	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = lo, hi, lo, hi
+	return save(path, 7*vg.Inch, 7*vg.Inch, func(dc draw.Canvas) error { p.Draw(dc); return nil })
+}
+
+// ProjectedModes is a mode plot of more than two parameters: the draws on
+// their first two principal components, each coloured by the mode nearest
+// it, with the modes' centres and masses.
+type ProjectedModes struct {
+	// Columns are the parameters' columns of the draws.
+	Columns []string
+	// Centres are the modes' centres over Columns, and Masses their masses
+	// (both may be empty: the draws alone).
+	Centres [][]float64
+	Masses  []float64
+}
+
+// WriteModesProjected draws the draws of m's columns, every chain pooled,
+// standardised and projected on their first two principal components
+// (gonum's stat.PC), where modes separated in any direction that carries
+// the draws' variance stand apart. Each draw takes the colour of the
+// centre nearest it in the standardised space, and each centre is marked
+// with its mass.
+func WriteModesProjected(path string, src Source, m ProjectedModes) error {
+	k := len(m.Columns)
+	if k < 2 {
+		return fmt.Errorf("plot: a projection of the modes needs two parameters or more, got %d", k)
+	}
+	var cols [][]float64
+	for _, c := range m.Columns {
+		var all []float64
+		for _, chain := range src.ByChain(c) {
+			all = append(all, chain...)
+		}
+		if len(all) < 3 || len(cols) > 0 && len(all) != len(cols[0]) {
+			return fmt.Errorf("plot: %d draws of %s", len(all), c)
+		}
+		cols = append(cols, all)
+	}
+	n := len(cols[0])
+	mean, sd := make([]float64, k), make([]float64, k)
+	for j, x := range cols {
+		mean[j], sd[j] = stat.MeanStdDev(x, nil)
+		if !(sd[j] > 0) {
+			sd[j] = 1 // a constant column: no direction of its own
+		}
+	}
+	data := mat.NewDense(n, k, nil)
+	for i := range n {
+		for j := range k {
+			data.Set(i, j, (cols[j][i]-mean[j])/sd[j])
+		}
+	}
+	var pc stat.PC
+	if !pc.PrincipalComponents(data, nil) {
+		return fmt.Errorf("plot: the principal components of the draws could not be computed")
+	}
+	var vecs mat.Dense
+	pc.VectorsTo(&vecs)
+	vars := pc.VarsTo(nil)
+	total := 0.0
+	for _, v := range vars {
+		total += v
+	}
+	project := func(z []float64) (float64, float64) {
+		var a, b float64
+		for j, v := range z {
+			a += v * vecs.At(j, 0)
+			b += v * vecs.At(j, 1)
+		}
+		return a, b
+	}
+	centres := make([][]float64, len(m.Centres))
+	for c, x := range m.Centres {
+		if len(x) != k {
+			return fmt.Errorf("plot: a centre of %d values for %d columns", len(x), k)
+		}
+		centres[c] = make([]float64, k)
+		for j := range k {
+			centres[c][j] = (x[j] - mean[j]) / sd[j]
+		}
+	}
+	colours := palette.Rainbow(max(1, len(centres)), palette.Blue, palette.Red, 0.9, 0.7, 0.8).Colors()
+	groups := make([]plotter.XYs, max(1, len(centres)))
+	step := max(1, n/scatterPoints)
+	z := make([]float64, k)
+	for i := 0; i < n; i += step {
+		best, nearest := math.Inf(1), 0
+		for j := range k {
+			z[j] = data.At(i, j)
+		}
+		for c, x := range centres {
+			d := 0.0
+			for j := range k {
+				d += (z[j] - x[j]) * (z[j] - x[j])
+			}
+			if d < best {
+				best, nearest = d, c
+			}
+		}
+		a, b := project(z)
+		groups[nearest] = append(groups[nearest], plotter.XY{X: a, Y: b})
+	}
+	title := fmt.Sprintf("draws of %d parameters on their first two principal components", k)
+	if len(centres) > 0 {
+		title += fmt.Sprintf(", by the nearest of %d modes", len(centres))
+	}
+	p := newPlot(title, fmt.Sprintf("PC1 (%.0f%% of the variance)", 100*vars[0]/total), fmt.Sprintf("PC2 (%.0f%%)", 100*vars[1]/total))
+	for c, pts := range groups {
+		if len(pts) == 0 {
+			continue
+		}
+		s, err := plotter.NewScatter(pts)
+		if err != nil {
+			return fmt.Errorf("plot: %v", err)
+		}
+		r, g, b, _ := colours[c%len(colours)].RGBA()
+		s.GlyphStyle.Radius, s.GlyphStyle.Color = vg.Points(0.9), color.NRGBA{R: uint8(r >> 8), G: uint8(g >> 8), B: uint8(b >> 8), A: 120}
+		p.Add(s)
+	}
+	var marks plotter.XYs
+	var labels []string
+	for c, x := range centres {
+		a, b := project(x)
+		marks = append(marks, plotter.XY{X: a, Y: b})
+		label := fmt.Sprintf("mode %d", c+1)
+		if c < len(m.Masses) {
+			label += fmt.Sprintf(": %.3f", m.Masses[c])
+		}
+		labels = append(labels, label)
+	}
+	if len(marks) > 0 {
+		s, err := plotter.NewScatter(marks)
+		if err != nil {
+			return fmt.Errorf("plot: %v", err)
+		}
+		s.GlyphStyle.Radius, s.GlyphStyle.Color, s.GlyphStyle.Shape = vg.Points(3.5), color.Black, draw.RingGlyph{}
+		l, err := plotter.NewLabels(plotter.XYLabels{XYs: marks, Labels: labels})
+		if err != nil {
+			return fmt.Errorf("plot: %v", err)
+		}
+		for i := range l.TextStyle {
+			l.TextStyle[i].XAlign, l.Offset = draw.XLeft, vg.Point{X: vg.Points(5), Y: vg.Points(3)}
+		}
+		p.Add(s, l)
+	}
 	return save(path, 7*vg.Inch, 7*vg.Inch, func(dc draw.Canvas) error { p.Draw(dc); return nil })
 }

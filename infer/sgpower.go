@@ -1,0 +1,195 @@
+package infer
+
+import (
+	"fmt"
+	"math"
+)
+
+// The power path on a stochastic-gradient temperature ladder
+// (Sampler.Path = PathPower): level l moves at temperature 1 on
+// the energy U₀ + β_l Ũ₁, the prior's exact energy plus the likelihood's
+// minibatch energy tempered by β_l, from β_0 = 1 (the posterior) to the
+// prior at β_{P-1} = 0, placed at β_l = (1 - l/(P-1))^5 as the exact
+// ladders start (exactpt.go). The swap of levels p and p+1 is the
+// Metropolis test of the kernel's exchange with the likelihood's energies
+// and β for 1/T: log S = Δβ (Ũ₁(x_p) - Ũ₁(x_{p+1}) - Δβ σ̂²), seed 000's
+// Eq. 15 with the likelihood's minibatch variance, exact for Gaussian
+// noise; and every level's Ũ₁ with its variance enters the stepping stones
+// of log Z with the same correction (evidence.go).
+
+// sgPowerLevels is the ladder size the power path gives the stochastic-
+// gradient presets when replicas is not set: with the levels crowded near
+// the prior, 16 keep Δβ²σ̂² of the minibatch energies small.
+const sgPowerLevels = 16
+
+// powerBetas are the power path's starting levels for P replicas.
+func powerBetas(levels int) []float64 {
+	b := make([]float64, levels)
+	for l := range b {
+		b[l] = math.Pow(1-float64(l)/float64(levels-1), powerSpacing)
+	}
+	return b
+}
+
+// powerLadderTarget is the target a power-path ladder samples: its
+// evaluator of every row (rows replicas) is the ladder's, row r at level
+// r mod levels; any other evaluator (the warm-up's) is the posterior's.
+type powerLadderTarget struct {
+	Target
+	parts        *powerParts
+	rows, levels int
+	betas        []float64
+	eval         *powerEvaluator // the ladder's, once made
+}
+
+func (t *powerLadderTarget) Evaluator(replicas, batch int) (Evaluator, error) {
+	if replicas != t.rows {
+		return t.Target.Evaluator(replicas, batch)
+	}
+	prior, err := t.parts.prior.Evaluator(replicas, 0)
+	if err != nil {
+		return nil, err
+	}
+	lik, err := t.parts.likelihood.Evaluator(replicas, batch)
+	if err != nil {
+		return nil, err
+	}
+	d := t.Dim()
+	t.eval = &powerEvaluator{prior: prior, lik: lik, d: d, levels: t.levels, betas: t.betas,
+		e0: make([]float64, replicas), e1: make([]float64, replicas), v0: make([]float64, replicas), v1: make([]float64, replicas),
+		g0: make([]float64, replicas*d), g1: make([]float64, replicas*d)}
+	return t.eval, nil
+}
+
+// ConstrainSeeded keeps the model's seeded outputs (SeededTarget).
+func (t *powerLadderTarget) ConstrainSeeded(dst, theta []float64, seed uint64) {
+	if s, ok := t.Target.(SeededTarget); ok {
+		s.ConstrainSeeded(dst, theta, seed)
+		return
+	}
+	t.Target.Constrain(dst, theta)
+}
+
+// powerEvaluator evaluates every row's prior and likelihood apart and
+// keeps both, with their gradients in θ, for the swaps and log Z.
+type powerEvaluator struct {
+	prior, lik     Evaluator
+	d, levels      int
+	betas          []float64
+	e0, e1, v0, v1 []float64 // per row
+	g0, g1         []float64 // rows × D
+	// posterior evaluates every row at β = 1 (the warm-up's).
+	posterior bool
+}
+
+func (e *powerEvaluator) BatchSize() int { return e.lik.BatchSize() }
+
+// Evaluate sets row r's energy to U₀ + βŨ₁ at its level's β, its gradient
+// likewise, and its variance to β²Var[Ũ₁].
+func (e *powerEvaluator) Evaluate(theta []float64, rows []int, energy, grad, variance []float64) error {
+	if err := e.prior.Evaluate(theta, nil, e.e0, e.g0, e.v0); err != nil {
+		return err
+	}
+	if err := e.lik.Evaluate(theta, rows, e.e1, e.g1, e.v1); err != nil {
+		return err
+	}
+	for r := range energy {
+		e.level(r, energy, grad, variance)
+	}
+	return nil
+}
+
+// level sets row r's energy, gradient (in θ) and variance from its parts.
+func (e *powerEvaluator) level(r int, energy, grad, variance []float64) {
+	beta := e.betas[r%e.levels]
+	if e.posterior {
+		beta = 1
+	}
+	energy[r], variance[r] = e.e0[r], beta*beta*e.v1[r]
+	if beta != 0 { // the prior: Ũ₁ may be infinite where the prior is not
+		energy[r] += beta * e.e1[r]
+	}
+	g, g0, g1 := row(grad, r, e.d), row(e.g0, r, e.d), row(e.g1, r, e.d)
+	for i := range g {
+		g[i] = g0[i] + beta*g1[i]
+	}
+}
+
+// swapRows exchanges rows a and b's parts, as State.swapRows exchanges
+// their points.
+func (e *powerEvaluator) swapRows(a, b int) {
+	for _, v := range [][]float64{e.e0, e.e1, e.v0, e.v1} {
+		v[a], v[b] = v[b], v[a]
+	}
+	for _, g := range [][]float64{e.g0, e.g1} {
+		ga, gb := row(g, a, e.d), row(g, b, e.d)
+		for i := range ga {
+			ga[i], gb[i] = gb[i], ga[i]
+		}
+	}
+}
+
+// copyRow copies row src's parts onto row dst (a restarted level taking
+// its neighbour's state).
+func (e *powerEvaluator) copyRow(dst, src int) {
+	for _, v := range [][]float64{e.e0, e.e1, e.v0, e.v1} {
+		v[dst] = v[src]
+	}
+	copy(row(e.g0, dst, e.d), row(e.g0, src, e.d))
+	copy(row(e.g1, dst, e.d), row(e.g1, src, e.d))
+}
+
+// relevel sets rows a and b of st, whose points have just swapped levels,
+// to their new levels' energies, variances and gradients, the gradients
+// in the metric's coordinates where the run has one.
+func (e *powerEvaluator) relevel(st *State, a, b int) {
+	for _, r := range []int{a, b} {
+		e.level(r, st.Energy, st.Grad, st.Variance)
+		if st.Metric != nil {
+			g := row(st.Grad, r, e.d)
+			theta := append([]float64(nil), g...)
+			st.Metric.gradPhi(g, theta)
+		}
+	}
+}
+
+// newPowerLadder prepares a stochastic-gradient ladder on the power path:
+// the target whose ladder evaluator tempers the likelihood alone, or why
+// the run cannot have one.
+func newPowerLadder(target Target, s Sampler, o Options, rows, levels int) (*powerLadderTarget, error) {
+	switch {
+	case s.Ladder == nil || s.Ladder.Kind != TemperatureLadder || s.Ladder.Adaptive:
+		return nil, fmt.Errorf("path = power needs a fixed temperature ladder (resgld, reld, f_resgld); %s's cannot carry it", s.Name)
+	case o.Transport != nil && o.Transport.Size() > 1:
+		return nil, fmt.Errorf("path = power is not yet split across processes: run it in one (its chains as an array job, --chain-id, work)")
+	case o.EnergyNoise != 0 || o.GradNoise != 0:
+		return nil, fmt.Errorf("path = power takes the model's own minibatch noise: leave energy_noise and grad_noise out")
+	}
+	if _, ok := s.Exchange.(*Metropolis); !ok {
+		return nil, fmt.Errorf("path = power swaps with the Metropolis test on the likelihood's energy; %s's exchange = %s cannot", s.Name, s.Exchange.Name())
+	}
+	parts, err := newPowerParts(target, levels)
+	if err != nil {
+		return nil, err
+	}
+	return &powerLadderTarget{Target: target, parts: parts, rows: rows, levels: levels, betas: powerBetas(levels)}, nil
+}
+
+// addEvidence records iteration it's likelihood energies of every running
+// chain's levels for log Z (sampling iterations only).
+func (k *sgKernel) addEvidence(it int) {
+	st, e := k.st, k.power
+	if e == nil || it < st.Burn {
+		return
+	}
+	if st.Evidence == nil {
+		st.Evidence = newEvidenceSums(e.betas, st.Chains, k.total-st.Burn)
+	}
+	for c := range st.Chains {
+		if st.failed(c) {
+			continue
+		}
+		lo, hi := c*st.Levels, (c+1)*st.Levels
+		st.Evidence.add(c, it-st.Burn, e.e1[lo:hi], e.v1[lo:hi])
+	}
+}
