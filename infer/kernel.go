@@ -158,7 +158,7 @@ func newKernel(target Target, s Sampler, o Options) (*sgKernel, error) {
 	}
 	var power *powerLadderTarget
 	if s.Path == PathPower {
-		if power, err = newPowerLadder(target, s, o, rows, levels); err != nil {
+		if power, err = newPowerLadder(target, s, o, st, rows, levels); err != nil {
 			return nil, err
 		}
 		target = power

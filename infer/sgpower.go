@@ -31,6 +31,13 @@ func powerBetas(levels int) []float64 {
 	return b
 }
 
+// PowerRows are the parts of every row at its last evaluation: the prior's
+// and the likelihood's energies, variances and gradients (in θ).
+type PowerRows struct {
+	E0, E1, V0, V1 []float64 // per row
+	G0, G1         []float64 // rows × D
+}
+
 // powerLadderTarget is the target a power-path ladder samples: its
 // evaluator of every row (rows replicas) is the ladder's, row r at level
 // r mod levels; any other evaluator (the warm-up's) is the posterior's.
@@ -39,6 +46,7 @@ type powerLadderTarget struct {
 	parts        *powerParts
 	rows, levels int
 	betas        []float64
+	st           *State          // whose Power the ladder's evaluator fills
 	eval         *powerEvaluator // the ladder's, once made
 }
 
@@ -55,9 +63,13 @@ func (t *powerLadderTarget) Evaluator(replicas, batch int) (Evaluator, error) {
 		return nil, err
 	}
 	d := t.Dim()
+	if t.st.Power == nil { // a fresh run's; a resumed run has its checkpoint's
+		t.st.Power = &PowerRows{E0: make([]float64, replicas), E1: make([]float64, replicas), V0: make([]float64, replicas), V1: make([]float64, replicas),
+			G0: make([]float64, replicas*d), G1: make([]float64, replicas*d)}
+	}
+	pr := t.st.Power
 	t.eval = &powerEvaluator{prior: prior, lik: lik, d: d, levels: t.levels, betas: t.betas,
-		e0: make([]float64, replicas), e1: make([]float64, replicas), v0: make([]float64, replicas), v1: make([]float64, replicas),
-		g0: make([]float64, replicas*d), g1: make([]float64, replicas*d)}
+		e0: pr.E0, e1: pr.E1, v0: pr.V0, v1: pr.V1, g0: pr.G0, g1: pr.G1}
 	return t.eval, nil
 }
 
@@ -156,7 +168,7 @@ func (e *powerEvaluator) relevel(st *State, a, b int) {
 // newPowerLadder prepares a stochastic-gradient ladder on the power path:
 // the target whose ladder evaluator tempers the likelihood alone, or why
 // the run cannot have one.
-func newPowerLadder(target Target, s Sampler, o Options, rows, levels int) (*powerLadderTarget, error) {
+func newPowerLadder(target Target, s Sampler, o Options, st *State, rows, levels int) (*powerLadderTarget, error) {
 	switch {
 	case s.Ladder == nil || s.Ladder.Kind != TemperatureLadder || s.Ladder.Adaptive:
 		return nil, fmt.Errorf("path = power needs a fixed temperature ladder (resgld, reld, f_resgld); %s's cannot carry it", s.Name)
@@ -172,7 +184,10 @@ func newPowerLadder(target Target, s Sampler, o Options, rows, levels int) (*pow
 	if err != nil {
 		return nil, err
 	}
-	return &powerLadderTarget{Target: target, parts: parts, rows: rows, levels: levels, betas: powerBetas(levels)}, nil
+	if st.Power != nil && len(st.Power.E0) != rows {
+		return nil, fmt.Errorf("%w: its power-path ladder has %d rows, this run %d", ErrBadCheckpoint, len(st.Power.E0), rows)
+	}
+	return &powerLadderTarget{Target: target, parts: parts, rows: rows, levels: levels, betas: powerBetas(levels), st: st}, nil
 }
 
 // addEvidence records iteration it's likelihood energies of every running

@@ -58,6 +58,11 @@ type State struct {
 	// Evidence sums the likelihood's energies of a power-path ladder's
 	// levels for log Z (evidence.go); nil on any other run.
 	Evidence *EvidenceSums
+	// Power is every row's prior and likelihood parts on a stochastic-
+	// gradient power-path ladder (sgpower.go), which a swap re-levels the
+	// rows from: kept, so that a resumed run's first swaps are the
+	// uninterrupted run's.
+	Power *PowerRows
 	// Second and ExchangeBatch are the side estimators of m-reSGLD and of
 	// the Barker test; nil when the exchange test has none.
 	Second, ExchangeBatch *SideState
