@@ -60,13 +60,9 @@ type ExactLadder struct {
 	Rounds            int
 	Attempts, Accepts [][]int
 	AcceptSum         [][]float64
-	// TuneSum sums each pair's rejection 1 - α_p over the chains and the
-	// rounds of the current tuning round, TuneRounds counts those rounds,
-	// and TuneEnd and TuneLength place the round.
-	TuneSum                         []float64
-	TuneRounds, TuneEnd, TuneLength int
-	// Barriers is Λ as each tuning round estimated it.
-	Barriers []float64
+	// Tuning moves the levels to equal rejection in the warm-up's first
+	// half, and keeps each round's Λ.
+	Tuning LadderTuning
 	// Power says the levels temper the likelihood alone (PathPower), from
 	// Betas[0] = 1 to the prior at 0; Evidence then sums what log Z needs
 	// from the draws after the warm-up.
@@ -88,7 +84,7 @@ type ExactLadder struct {
 func newExactLadder(levels, chains int, tmax float64, path LadderPath) *ExactLadder {
 	lad := &ExactLadder{Betas: make([]float64, levels), Trips: make([]RoundTrips, chains),
 		Attempts: make([][]int, chains), Accepts: make([][]int, chains), AcceptSum: make([][]float64, chains),
-		TuneSum: make([]float64, levels-1), TuneEnd: ladderTuneFirst, TuneLength: ladderTuneFirst}
+		Tuning: newLadderTuning()}
 	lad.Power = path == PathPower
 	for l := range lad.Betas {
 		lad.Betas[l] = math.Pow(tmax, -float64(l)/float64(levels-1))
@@ -136,11 +132,12 @@ func (k *exactKernel) exchange(it int) error {
 			if math.IsNaN(alpha[p]) {
 				alpha[p] = 0
 			}
-			if warm {
-				lad.TuneSum[p] += 1 - alpha[p]
-			} else {
+			if !warm {
 				lad.AcceptSum[c][p] += alpha[p]
 			}
+		}
+		if warm {
+			lad.Tuning.observe(alpha)
 		}
 		for p := it % 2; p < levels-1; p += 2 { // DEO: the pairs of the round's parity
 			swap := k.swapRngs[c].Float64() < alpha[p]
@@ -166,9 +163,7 @@ func (k *exactKernel) exchange(it int) error {
 			k.addEvidence(it - st.Burn)
 		}
 	}
-	if warm {
-		lad.TuneRounds++
-	} else {
+	if !warm {
 		lad.Rounds++
 	}
 	return nil
@@ -195,16 +190,11 @@ func (k *exactKernel) swapRows(a, b int, ba, bb float64, d int) {
 // there: the levels move to equal rejection (see the top of this file).
 func (k *exactKernel) tuneLadder(it int) {
 	lad := k.es.Ladder
-	if it+1 != lad.TuneEnd || lad.TuneEnd > k.x.Warmup/2 || lad.TuneRounds == 0 {
+	if !lad.Tuning.due(it, k.x.Warmup/2) {
 		return
 	}
-	n := float64(lad.TuneRounds * k.st.Chains)
-	rejection := make([]float64, len(lad.TuneSum))
-	for p, s := range lad.TuneSum {
-		rejection[p] = s / n
-	}
+	rejection := lad.Tuning.next()
 	barrier := sum(rejection)
-	lad.Barriers = append(lad.Barriers, barrier)
 	coord := logCoordinate
 	if lad.Power {
 		coord = powerCoordinate
@@ -227,10 +217,6 @@ func (k *exactKernel) tuneLadder(it int) {
 			k.adaptError = fmt.Errorf("re-evaluating the levels moved: %w", err)
 		}
 	}
-	clear(lad.TuneSum)
-	lad.TuneRounds = 0
-	lad.TuneLength *= 2
-	lad.TuneEnd += lad.TuneLength
 }
 
 // moveLevels sets the ladder's inverse temperatures to betas, rescaling
@@ -315,8 +301,7 @@ func (k *exactKernel) grow(betas []float64) {
 		k.workers = min(rows, max(1, cmp.Or(k.o.Threads, runtime.GOMAXPROCS(0))))
 	}
 	fresh := newExactLadder(levels, st.Chains, 2, k.x.Path)
-	fresh.Betas, fresh.Barriers = betas, lad.Barriers
-	fresh.TuneRounds, fresh.TuneEnd, fresh.TuneLength = lad.TuneRounds, lad.TuneEnd, lad.TuneLength
+	fresh.Betas, fresh.Tuning = betas, lad.Tuning
 	es.Ladder = fresh
 }
 
@@ -440,12 +425,7 @@ func (k *exactKernel) ladderWarnings() []string {
 func (k *exactKernel) ladderProgress(p *Progress) {
 	lad := k.es.Ladder
 	if k.st.Done <= k.x.Warmup {
-		switch {
-		case lad.TuneRounds > 0:
-			p.Barrier = sum(lad.TuneSum) / float64(lad.TuneRounds*k.st.Chains)
-		case len(lad.Barriers) > 0:
-			p.Barrier = lad.Barriers[len(lad.Barriers)-1]
-		}
+		p.Barrier, _ = lad.Tuning.barrier()
 		return
 	}
 	attempts, accepts := 0, 0

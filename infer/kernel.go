@@ -1047,6 +1047,9 @@ func (k *sgKernel) warnings() []string {
 		if e, ok := ev.Estimate(); ok {
 			w = append(w, evidenceWarnings(&e)...)
 		}
+		if st.Burn == 0 {
+			w = append(w, "log Z counts the ladder's draws from the first iteration (burn = 0), before its levels reach their laws: set burn (a tenth of iters or more) so that it counts only draws in equilibrium")
+		}
 	}
 	return w
 }

@@ -149,7 +149,7 @@ func TestStochasticPowerPath(t *testing.T) {
 	if e == nil {
 		t.Fatal("no log Z")
 	}
-	t.Logf("%v; exact %.4f; left mass %.4f (exact %.4f)", *e, logZ, fractionBelow(whole), left)
+	t.Logf("%v; exact %.4f; left mass %.4f (exact %.4f); ladder %v", *e, logZ, fractionBelow(whole), left, whole.Exchange[0].Ladder)
 	if math.Abs(e.LogZ-logZ) > 0.1 || e.Noise != 0 {
 		t.Errorf("log Z %.4f ± %.4f (noise correction %g), exact %.4f", e.LogZ, e.LogZSE, e.Noise, logZ)
 	}

@@ -31,9 +31,21 @@ func powerBetas(levels int) []float64 {
 	return b
 }
 
-// PowerRows are the parts of every row at its last evaluation: the prior's
-// and the likelihood's energies, variances and gradients (in θ).
+// PowerRows are a stochastic-gradient power path's ladder: its levels β,
+// and the parts of every row at its last evaluation, the prior's and the
+// likelihood's energies, variances and gradients (in θ).
+//
+// The levels stay where they start, β_l = (1 - l/(P-1))^5 (Friel &
+// Pettitt 2008's schedule for the evidence), rather than move to equal
+// rejection as the exact ladders' do: tuned so, on the three models of
+// TestLogZStochasticGradient, the levels crowded toward the posterior,
+// where the minibatch noise rejects swaps, and left wider gaps near the
+// prior, whose heavy-tailed ratios e^{-Δβ U₁} the stepping stones then
+// underestimated (the regression's log Z on minibatches moved from -0.02
+// to -0.14 off the exact value, the normal mean's on full data from -0.01
+// to -0.06).
 type PowerRows struct {
+	Betas          []float64
 	E0, E1, V0, V1 []float64 // per row
 	G0, G1         []float64 // rows × D
 }
@@ -45,8 +57,7 @@ type powerLadderTarget struct {
 	Target
 	parts        *powerParts
 	rows, levels int
-	betas        []float64
-	st           *State          // whose Power the ladder's evaluator fills
+	st           *State          // whose Power holds the ladder
 	eval         *powerEvaluator // the ladder's, once made
 }
 
@@ -62,13 +73,8 @@ func (t *powerLadderTarget) Evaluator(replicas, batch int) (Evaluator, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := t.Dim()
-	if t.st.Power == nil { // a fresh run's; a resumed run has its checkpoint's
-		t.st.Power = &PowerRows{E0: make([]float64, replicas), E1: make([]float64, replicas), V0: make([]float64, replicas), V1: make([]float64, replicas),
-			G0: make([]float64, replicas*d), G1: make([]float64, replicas*d)}
-	}
 	pr := t.st.Power
-	t.eval = &powerEvaluator{prior: prior, lik: lik, d: d, levels: t.levels, betas: t.betas,
+	t.eval = &powerEvaluator{prior: prior, lik: lik, d: t.Dim(), levels: t.levels, betas: pr.Betas,
 		e0: pr.E0, e1: pr.E1, v0: pr.V0, v1: pr.V1, g0: pr.G0, g1: pr.G1}
 	return t.eval, nil
 }
@@ -184,10 +190,16 @@ func newPowerLadder(target Target, s Sampler, o Options, st *State, rows, levels
 	if err != nil {
 		return nil, err
 	}
-	if st.Power != nil && len(st.Power.E0) != rows {
+	d := target.Dim()
+	switch {
+	case st.Power == nil: // a fresh run's; a resumed run has its checkpoint's
+		st.Power = &PowerRows{Betas: powerBetas(levels),
+			E0: make([]float64, rows), E1: make([]float64, rows), V0: make([]float64, rows), V1: make([]float64, rows),
+			G0: make([]float64, rows*d), G1: make([]float64, rows*d)}
+	case len(st.Power.E0) != rows || len(st.Power.Betas) != levels:
 		return nil, fmt.Errorf("%w: its power-path ladder has %d rows, this run %d", ErrBadCheckpoint, len(st.Power.E0), rows)
 	}
-	return &powerLadderTarget{Target: target, parts: parts, rows: rows, levels: levels, betas: powerBetas(levels), st: st}, nil
+	return &powerLadderTarget{Target: target, parts: parts, rows: rows, levels: levels, st: st}, nil
 }
 
 // addEvidence records iteration it's likelihood energies of every running
