@@ -165,7 +165,7 @@ func TestLogZKnownEvidence(t *testing.T) {
 // by seed 000's variance-corrected Metropolis test on the likelihood's
 // energy) on three of the models above, on full data and on minibatches of
 // half the rows. The stepping stones on minibatches take seed 000's
-// Gaussian correction, -Δβ²σ̄²/2 a ratio (infer/evidence.go), which is
+// Gaussian correction, -Δβ²σ̄²/2 a ratio (infer/exchange/evidence.go), which is
 // accurate while it is small: 32 levels keep it below 0.13 here. Each
 // estimate must be within 0.1 of the exact log Z (the bar) and
 // within 3 standard errors where those exceed 0.03 (SGLD's step of 0.1

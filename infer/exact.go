@@ -92,7 +92,7 @@ type Exact struct {
 	// Path is what the levels temper: PathTemperature the whole energy,
 	// e^{-βU} from β = 1 to 1/TMax; PathPower the likelihood alone,
 	// p(θ) p(y | θ)^β from the posterior (β = 1) to the prior (β = 0),
-	// whose draws give log Z (evidence.go). The target must be a
+	// whose draws give log Z (package exchange). The target must be a
 	// PowerTarget.
 	Path LadderPath
 }

@@ -6,6 +6,8 @@ import (
 	"math"
 	"runtime"
 	"slices"
+
+	"github.com/temper-ppl/temper/infer/exchange"
 )
 
 // Parallel tempering with the exact kernels: each chain is a ladder of P
@@ -53,7 +55,7 @@ type ExactLadder struct {
 	// Betas are the levels' inverse temperatures, Betas[0] = 1 the target.
 	Betas []float64
 	// Trips follow each chain's replica index process (after the warm-up).
-	Trips []RoundTrips
+	Trips []exchange.RoundTrips
 	// Rounds counts the exchange rounds after the warm-up; Attempts and
 	// Accepts count each chain's swaps per pair then, and AcceptSum sums
 	// each pair's swap probability α_p over those rounds, tried or not.
@@ -62,12 +64,12 @@ type ExactLadder struct {
 	AcceptSum         [][]float64
 	// Tuning moves the levels to equal rejection in the warm-up's first
 	// half, and keeps each round's Λ.
-	Tuning LadderTuning
+	Tuning exchange.Tuning
 	// Power says the levels temper the likelihood alone (PathPower), from
 	// Betas[0] = 1 to the prior at 0; Evidence then sums what log Z needs
 	// from the draws after the warm-up.
 	Power    bool
-	Evidence *EvidenceSums
+	Evidence *exchange.Sums
 	// Index is each chain's replica index process after the warm-up,
 	// sampled every IndexEvery rounds (at most maxIndexSamples of them):
 	// Index[c][i][l] is the replica (numbered by its level at the warm-up's
@@ -82,18 +84,18 @@ type ExactLadder struct {
 // near the prior, where the likelihood's first powers move the law most
 // (Friel & Pettitt 2008, Section 2.2).
 func newExactLadder(levels, chains int, tmax float64, path LadderPath) *ExactLadder {
-	lad := &ExactLadder{Betas: make([]float64, levels), Trips: make([]RoundTrips, chains),
+	lad := &ExactLadder{Betas: make([]float64, levels), Trips: make([]exchange.RoundTrips, chains),
 		Attempts: make([][]int, chains), Accepts: make([][]int, chains), AcceptSum: make([][]float64, chains),
-		Tuning: newLadderTuning()}
+		Tuning: exchange.NewTuning()}
 	lad.Power = path == PathPower
 	for l := range lad.Betas {
 		lad.Betas[l] = math.Pow(tmax, -float64(l)/float64(levels-1))
 		if lad.Power {
-			lad.Betas[l] = math.Pow(1-float64(l)/float64(levels-1), powerSpacing)
+			lad.Betas[l] = math.Pow(1-float64(l)/float64(levels-1), exchange.PowerSpacing)
 		}
 	}
 	for c := range chains {
-		lad.Trips[c] = newRoundTrips(levels)
+		lad.Trips[c] = exchange.NewRoundTrips(levels)
 		lad.Attempts[c], lad.Accepts[c], lad.AcceptSum[c] = make([]int, levels-1), make([]int, levels-1), make([]float64, levels-1)
 	}
 	return lad
@@ -108,7 +110,7 @@ func (k *exactKernel) exchange(it int) error {
 	warm := it < k.x.Warmup
 	if it == k.x.Warmup { // the round trips and swaps counted are the sampling's
 		for c := range lad.Trips {
-			lad.Trips[c] = newRoundTrips(levels)
+			lad.Trips[c] = exchange.NewRoundTrips(levels)
 		}
 		lad.Index, lad.IndexEvery = make([][][]int, st.Chains), max(1, (k.total-k.x.Warmup+maxIndexSamples-1)/maxIndexSamples)
 	}
@@ -128,7 +130,7 @@ func (k *exactKernel) exchange(it int) error {
 		base := c * levels
 		for p := range alpha {
 			lo, hi := base+p, base+p+1
-			alpha[p] = math.Exp(min(0, (lad.Betas[p]-lad.Betas[p+1])*(tempered[lo]-tempered[hi])))
+			alpha[p] = math.Exp(min(0, exchange.LogRatio(lad.Betas[p]-lad.Betas[p+1], tempered[lo]-tempered[hi], 0)))
 			if math.IsNaN(alpha[p]) {
 				alpha[p] = 0
 			}
@@ -137,7 +139,7 @@ func (k *exactKernel) exchange(it int) error {
 			}
 		}
 		if warm {
-			lad.Tuning.observe(alpha)
+			lad.Tuning.Observe(alpha)
 		}
 		for p := it % 2; p < levels-1; p += 2 { // DEO: the pairs of the round's parity
 			swap := k.swapRngs[c].Float64() < alpha[p]
@@ -149,10 +151,10 @@ func (k *exactKernel) exchange(it int) error {
 			}
 			if swap {
 				k.swapRows(base+p, base+p+1, lad.Betas[p], lad.Betas[p+1], d)
-				lad.Trips[c].swap(p)
+				lad.Trips[c].Swap(p)
 			}
 		}
-		lad.Trips[c].observe(it + 1)
+		lad.Trips[c].Observe(it + 1)
 		if !warm && (it-k.x.Warmup)%lad.IndexEvery == 0 && lad.Index != nil {
 			lad.Index[c] = append(lad.Index[c], slices.Clone(lad.Trips[c].At))
 		}
@@ -190,19 +192,19 @@ func (k *exactKernel) swapRows(a, b int, ba, bb float64, d int) {
 // there: the levels move to equal rejection (see the top of this file).
 func (k *exactKernel) tuneLadder(it int) {
 	lad := k.es.Ladder
-	if !lad.Tuning.due(it, k.x.Warmup/2) {
+	if !lad.Tuning.Due(it, k.x.Warmup/2) {
 		return
 	}
-	rejection := lad.Tuning.next()
+	rejection := lad.Tuning.Next()
 	barrier := sum(rejection)
-	coord := logCoordinate
+	coord := exchange.LogCoordinate
 	if lad.Power {
-		coord = powerCoordinate
+		coord = exchange.PowerCoordinate
 	}
 	if want := min(maxAutoLevels, int(math.Ceil(2*barrier))+1); k.x.AutoLevels && want > k.levels {
-		k.grow(equalRejection(lad.Betas, rejection, want, coord))
+		k.grow(exchange.EqualRejection(lad.Betas, rejection, want, coord))
 	} else {
-		k.moveLevels(equalRejection(lad.Betas, rejection, k.levels, coord))
+		k.moveLevels(exchange.EqualRejection(lad.Betas, rejection, k.levels, coord))
 	}
 	lad = k.es.Ladder // grow made a new one
 	if lad.Power {
@@ -245,14 +247,14 @@ func (k *exactKernel) grow(betas []float64) {
 	old, levels := k.levels, len(betas)
 	rows := st.Chains * levels
 	source := make([]int, levels) // the old level each new one copies
-	coord := logCoordinate
+	coord := exchange.LogCoordinate
 	if lad.Power {
-		coord = powerCoordinate
+		coord = exchange.PowerCoordinate
 	}
 	for j, b := range betas {
 		best := math.Inf(1)
 		for i, a := range lad.Betas {
-			if dist := math.Abs(coord.to(b) - coord.to(a)); dist < best {
+			if dist := math.Abs(coord.To(b) - coord.To(a)); dist < best {
 				best, source[j] = dist, i
 			}
 		}
@@ -313,74 +315,13 @@ func sum(x []float64) float64 {
 	return s
 }
 
-// ladderCoordinate is the scale on which the cumulative barrier is
-// interpolated between levels: log β on the temperature path (geometric
-// ladders are even there), β^{1/5} on the power path (even for its
-// starting ladder, and finite at the prior's β = 0).
-type ladderCoordinate struct{ to, from func(float64) float64 }
-
-// powerSpacing is the exponent of the power path's starting ladder.
-const powerSpacing = 5
-
-var (
-	logCoordinate   = ladderCoordinate{math.Log, math.Exp}
-	powerCoordinate = ladderCoordinate{
-		func(b float64) float64 { return math.Pow(b, 1.0/powerSpacing) },
-		func(s float64) float64 { return math.Pow(s, powerSpacing) }}
-)
-
-// equalRejectionLevels is equalRejection on the temperature path's scale.
-func equalRejectionLevels(betas, rejection []float64, m int) []float64 {
-	return equalRejection(betas, rejection, m, logCoordinate)
-}
-
-// equalRejection places m levels between betas' ends so that each
-// adjacent pair carries an equal share of the communication barrier, given
-// the rejection rates of the pairs of betas (pair p joins betas[p] and
-// betas[p+1]): the cumulative barrier is interpolated linearly in the
-// coordinate between the current levels and inverted (Syed et al. 2021,
-// Section 5.1). Without any rejection the levels are spaced evenly in the
-// coordinate.
-func equalRejection(betas, rejection []float64, m int, coord ladderCoordinate) []float64 {
-	n := len(betas)
-	total := sum(rejection)
-	// cum[l] is the barrier from the target level 0 to level l; with none,
-	// the coordinate's distance stands in for it.
-	cum := make([]float64, n)
-	for p, r := range rejection {
-		cum[p+1] = cum[p] + r
-		if !(total > 0) {
-			cum[p+1] = coord.to(betas[0]) - coord.to(betas[p+1])
-		}
-	}
-	if !(total > 0) {
-		total = cum[n-1]
-	}
-	out := make([]float64, m)
-	out[0], out[m-1] = betas[0], betas[n-1]
-	i := 0
-	for j := 1; j < m-1; j++ {
-		t := float64(j) * total / float64(m-1)
-		for i < n-2 && cum[i+1] < t {
-			i++
-		}
-		f := 0.0
-		if span := cum[i+1] - cum[i]; span > 0 {
-			f = (t - cum[i]) / span
-		}
-		lo, hi := coord.to(betas[i]), coord.to(betas[i+1])
-		out[j] = coord.from(lo + f*(hi-lo))
-	}
-	return out
-}
-
 // ladderReport is chain c's ladder in the form of the stochastic-gradient
 // samplers' ExchangeReport.
 func (k *exactKernel) ladderReport(c int) ExchangeReport {
 	lad := k.es.Ladder
 	r := ExchangeReport{Scheme: "deo", Window: 1, Rounds: lad.Rounds, Attempts: append([]int(nil), lad.Attempts[c]...),
 		Accepts: append([]int(nil), lad.Accepts[c]...), Acceptance: make([]float64, len(lad.AcceptSum[c])),
-		RoundTrips: lad.Trips[c].Count, MeanRoundTripTime: lad.Trips[c].meanTime(), Ladder: make([]Level, k.levels), IndexEvery: max(1, lad.IndexEvery)}
+		RoundTrips: lad.Trips[c].Count, MeanRoundTripTime: lad.Trips[c].MeanTime(), Ladder: make([]Level, k.levels), IndexEvery: max(1, lad.IndexEvery)}
 	if lad.Index != nil {
 		r.Index = lad.Index[c]
 	}
@@ -415,7 +356,7 @@ func (k *exactKernel) ladderWarnings() []string {
 	case trips < 2*k.st.Chains:
 		w = append(w, fmt.Sprintf("the ladders made %d round trips between the target and the hottest level (T = %.3g) after the warm-up, too few for the modes' masses to be read: run more iterations, or raise t_max if the hottest level does not cross the posterior's barriers", trips, 1/k.es.Ladder.Betas[k.levels-1]))
 	}
-	w = append(w, evidenceWarnings(k.evidence())...)
+	w = append(w, exchange.Warnings(k.evidence())...)
 	return w
 }
 
@@ -425,7 +366,7 @@ func (k *exactKernel) ladderWarnings() []string {
 func (k *exactKernel) ladderProgress(p *Progress) {
 	lad := k.es.Ladder
 	if k.st.Done <= k.x.Warmup {
-		p.Barrier, _ = lad.Tuning.barrier()
+		p.Barrier, _ = lad.Tuning.Barrier()
 		return
 	}
 	attempts, accepts := 0, 0

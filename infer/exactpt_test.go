@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/temper-ppl/temper/infer"
+	"github.com/temper-ppl/temper/infer/exchange"
 )
 
 // TestParallelTemperingDoubleWell runs the preset pt (NUTS on a ladder of
@@ -65,14 +66,14 @@ func TestEqualRejectionLevels(t *testing.T) {
 		{4, []float64{1, math.Sqrt(0.5), 0.5, 0.125}},
 		{7, []float64{1, math.Pow(0.5, 0.25), math.Pow(0.5, 0.5), math.Pow(0.5, 0.75), 0.5, math.Pow(0.5, 1.75), 0.125}},
 	} {
-		got := infer.EqualRejectionLevels(betas, rejection, c.m)
+		got := exchange.EqualRejection(betas, rejection, c.m, exchange.LogCoordinate)
 		for l := range c.want {
 			if math.Abs(got[l]-c.want[l]) > 1e-12 {
 				t.Fatalf("%d levels: %v, want %v", c.m, got, c.want)
 			}
 		}
 	}
-	even := infer.EqualRejectionLevels([]float64{1, 0.9, 0.01}, []float64{0, 0}, 3)
+	even := exchange.EqualRejection([]float64{1, 0.9, 0.01}, []float64{0, 0}, 3, exchange.LogCoordinate)
 	if math.Abs(even[1]-0.1) > 1e-12 {
 		t.Errorf("no rejection placed the levels at %v, want 1, 0.1, 0.01", even)
 	}

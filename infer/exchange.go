@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"github.com/temper-ppl/temper/infer/exchange"
 )
 
 // Pair is what an exchange test sees of two adjacent levels p and p+1 of a
@@ -176,7 +178,7 @@ func (t *metropolisTest) Decide(x *Pair, rng *rand.Rand) (bool, float64) {
 	if t.m.Correction == RunningVariance {
 		t.st.Seen[x.Index]++
 	}
-	logS := delta * (diff - delta*penalty)
+	logS := exchange.LogRatio(delta, diff, penalty)
 	prob := math.Exp(min(0, logS))
 	if t.m.Intensity > 0 {
 		prob = min(1, t.m.Intensity*min(lo.LR, hi.LR)*prob)

@@ -10,6 +10,7 @@ import (
 	"strconv"
 
 	"github.com/temper-ppl/temper/autodiff/kernel"
+	"github.com/temper-ppl/temper/infer/exchange"
 )
 
 // Info is what one step did (DESIGN.md section 6): the iteration it
@@ -1045,7 +1046,7 @@ func (k *sgKernel) warnings() []string {
 	}
 	if ev := st.Evidence; ev != nil {
 		if e, ok := ev.Estimate(); ok {
-			w = append(w, evidenceWarnings(&e)...)
+			w = append(w, exchange.Warnings(&e)...)
 		}
 		if st.Burn == 0 {
 			w = append(w, "log Z counts the ladder's draws from the first iteration (burn = 0), before its levels reach their laws: set burn (a tenth of iters or more) so that it counts only draws in equilibrium")

@@ -3,13 +3,15 @@ package infer
 import (
 	"fmt"
 	"math"
+
+	"github.com/temper-ppl/temper/infer/exchange"
 )
 
 // The power path of an exact ladder (Exact.Path = PathPower): level β
 // samples p_β(θ) ∝ e^{-U₀(θ) - βU₁(θ)}, the prior's energy U₀ and the
 // likelihood's U₁ evaluated apart (PowerTarget), so that the hottest
 // level, β = 0, is the prior, which is normalised, and the ladder's draws
-// of U₁ give log Z (evidence.go).
+// of U₁ give log Z (package exchange).
 
 // powerParts are the two energies of a PowerTarget.
 type powerParts struct{ prior, likelihood Target }
@@ -133,16 +135,16 @@ func (pw *powerScratch) setLevels(st *State, betas []float64, levels int) {
 func (k *exactKernel) addEvidence(i int) {
 	lad, levels := k.es.Ladder, k.levels
 	if lad.Evidence == nil {
-		lad.Evidence = newEvidenceSums(lad.Betas, k.st.Chains, k.total-k.st.Burn)
+		lad.Evidence = exchange.NewSums(lad.Betas, k.st.Chains, k.total-k.st.Burn)
 	}
 	for c := range k.st.Chains {
-		lad.Evidence.add(c, i, k.pw.u1[c*levels:(c+1)*levels], k.pw.v1[c*levels:(c+1)*levels])
+		lad.Evidence.Add(c, i, k.pw.u1[c*levels:(c+1)*levels], k.pw.v1[c*levels:(c+1)*levels])
 	}
 }
 
 // evidence is the run's log Z, when its ladder is on the power path and
 // has draws.
-func (k *exactKernel) evidence() *Evidence {
+func (k *exactKernel) evidence() *exchange.Evidence {
 	lad := k.es.Ladder
 	if lad == nil || lad.Evidence == nil {
 		return nil

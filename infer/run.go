@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/temper-ppl/temper/infer/exchange"
 )
 
 // Options configure a run. The zero value of each field means its default.
@@ -229,9 +231,9 @@ type Result struct {
 	Replicas   int
 	// Exchange reports each chain's ladder; nil without replica exchange.
 	Exchange []*ExchangeReport
-	// Evidence is log Z from a ladder on the power path (evidence.go);
+	// Evidence is log Z from a ladder on the power path (package exchange);
 	// nil for every other run.
-	Evidence *Evidence
+	Evidence *exchange.Evidence
 	// Failures are the chains that stopped because they diverged, and
 	// Restarts the hottest levels of ladders restarted from their
 	// neighbour's state.

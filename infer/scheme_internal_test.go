@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/temper-ppl/temper/infer/exchange"
 )
 
 // simulateIndexProcess runs the replica index process of a P-level ladder
@@ -12,19 +14,19 @@ import (
 // returns the mean round-trip time in rounds and the number of round trips.
 func simulateIndexProcess(s Scheme, r []float64, rounds int, rng *rand.Rand, gates bool) (float64, int) {
 	levels := len(r) + 1
-	st, trips := s.start(make([]bool, levels-1)), newRoundTrips(levels)
+	st, trips := s.start(make([]bool, levels-1)), exchange.NewRoundTrips(levels)
 	for k := range rounds {
 		for _, p := range st.attempt(k, rng) {
 			if rng.Float64() >= r[p] {
 				if gates {
 					st.swapped(p)
 				}
-				trips.swap(p)
+				trips.Swap(p)
 			}
 		}
-		trips.observe(k + 1)
+		trips.Observe(k + 1)
 	}
-	return trips.meanTime(), trips.Count
+	return trips.MeanTime(), trips.Count
 }
 
 // TestRoundTripTimeLemma1 checks the index process of the DEO_W scheme

@@ -2,7 +2,8 @@ package infer
 
 import (
 	"fmt"
-	"math"
+
+	"github.com/temper-ppl/temper/infer/exchange"
 )
 
 // The power path on a stochastic-gradient temperature ladder
@@ -15,21 +16,12 @@ import (
 // and β for 1/T: log S = Δβ (Ũ₁(x_p) - Ũ₁(x_{p+1}) - Δβ σ̂²), seed 000's
 // Eq. 15 with the likelihood's minibatch variance, exact for Gaussian
 // noise; and every level's Ũ₁ with its variance enters the stepping stones
-// of log Z with the same correction (evidence.go).
+// of log Z with the same correction (package exchange).
 
 // sgPowerLevels is the ladder size the power path gives the stochastic-
 // gradient presets when replicas is not set: with the levels crowded near
 // the prior, 16 keep Δβ²σ̂² of the minibatch energies small.
 const sgPowerLevels = 16
-
-// powerBetas are the power path's starting levels for P replicas.
-func powerBetas(levels int) []float64 {
-	b := make([]float64, levels)
-	for l := range b {
-		b[l] = math.Pow(1-float64(l)/float64(levels-1), powerSpacing)
-	}
-	return b
-}
 
 // PowerRows are a stochastic-gradient power path's ladder: its levels β,
 // and the parts of every row at its last evaluation, the prior's and the
@@ -193,7 +185,7 @@ func newPowerLadder(target Target, s Sampler, o Options, st *State, rows, levels
 	d := target.Dim()
 	switch {
 	case st.Power == nil: // a fresh run's; a resumed run has its checkpoint's
-		st.Power = &PowerRows{Betas: powerBetas(levels),
+		st.Power = &PowerRows{Betas: exchange.PowerBetas(levels),
 			E0: make([]float64, rows), E1: make([]float64, rows), V0: make([]float64, rows), V1: make([]float64, rows),
 			G0: make([]float64, rows*d), G1: make([]float64, rows*d)}
 	case len(st.Power.E0) != rows || len(st.Power.Betas) != levels:
@@ -210,13 +202,13 @@ func (k *sgKernel) addEvidence(it int) {
 		return
 	}
 	if st.Evidence == nil {
-		st.Evidence = newEvidenceSums(e.betas, st.Chains, k.total-st.Burn)
+		st.Evidence = exchange.NewSums(e.betas, st.Chains, k.total-st.Burn)
 	}
 	for c := range st.Chains {
 		if st.failed(c) {
 			continue
 		}
 		lo, hi := c*st.Levels, (c+1)*st.Levels
-		st.Evidence.add(c, it-st.Burn, e.e1[lo:hi], e.v1[lo:hi])
+		st.Evidence.Add(c, it-st.Burn, e.e1[lo:hi], e.v1[lo:hi])
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"io"
 	"math/rand/v2"
 	"slices"
+
+	"github.com/temper-ppl/temper/infer/exchange"
 )
 
 // State is everything a run needs to continue (DESIGN.md section 6): the
@@ -56,8 +58,8 @@ type State struct {
 	// Ladders are each chain's exchange state; nil without exchange.
 	Ladders []*LadderState
 	// Evidence sums the likelihood's energies of a power-path ladder's
-	// levels for log Z (evidence.go); nil on any other run.
-	Evidence *EvidenceSums
+	// levels for log Z (package exchange); nil on any other run.
+	Evidence *exchange.Sums
 	// Power is every row's prior and likelihood parts on a stochastic-
 	// gradient power-path ladder (sgpower.go), which a swap re-levels the
 	// rows from: kept, so that a resumed run's first swaps are the
@@ -106,7 +108,7 @@ type LadderState struct {
 	// Open are the pairs' gates of DEO_W (a pair swaps at most once per
 	// window).
 	Open  []bool
-	Trips RoundTrips
+	Trips exchange.RoundTrips
 	// Rng draws the scheme's and the tests' coins.
 	Rng *rand.PCG
 	// Pending are the pairs the last round swapped, in order, which the

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+
+	"github.com/temper-ppl/temper/infer/exchange"
 )
 
 // validate reports a composition that cannot run.
@@ -168,7 +170,7 @@ func newExchanger(target Target, s Sampler, o Options, st *State, batch, totalRo
 			lst := &LadderState{
 				Values: s.Ladder.initial(levels),
 				Open:   make([]bool, levels-1),
-				Trips:  newRoundTrips(levels),
+				Trips:  exchange.NewRoundTrips(levels),
 				Rng:    rand.NewPCG(st.Seed, 1<<40+uint64(st.FirstChain+c)),
 				Report: ExchangeReport{Scheme: s.Scheme.String(), Window: max(1, s.Scheme.Window),
 					Attempts: make([]int, levels-1), Accepts: make([]int, levels-1), IndexEvery: indexEvery},
@@ -403,7 +405,7 @@ func (ex *exchanger) round(st *State, k int, info *Info) error {
 				run.at[p], run.at[p+1] = run.at[p+1], run.at[p]
 				run.st.Pending = append(run.st.Pending, p)
 				run.scheme.swapped(p)
-				run.st.Trips.swap(p)
+				run.st.Trips.Swap(p)
 			}
 		}
 		rep := &run.st.Report
@@ -415,7 +417,7 @@ func (ex *exchanger) round(st *State, k int, info *Info) error {
 				rep.Acceptance[p] += (a - rep.Acceptance[p]) / float64(r+1)
 			}
 		}
-		run.st.Trips.observe(r + 1)
+		run.st.Trips.Observe(r + 1)
 		rep.Rounds = r + 1
 		if r%rep.IndexEvery == 0 {
 			rep.Index = append(rep.Index, slices.Clone(run.st.Trips.At))
@@ -545,7 +547,7 @@ type restarter interface{ Restart(aux []float64) }
 func (ex *exchanger) finish(k int) {
 	for c, run := range ex.chains {
 		rep := &run.st.Report
-		rep.RoundTrips, rep.MeanRoundTripTime = run.st.Trips.Count, run.st.Trips.meanTime()
+		rep.RoundTrips, rep.MeanRoundTripTime = run.st.Trips.Count, run.st.Trips.MeanTime()
 		rep.Ladder = make([]Level, ex.levels)
 		for l := range rep.Ladder {
 			rep.Ladder[l] = ex.testLevel(c, l, k)

@@ -1,7 +1,8 @@
-package infer
+package exchange
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -18,14 +19,14 @@ import (
 // correction, within 0.02 too.
 func TestEvidenceVarianceCorrection(t *testing.T) {
 	const c, sigma2, chains, iters = 3.0, 1.0, 4, 10000
-	s := newEvidenceSums([]float64{1, 0}, chains, iters)
-	rng := NewRand(1, 1)
+	s := NewSums([]float64{1, 0}, chains, iters)
+	rng := rand.New(rand.NewPCG(1, 1))
 	for ch := range chains {
 		for i := range iters {
 			noisy := c + math.Sqrt(sigma2)*rng.NormFloat64()
 			// Level 0 (β = 1) sees the same law; only level 1's draws enter
 			// the stepping stone.
-			s.add(ch, i, []float64{noisy, noisy}, []float64{sigma2, sigma2})
+			s.Add(ch, i, []float64{noisy, noisy}, []float64{sigma2, sigma2})
 		}
 	}
 	e, ok := s.Estimate()

@@ -1,4 +1,4 @@
-package infer
+package exchange
 
 import "testing"
 
@@ -10,17 +10,17 @@ import "testing"
 // goes up and down again (rounds 3-6: the first trip, at round 6), and
 // once more (rounds 7-10: the second, 4 rounds after the first).
 func TestRoundTripCount(t *testing.T) {
-	r := newRoundTrips(3)
+	r := NewRoundTrips(3)
 	script := []int{1, 0, 0, 1, 1, 0, 0, 1, 1, 0} // the pair that swaps in rounds 1-10
 	want := []int{0, 0, 0, 0, 0, 1, 1, 1, 1, 2}   // round trips after each round
 	for k, p := range script {
-		r.swap(p)
-		r.observe(k + 1)
+		r.Swap(p)
+		r.Observe(k + 1)
 		if r.Count != want[k] {
 			t.Fatalf("after round %d (index process %v): %d round trips, want %d", k+1, r.At, r.Count, want[k])
 		}
 	}
-	if got := r.meanTime(); got != 4 {
+	if got := r.MeanTime(); got != 4 {
 		t.Errorf("mean time between round trips %g rounds, want 4", got)
 	}
 }

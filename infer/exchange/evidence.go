@@ -1,4 +1,4 @@
-package infer
+package exchange
 
 import (
 	"fmt"
@@ -46,8 +46,8 @@ import (
 // batch means; the blocks must be long against the level's
 // autocorrelation, which the ladders' round trips keep short).
 
-// evidenceBlocks is the number of blocks each chain's draws are cut into.
-const evidenceBlocks = 10
+// blocks is the number of blocks each chain's draws are cut into.
+const blocks = 10
 
 // Evidence is what a power-path ladder's draws say of log Z.
 type Evidence struct {
@@ -69,38 +69,39 @@ func (e Evidence) String() string {
 	return fmt.Sprintf("log Z = %.3f ± %.3f (stepping stones over the %d levels of the power path from the prior; thermodynamic integration %.3f ± %.3f, its discretisation within ± %.3g)", e.LogZ, e.LogZSE, e.Levels, e.LogZTI, e.LogZTISE, e.LogZTIBound)
 }
 
-// EvidenceSums accumulates, for every chain and block, what the two
+// Sums accumulates, for every chain and block, what the two
 // estimators need at each level l: the stepping stone's Σ e^{w} with
 // w = -(β_{l-1} - β_l) Ũ₁, kept as a log-sum-exp (Max, Sum), Σ Ũ₁ and
 // Σ σ̂². It is part of a run's State, so a resumed run's log Z is the
 // uninterrupted run's.
-type EvidenceSums struct {
+type Sums struct {
 	Betas       []float64
 	BlockLength int
 	// Blocks[chain][block] holds the block's sums.
-	Blocks [][]evidenceBlock
+	Blocks [][]Block
 }
 
-type evidenceBlock struct {
+// Block is one block's sums.
+type Block struct {
 	N        int
 	Max, Sum []float64 // per level: log Σ e^w = Max + log Sum (level 0 unused)
 	Lik      []float64 // per level: Σ Ũ₁
 	Var      []float64 // per level: Σ σ̂², the minibatch energies' variances
 }
 
-// newEvidenceSums starts the sums of a ladder at betas (decreasing from 1
+// NewSums starts the sums of a ladder at betas (decreasing from 1
 // to 0) for chains chains whose sampling lasts iters iterations.
-func newEvidenceSums(betas []float64, chains, iters int) *EvidenceSums {
-	return &EvidenceSums{Betas: append([]float64(nil), betas...), BlockLength: max(1, iters/evidenceBlocks), Blocks: make([][]evidenceBlock, chains)}
+func NewSums(betas []float64, chains, iters int) *Sums {
+	return &Sums{Betas: append([]float64(nil), betas...), BlockLength: max(1, iters/blocks), Blocks: make([][]Block, chains)}
 }
 
-// add records chain c's draws at sampling iteration i (from 0): lik[l] is
+// Add records chain c's draws at sampling iteration i (from 0): lik[l] is
 // Ũ₁ at level l and variance[l] its minibatch variance (0 when exact).
-func (s *EvidenceSums) add(c, i int, lik, variance []float64) {
+func (s *Sums) Add(c, i int, lik, variance []float64) {
 	b := i / s.BlockLength
 	for len(s.Blocks[c]) <= b {
 		n := len(s.Betas)
-		blk := evidenceBlock{Max: make([]float64, n), Sum: make([]float64, n), Lik: make([]float64, n), Var: make([]float64, n)}
+		blk := Block{Max: make([]float64, n), Sum: make([]float64, n), Lik: make([]float64, n), Var: make([]float64, n)}
 		for l := range blk.Max {
 			blk.Max[l] = math.Inf(-1)
 		}
@@ -131,7 +132,7 @@ func (s *EvidenceSums) add(c, i int, lik, variance []float64) {
 
 // estimate is the stepping-stone and trapezoid estimates from the blocks
 // given.
-func (s *EvidenceSums) estimate(blocks []*evidenceBlock) (ss, ti, bound, noise float64) {
+func (s *Sums) estimate(blocks []*Block) (ss, ti, bound, noise float64) {
 	n := len(s.Betas)
 	count := 0
 	for _, b := range blocks {
@@ -170,8 +171,8 @@ func (s *EvidenceSums) estimate(blocks []*evidenceBlock) (ss, ti, bound, noise f
 // Estimate pools every chain's blocks for the estimates and takes their
 // standard errors from the spread of the full blocks' own estimates. It
 // reports false before any draw.
-func (s *EvidenceSums) Estimate() (Evidence, bool) {
-	var all, full []*evidenceBlock
+func (s *Sums) Estimate() (Evidence, bool) {
+	var all, full []*Block
 	for c := range s.Blocks {
 		for b := range s.Blocks[c] {
 			blk := &s.Blocks[c][b]
@@ -194,7 +195,7 @@ func (s *EvidenceSums) Estimate() (Evidence, bool) {
 	if len(full) >= 2 {
 		ss, ti := make([]float64, len(full)), make([]float64, len(full))
 		for i, b := range full {
-			ss[i], ti[i], _, _ = s.estimate([]*evidenceBlock{b})
+			ss[i], ti[i], _, _ = s.estimate([]*Block{b})
 		}
 		e.LogZSE = sd(ss) / math.Sqrt(float64(len(full)))
 		e.LogZTISE = sd(ti) / math.Sqrt(float64(len(full)))
@@ -216,17 +217,17 @@ func sd(x []float64) float64 {
 	return math.Sqrt(ss / float64(len(x)-1))
 }
 
-// evidenceNoiseLimit is the largest stepping-stone correction Δβ²σ̄²/2
+// NoiseLimit is the largest stepping-stone correction Δβ²σ̄²/2
 // trusted without a warning. On the normal mean of examples/evidence (20
 // rows; resgld, seed 1), the largest correction and the error of log Z
 // were: batches of 10 on 32 levels 0.10, +0.003; on 16 levels 0.40,
 // +0.03; batches of 5 on 32 levels 0.32, -0.17; on 16 levels 1.3, -0.88
 // (the per-row terms are χ²-like, and sums of a few of them skewed, so
 // the Gaussian correction overshoots as it grows).
-const evidenceNoiseLimit = 0.25
+const NoiseLimit = 0.25
 
-// evidenceWarnings say when a ladder's log Z should not be trusted.
-func evidenceWarnings(e *Evidence) []string {
+// Warnings say when a ladder's log Z should not be trusted.
+func Warnings(e *Evidence) []string {
 	if e == nil {
 		return nil
 	}
@@ -234,8 +235,8 @@ func evidenceWarnings(e *Evidence) []string {
 	switch {
 	case !(e.LogZSE < 0.5):
 		w = append(w, fmt.Sprintf("log Z = %.3f has a standard error of %.3g: run more iterations, or more replicas", e.LogZ, e.LogZSE))
-	case e.Noise > evidenceNoiseLimit:
-		w = append(w, fmt.Sprintf("log Z = %.3f rests on minibatch energies too noisy for the stepping stones' Gaussian correction (Δβ²σ²/2 up to %.2g, above %g): use a larger batch or more replicas; thermodynamic integration's %.3f ± %.3f (within ± %.2g of discretisation) is unbiased by the noise", e.LogZ, e.Noise, evidenceNoiseLimit, e.LogZTI, e.LogZTISE, e.LogZTIBound))
+	case e.Noise > NoiseLimit:
+		w = append(w, fmt.Sprintf("log Z = %.3f rests on minibatch energies too noisy for the stepping stones' Gaussian correction (Δβ²σ²/2 up to %.2g, above %g): use a larger batch or more replicas; thermodynamic integration's %.3f ± %.3f (within ± %.2g of discretisation) is unbiased by the noise", e.LogZ, e.Noise, NoiseLimit, e.LogZTI, e.LogZTISE, e.LogZTIBound))
 	case math.Abs(e.LogZ-e.LogZTI) > e.LogZTIBound+3*math.Hypot(e.LogZSE, e.LogZTISE):
 		// Both estimate the same integral; thermodynamic integration can
 		// only miss by its discretisation and its Monte Carlo error, so a
