@@ -380,8 +380,25 @@ func (r *Result) judgeExchange(finished []int) []string {
 		}
 		w = append(w, msg)
 	}
+	rounds := 0
+	for _, e := range r.Exchange {
+		rounds = max(rounds, e.Rounds)
+	}
+	if x.RoundTrips == 0 && rounds >= minRoundsForTrips {
+		msg := fmt.Sprintf("the ladders made no round trips between the target level and the top in %d exchange rounds: the target level's draws are of the modes its chains reached, whose masses they cannot tell; more replicas, a ladder reaching farther, or more iterations let the replicas travel", rounds)
+		if l := r.sampler.Ladder; l != nil && l.Kind == infer.StepSizeLadder && l.Explore == 0 {
+			msg += fmt.Sprintf(". %s's exploring levels run SGD (temperature 0) and move between modes only through their minibatch noise: on an exact energy, or every row a batch, they stay where they are; sampler = pt tempers such a target", r.sampler.Name)
+		}
+		w = append(w, msg)
+	}
 	return w
 }
+
+// minRoundsForTrips is the exchange rounds after which a ladder without a
+// round trip is warned about: a well-mixing ladder of P levels makes one
+// every 2P or so rounds (Syed et al. 2021), so 200 rounds are a generous
+// wait for the ladders temper runs.
+const minRoundsForTrips = 200
 
 // correctionAndGap are the variance correction δ²σ̂² of pair p of a
 // single-estimator Metropolis test with a correction, and the size of its

@@ -1025,6 +1025,9 @@ func (k *sgKernel) warnings() []string {
 	if st.Tuning != nil && st.Tuning.Warning != "" {
 		w = append(w, st.Tuning.Warning)
 	}
+	if k.ex != nil && k.s.Ladder.Tuned && st.Burn/max(1, k.s.Every) < 2*exchange.FirstRound {
+		w = append(w, fmt.Sprintf("the tuned ladder moves its levels in the first half of burn-in, in rounds of %d exchange rounds and more; burn = %d left it %s: set burn to a few hundred exchange rounds or more", exchange.FirstRound, st.Burn, map[bool]string{true: "where it started", false: "barely tuned"}[st.LadderTuning == nil || len(st.LadderTuning.Barriers) == 0]))
+	}
 	if k.ex != nil && k.ex.adaptive && k.s.Adapt == AdaptWarmup && st.Burn == 0 {
 		w = append(w, "the ladder and correction buffer adapted throughout sampling, since the run has no burn-in: set burn to adapt during warm-up only, or adapt = always to keep adapting and silence this warning")
 	}

@@ -59,6 +59,11 @@ type Ladder struct {
 	Adaptive         bool
 	SwapRate         float64
 	Adapt            Schedule // γ_k
+	// Tuned moves the interior levels to equal rejection in rounds of
+	// doubling length during the first half of burn-in (Syed et al.'s
+	// Algorithm 4, package exchange's Tuning), pooled over the chains,
+	// as the exact ladders do; an alternative to Adaptive.
+	Tuned bool
 }
 
 func (l *Ladder) String() string {
@@ -66,8 +71,11 @@ func (l *Ladder) String() string {
 	if l.Kind == StepSizeLadder {
 		what, ends = "lr", fmt.Sprintf("lr_min=%g, lr_max=%g", l.Min, l.Max)
 	}
-	if l.Adaptive {
+	switch {
+	case l.Adaptive:
 		what = "adaptive_" + what
+	case l.Tuned:
+		what = "tuned_" + what
 	}
 	if l.Levels != nil {
 		ends = fmt.Sprintf("levels=%v", l.Levels)

@@ -176,7 +176,7 @@ var settings = map[string]setting{
 	"scheme":              {"deo", "adj, seo or deo (which pairs are tried when)", exchanging},
 	"window":              {"1", "DEO window W, or auto for W* (Theorem 1)", func(s map[string]string) bool { return exchanging(s) && s["scheme"] == "deo" }},
 	"swap_rate":           {"0.4", "target swap rate S (for window=auto, adaptive ladders and buffers)", func(s map[string]string) bool { return adapting(s) || exchanging(s) && s["window"] == "auto" }},
-	"ladder":              {"temperature", "temperature, lr, adaptive_temperature or adaptive_lr", exchanging},
+	"ladder":              {"temperature", "temperature, lr, adaptive_temperature or adaptive_lr (seed 000's adaptation toward the swap rate S), or tuned_temperature or tuned_lr (the levels moved to equal rejection in rounds of doubling length in the first half of burn-in, Syed et al. 2021, the ends fixed)", exchanging},
 	"t_min":               {"1", "temperature of the target level τ^(1)", func(s map[string]string) bool { return temperatureLadder(s) && !byHand(s) && s["path"] != "power" }},
 	"t_max": {"10", "temperature of the hottest level τ^(P) (pt: 100; its levels between move in the warm-up to equal rejection)", func(s map[string]string) bool {
 		return temperatureLadder(s) && s["tau"] == "none" && !byHand(s) && s["path"] != "power" || exactLadder(s) && s["path"] != "power"
@@ -380,7 +380,7 @@ func (b *builder) build() Sampler {
 	exchange := b.oneOf("exchange", "none", "metropolis", "multi_variance", "deterministic", "barker")
 	ladder := b.o["ladder"]
 	if exchange != "none" {
-		ladder = b.oneOf("ladder", "temperature", "lr", "adaptive_temperature", "adaptive_lr")
+		ladder = b.oneOf("ladder", "temperature", "lr", "adaptive_temperature", "adaptive_lr", "tuned_temperature", "tuned_lr")
 	}
 	if b.o["lr"] == "auto" {
 		// Tuned by the warm-up (warmup.go): the schedules below are built
@@ -565,7 +565,7 @@ func (b *builder) dynamics() Dynamics {
 }
 
 func (b *builder) ladder(kind string, swapRate float64, adapt Schedule) *Ladder {
-	l := &Ladder{Adaptive: strings.HasPrefix(kind, "adaptive"), SwapRate: swapRate, Adapt: adapt}
+	l := &Ladder{Adaptive: strings.HasPrefix(kind, "adaptive"), Tuned: strings.HasPrefix(kind, "tuned"), SwapRate: swapRate, Adapt: adapt}
 	lo, hi := "t_min", "t_max"
 	if strings.HasSuffix(kind, "lr") {
 		l.Kind, lo, hi = StepSizeLadder, "lr_min", "lr_max"

@@ -57,6 +57,9 @@ type State struct {
 	Batches *BatchState
 	// Ladders are each chain's exchange state; nil without exchange.
 	Ladders []*LadderState
+	// LadderTuning is a tuned ladder's rounds (Ladder.Tuned), pooled over
+	// the chains.
+	LadderTuning *exchange.Tuning
 	// Evidence sums the likelihood's energies of a power-path ladder's
 	// levels for log Z (package exchange); nil on any other run.
 	Evidence *exchange.Sums

@@ -373,7 +373,7 @@ func (ex *exchanger) round(st *State, k int, info *Info) error {
 		base := c * ex.levels
 		identityOrder(run.at)
 		for p := range ex.levels - 1 {
-			if !run.attempted[p] && !ex.adaptive {
+			if !run.attempted[p] && !ex.adaptive && !ex.s.Ladder.Tuned {
 				continue
 			}
 			a, b := base+run.at[p], base+run.at[p+1]
@@ -427,6 +427,9 @@ func (ex *exchanger) round(st *State, k int, info *Info) error {
 		ri.At = run.st.Trips.At
 		info.Rounds = append(info.Rounds, ri)
 	}
+	if ex.s.Ladder.Tuned {
+		ex.tune(st, r, info.Rounds)
+	}
 	if se := ex.exchangeBatch; se != nil {
 		for c, run := range ex.chains {
 			if !st.failed(c) {
@@ -440,6 +443,33 @@ func (ex *exchanger) round(st *State, k int, info *Info) error {
 		}
 	}
 	return nil
+}
+
+// tune is a tuned ladder's step after exchange round r: in the first half
+// of burn-in, every running chain's swap probabilities of every pair go
+// into the pooled tuning round, and at its end every chain's interior
+// levels move to equal rejection, interpolated in the log of the levels'
+// values (temperatures or step sizes), the ends fixed. The chains share
+// the levels, as the exact ladders' do.
+func (ex *exchanger) tune(st *State, r int, rounds []RoundInfo) {
+	limit := st.Burn / ex.every / 2
+	if r >= limit {
+		return
+	}
+	if st.LadderTuning == nil {
+		t := exchange.NewTuning()
+		st.LadderTuning = &t
+	}
+	for _, ri := range rounds {
+		st.LadderTuning.Observe(ri.Probs)
+	}
+	if !st.LadderTuning.Due(r, limit) || len(rounds) == 0 {
+		return
+	}
+	values := exchange.EqualRejection(ex.chains[rounds[0].Chain].st.Values, st.LadderTuning.Next(), ex.levels, exchange.LogCoordinate)
+	for _, run := range ex.chains {
+		copy(run.st.Values, values)
+	}
 }
 
 // Adapt is the Adapter of replica exchange: one step of the stochastic

@@ -20,7 +20,9 @@ var (
 		func(s float64) float64 { return math.Pow(s, PowerSpacing) }}
 )
 
-// EqualRejection places m levels between betas' ends so that each
+// EqualRejection places m levels between betas' ends (any monotone
+// sequence: inverse temperatures falling from the target, or temperatures
+// or step sizes rising from it) so that each
 // adjacent pair carries an equal share of the communication barrier, given
 // the rejection rates of the pairs of betas (pair p joins betas[p] and
 // betas[p+1]): the cumulative barrier is interpolated linearly in the
@@ -36,7 +38,7 @@ func EqualRejection(betas, rejection []float64, m int, coord Coordinate) []float
 	for p, r := range rejection {
 		cum[p+1] = cum[p] + r
 		if !(total > 0) {
-			cum[p+1] = coord.To(betas[0]) - coord.To(betas[p+1])
+			cum[p+1] = math.Abs(coord.To(betas[0]) - coord.To(betas[p+1]))
 		}
 	}
 	if !(total > 0) {
