@@ -265,7 +265,7 @@ func (r *Result) Dim() int {
 // draws, stopped by err.
 func (m *Model) emptyResult(opts Options, err error) *Result {
 	s, settings, _ := opts.sampler()
-	inner := &infer.Result{Sampler: s.Name, Columns: m.Columns(), Draws: make([][][]float64, opts.Chains), StatColumns: s.StatNames(),
+	inner := &infer.Result{Sampler: s.Name, Columns: m.runColumns(opts), Draws: make([][][]float64, opts.Chains), StatColumns: s.StatNames(),
 		State: &infer.State{Chains: opts.Chains, Levels: 1, Dim: m.Dim()}}
 	if inner.StatColumns != nil {
 		inner.Stats = make([][][]float64, opts.Chains)

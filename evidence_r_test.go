@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/temper-ppl/temper/internal/rclient"
 )
 
 // TestLogZAgreesWithBridgesampling hands the target level's draws of two
@@ -23,7 +25,7 @@ import (
 // that temper's prior carries the mass 1/2 of its bounded normal: without
 // it the two would differ by log 2.
 func TestLogZAgreesWithBridgesampling(t *testing.T) {
-	rscript := requireR(t, "bridgesampling", "jsonlite")
+	rscript := rclient.Require(t, "bridgesampling", "jsonlite")
 	for _, c := range []struct{ name, logPosterior, bounds string }{
 		{"normal_mean", "dnorm(p[['mu']], 0, 2, log = TRUE) + sum(dnorm(d$y, p[['mu']], 1, log = TRUE))", "lb = c(mu = -Inf), ub = c(mu = Inf)"},
 		{"scale", "log(2) + dnorm(p[['sigma']], 0, 1, log = TRUE) + sum(dnorm(d$y, 0, p[['sigma']], log = TRUE))", "lb = c(sigma = 0), ub = c(sigma = Inf)"},

@@ -68,6 +68,10 @@ type Options struct {
 	// not only the target level's (Result.All; the draws file gains the
 	// replica__, temperature__ and lr__ columns).
 	KeepAll bool
+	// LogLik adds each draw's pointwise log-likelihood, log_lik.1 ...
+	// log_lik.N, one per row of the model's plate, to its columns
+	// (compile.LogLik), for PSIS-LOO (temper loo, package infer/loo).
+	LogLik bool
 	// EnergyNoise and GradNoise add N(0, s²) noise to every energy and
 	// every gradient coordinate: the synthetic noise of the replica-
 	// exchange papers' experiments on targets without data.

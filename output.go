@@ -87,7 +87,7 @@ func newDrawsWriter(w io.Writer, m *Model, s infer.Sampler, settings map[string]
 // drawsHeader is the header of a run's draws file: the comments, the
 // sampler and run settings, then the columns.
 func drawsHeader(m *Model, s infer.Sampler, settings map[string]string, opts Options, comments []string) draws.Header {
-	columns := m.Columns()
+	columns := m.runColumns(opts)
 	if opts.KeepAll {
 		columns = append(columns, "replica__", "temperature__", "lr__")
 	}

@@ -4,43 +4,15 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
-)
 
-// requireR returns Rscript when it and the R packages given load; the
-// test skips otherwise, and fails under CI=true, where .ci/run installs
-// them (Debian's r-cran-NAME packages).
-func requireR(t *testing.T, packages ...string) string {
-	t.Helper()
-	rscript, err := exec.LookPath("Rscript")
-	if err == nil {
-		var loads []string
-		for _, p := range packages {
-			loads = append(loads, fmt.Sprintf("suppressPackageStartupMessages(library(%s))", p))
-		}
-		var out []byte
-		if out, err = exec.Command(rscript, "-e", strings.Join(loads, ";")).CombinedOutput(); err == nil {
-			return rscript
-		}
-		err = fmt.Errorf("%v: %s", err, out)
-	}
-	var debs []string
-	for _, p := range packages {
-		debs = append(debs, "r-cran-"+strings.ToLower(p))
-	}
-	msg := fmt.Sprintf("R with %s is needed (apt-get install %s): %v", strings.Join(packages, " and "), strings.Join(debs, " "), err)
-	if os.Getenv("CI") == "true" {
-		t.Fatal(msg)
-	}
-	t.Skip(msg)
-	return ""
-}
+	"github.com/temper-ppl/temper/internal/rclient"
+)
 
 // TestDrawsReadByR runs the eight schools and has R read its files in
 // CmdStan's layout: rstan::read_stan_csv must find four chains of every
@@ -53,7 +25,7 @@ func requireR(t *testing.T, packages ...string) string {
 // also give rstan its sampler diagnostics (get_sampler_params), with the
 // divergences temper counted.
 func TestDrawsReadByR(t *testing.T) {
-	rscript := requireR(t, "posterior", "rstan")
+	rscript := rclient.Require(t, "posterior", "rstan")
 	m, err := CompileFile("examples/eight-schools/model.ppl", nil)
 	if err != nil {
 		t.Fatal(err)

@@ -172,6 +172,17 @@ var RunKeys = []RunKey{
 			o.Strict = on
 			return nil
 		}},
+	{Name: "log_lik", Flag: "log-lik", Kind: Switch, Where: everywhere,
+		Doc: "add each draw's pointwise log-likelihood, log_lik.1 ... log_lik.N (one per row of the plate), to its columns, for temper loo",
+		set: func(o *Options, v string) error {
+			on, err := strconv.ParseBool(v)
+			if err != nil {
+				return fmt.Errorf("must be true or false, got %q", v)
+			}
+			o.LogLik = on
+			return nil
+		},
+		get: func(o Options) any { return o.LogLik }},
 	{Name: "resume", Flag: "resume", Kind: Path, Arg: "FILE", Where: OnCommandLine,
 		Doc: "continue the run saved in FILE for iters more iterations, in the same output folder",
 		set: path(func(o *Options, p string) { o.Resume = p })},

@@ -153,7 +153,15 @@ func (m *Model) sampleOnce(ctx context.Context, opts Options) (*Result, error) {
 		return opts.OnDraw(Draw{Chain: d.Chain, Iter: d.Iter, Level: d.Level, LR: d.LR, Temperature: d.Temperature, Attempt: opts.attempt,
 			Cycle: d.Cycle, Values: slices.Clone(d.Values), Stats: slices.Clone(d.Stats)})
 	}
-	res, err := infer.Run(ctx, target{m, opts.evalOptions()}, s, run)
+	var t infer.Target = target{m, opts.evalOptions()}
+	if opts.LogLik {
+		lt, err := target{m, opts.evalOptions()}.withLogLik()
+		if err != nil {
+			return nil, fmt.Errorf("log_lik: %w", err)
+		}
+		t = lt
+	}
+	res, err := infer.Run(ctx, t, s, run)
 	r.Elapsed = time.Since(start)
 	if res == nil {
 		return nil, err

@@ -299,6 +299,53 @@ func (t target) ConstrainSeeded(dst, theta []float64, seed uint64) {
 	t.m.constrainMu.Unlock()
 }
 
+// runColumns are the columns of a run's draws with opts: Columns, then
+// the pointwise log-likelihood's with Options.LogLik.
+func (m *Model) runColumns(opts Options) []string {
+	if opts.LogLik {
+		return append(m.Columns(), compile.LogLikNames(m.NumData())...)
+	}
+	return m.Columns()
+}
+
+// logLikTarget is a target whose draws' columns end with the pointwise
+// log-likelihood (Options.LogLik).
+type logLikTarget struct {
+	target
+	mu    *sync.Mutex
+	ll    *compile.LogLik
+	names []string
+}
+
+// withLogLik is t with the pointwise log-likelihood's columns, or the
+// model's reason for having none.
+func (t target) withLogLik() (logLikTarget, error) {
+	ll, err := t.m.cm.LogLik()
+	if err != nil {
+		return logLikTarget{}, err
+	}
+	return logLikTarget{target: t, mu: &sync.Mutex{}, ll: ll, names: compile.LogLikNames(ll.N())}, nil
+}
+
+func (t logLikTarget) OutputNames() []string {
+	return append(t.target.OutputNames(), t.names...)
+}
+func (t logLikTarget) Constrain(dst, theta []float64) {
+	k := len(dst) - len(t.names)
+	t.target.Constrain(dst[:k], theta)
+	t.logLik(dst[k:], theta)
+}
+func (t logLikTarget) ConstrainSeeded(dst, theta []float64, seed uint64) {
+	k := len(dst) - len(t.names)
+	t.target.ConstrainSeeded(dst[:k], theta, seed)
+	t.logLik(dst[k:], theta)
+}
+func (t logLikTarget) logLik(dst, theta []float64) {
+	t.mu.Lock()
+	t.ll.Eval(dst, theta)
+	t.mu.Unlock()
+}
+
 // PowerParts splits the model's energy for a ladder on the power path
 // (infer.PowerTarget): the prior's and the likelihood's, evaluated with
 // the run's precision, goroutines and device as the whole model is.

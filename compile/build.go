@@ -95,6 +95,9 @@ func (m *Model) build(replicas, batch int) (*built, error) {
 	if m.part == priorPart { // the truncated priors' normalising constant
 		b.prior = append(b.prior, b.g.Scalar(-m.power.logMass))
 	}
+	if m.part == logLikPart && len(b.prior) > 0 {
+		return nil, errLogLikOutsidePlate
+	}
 	logp := b.g.Scalar(0)
 	for _, t := range b.prior {
 		logp = ad.Add(logp, t)
@@ -176,7 +179,7 @@ func (b *builder) param(p *param) value {
 		return value{node: u}
 	}
 	b.check(d.Type.Pos)
-	if b.m.part != likelihoodPart {
+	if b.m.part != likelihoodPart && b.m.part != logLikPart {
 		b.prior = append(b.prior, ad.SumAll(logJ))
 	}
 	return value{node: x}

@@ -23,6 +23,10 @@ const (
 	whole part = iota
 	priorPart
 	likelihoodPart
+	// logLikPart is the likelihood's terms of each row of the plate, for
+	// the pointwise log-likelihood (loglik.go): the data's ~ statements
+	// and the target += terms, without the priors and the Jacobians.
+	logLikPart
 )
 
 // powerSplit is what PowerParts found of the model: which ~ statements are
@@ -41,7 +45,7 @@ func (m *Model) keeps(s *lang.Sample) bool {
 	switch m.part {
 	case priorPart:
 		return m.power.prior[s]
-	case likelihoodPart:
+	case likelihoodPart, logLikPart:
 		return !m.power.prior[s]
 	}
 	return true

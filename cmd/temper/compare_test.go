@@ -74,3 +74,51 @@ func TestCompareBayesFactor(t *testing.T) {
 		t.Errorf("temper compare of a run without log Z: exit %d, %s", code, stderr.String())
 	}
 }
+
+// TestCompareLoo ranks two models of the normal mean's data by elpd_loo:
+// the model whose prior N(5, 0.1²) holds the mean far from the data's
+// (about 0.8) predicts them worse than the one with the prior N(0, 2²),
+// by many standard errors of the difference, which loo_compare takes from
+// the pointwise differences.
+func TestCompareLoo(t *testing.T) {
+	dir := t.TempDir()
+	src, err := os.ReadFile(filepath.Join("..", "..", "examples", "evidence", "normal_mean.ppl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := strings.Replace(string(src), "mu ~ normal(0, 2)", "mu ~ normal(5, 0.1)", 1)
+	data, err := filepath.Abs(filepath.Join("..", "..", "examples", "evidence", "normal_mean.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad = strings.Replace(bad, `data = "normal_mean.json"`, `data = "`+data+`"`, 1)
+	badPath := filepath.Join(dir, "bad.ppl")
+	if err := os.WriteFile(badPath, []byte(bad), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(bad, "normal(5, 0.1)") {
+		t.Fatal("the model was not changed")
+	}
+	good, worse := filepath.Join(dir, "good"), filepath.Join(dir, "worse")
+	for model, out := range map[string]string{filepath.Join("..", "..", "examples", "evidence", "normal_mean.ppl"): good, badPath: worse} {
+		var stdout, stderr bytes.Buffer
+		if code := run(context.Background(), []string{"run", model, "--sampler", "nuts", "--log-lik", "--seed", "1", "--out", out, "--quiet"}, &stdout, &stderr); code != 0 {
+			t.Fatalf("temper run %s: exit %d\n%s", model, code, stderr.String())
+		}
+	}
+	var stdout, stderr bytes.Buffer
+	if code := run(context.Background(), []string{"compare", worse, good}, &stdout, &stderr); code != 0 {
+		t.Fatalf("temper compare: exit %d\n%s", code, stderr.String())
+	}
+	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
+	t.Logf("%s", stdout.String())
+	if len(lines) != 3 || !strings.Contains(lines[0], "elpd_diff") || !strings.HasPrefix(strings.TrimSpace(lines[1]), good) {
+		t.Fatalf("temper compare printed:\n%s", stdout.String())
+	}
+	f := strings.Fields(lines[2])
+	diff, _ := strconv.ParseFloat(f[1], 64)
+	se, _ := strconv.ParseFloat(f[2], 64)
+	if !(diff < -3*se && se > 0) {
+		t.Errorf("elpd_diff %.1f ± %.1f: the worse model is not clearly worse", diff, se)
+	}
+}

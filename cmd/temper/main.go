@@ -6,6 +6,7 @@
 //	temper summary DRAWS.csv|RUN_DIR|CHAIN.csv... [--replica N]
 //	temper merge OUT_DIR RUN_DIR...
 //	temper compare RUN_DIR RUN_DIR...
+//	temper loo RUN_DIR
 //	temper predict MODEL.ppl --draws DRAWS.csv [--data FILE]... [--out FILE]
 //	temper sbc MODEL.ppl --generator GEN.ppl [--data FILE]... [flags]
 //	temper repl [MODEL.ppl] [--data FILE]...
@@ -55,7 +56,8 @@ usage:
   temper summary DRAWS.csv|RUN_DIR|CHAINS...  summarise draws (temper's file, a run folder, per-chain files)
   temper plot RUN_DIR [--kind KIND] [--params a,b] [--out FILE]
                                               trace, density, rank, acf or pair plots of the draws
-  temper compare RUN_DIR RUN_DIR...           log Bayes factors of runs of pt --set path=power, ranked by log Z
+  temper loo RUN_DIR                          PSIS-LOO and WAIC of a run written with --log-lik
+  temper compare RUN_DIR RUN_DIR...           runs ranked by elpd_loo (with --log-lik) and by log Z (pt --set path=power)
   temper export RUN_DIR [--out DIR.zarr]      the draws as ArviZ's InferenceData (Zarr)
   temper predict MODEL.ppl --draws DRAWS.csv [--data FILE]... [--out FILE]
                                               posterior predictive: NLL, accuracy, means
@@ -93,6 +95,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = plotCommand(rest, stdout, stderr)
 	case "compare":
 		err = compareCommand(rest, stdout, stderr)
+	case "loo":
+		err = looCommand(rest, stdout, stderr)
 	case "export":
 		err = exportCommand(rest, stdout, stderr)
 	case "sbc":

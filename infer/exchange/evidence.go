@@ -3,6 +3,8 @@ package exchange
 import (
 	"fmt"
 	"math"
+
+	"gonum.org/v1/gonum/stat"
 )
 
 // The log marginal likelihood log Z = log ∫ p(θ) p(y | θ) dθ from a ladder
@@ -197,24 +199,10 @@ func (s *Sums) Estimate() (Evidence, bool) {
 		for i, b := range full {
 			ss[i], ti[i], _, _ = s.estimate([]*Block{b})
 		}
-		e.LogZSE = sd(ss) / math.Sqrt(float64(len(full)))
-		e.LogZTISE = sd(ti) / math.Sqrt(float64(len(full)))
+		e.LogZSE = stat.StdDev(ss, nil) / math.Sqrt(float64(len(full)))
+		e.LogZTISE = stat.StdDev(ti, nil) / math.Sqrt(float64(len(full)))
 	}
 	return e, true
-}
-
-// sd is the sample standard deviation of x.
-func sd(x []float64) float64 {
-	m := 0.0
-	for _, v := range x {
-		m += v
-	}
-	m /= float64(len(x))
-	ss := 0.0
-	for _, v := range x {
-		ss += (v - m) * (v - m)
-	}
-	return math.Sqrt(ss / float64(len(x)-1))
 }
 
 // NoiseLimit is the largest stepping-stone correction Δβ²σ̄²/2

@@ -35,6 +35,17 @@ func ESSTail(chains [][]float64) float64 {
 	return math.Min(lo, hi)
 }
 
+// ESS is the effective sample size of the chains as they are: neither
+// split nor rank-normalised (Stan's classic ESS, which loo's relative_eff
+// takes of exp(log_lik)); NaN as ess.
+func ESS(chains [][]float64) float64 {
+	x := equalize(chains)
+	if degenerate(x) {
+		return math.NaN()
+	}
+	return ess(x)
+}
+
 // essMean is the ESS of the untransformed split chains, the one that
 // governs the Monte Carlo error of the mean (posterior's ess_mean).
 func essMean(chains [][]float64) float64 {

@@ -1,0 +1,125 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/temper-ppl/temper/internal/rclient"
+)
+
+// TestLooAgreesWithR runs three models with --log-lik (the eight schools,
+// a hierarchy whose schools have k̂ near the threshold; a normal mean; a
+// regression), then temper loo, and R's loo 2.5 on the log_lik columns of
+// the same draws file with the same relative efficiencies: elpd_loo, p_loo,
+// looic and every observation's k̂ must agree to 1e-6 (the same
+// arithmetic; the draws file carries each number's shortest exact
+// decimal). R's own relative_eff must be temper's to 1e-6 too: both are
+// the ESS of exp(log_lik) over S by Geyer's initial monotone sequence on
+// the chains as they are. A run without log_lik is refused with the flag
+// that makes one.
+func TestLooAgreesWithR(t *testing.T) {
+	rscript := rclient.Require(t, "loo")
+	for _, model := range []string{"eight-schools/model.ppl", "evidence/normal_mean.ppl", "evidence/regression.ppl"} {
+		t.Run(model, func(t *testing.T) {
+			dir := t.TempDir()
+			var stdout, stderr bytes.Buffer
+			path := filepath.Join("..", "..", "examples", model)
+			if code := run(context.Background(), []string{"run", path, "--sampler", "nuts", "--log-lik", "--seed", "1", "--out", dir, "--quiet"}, &stdout, &stderr); code != 0 {
+				t.Fatalf("temper run: exit %d\n%s", code, stderr.String())
+			}
+			stdout.Reset()
+			pointwise := filepath.Join(dir, "loo.csv")
+			if code := run(context.Background(), []string{"loo", dir, "--out", pointwise}, &stdout, &stderr); code != 0 {
+				t.Fatalf("temper loo: exit %d\n%s", code, stderr.String())
+			}
+			printed := stdout.String()
+			est := map[string]float64{}
+			for _, name := range []string{"elpd_loo", "p_loo", "looic"} {
+				m := regexp.MustCompile(name + `\s+(-?[0-9.]+)`).FindStringSubmatch(printed)
+				if m == nil {
+					t.Fatalf("temper loo printed no %s:\n%s", name, printed)
+				}
+				est[name], _ = strconv.ParseFloat(m[1], 64)
+			}
+			script := fmt.Sprintf(`suppressPackageStartupMessages(library(loo))
+d <- read.csv(%q, comment.char = "#")
+d <- d[order(d$chain, d$iter), ]
+ll <- as.matrix(d[, grepl("^log_lik[.]", names(d))])
+p <- read.csv(%q)
+l <- suppressWarnings(loo(ll, r_eff = p$r_eff))
+own <- relative_eff(exp(ll), chain_id = d$chain)
+e <- l$estimates
+cat("est", sprintf("%%.17g", c(e["elpd_loo", "Estimate"], e["p_loo", "Estimate"], e["looic", "Estimate"])), "\n")
+cat("k", sprintf("%%.17g", l$diagnostics$pareto_k), "\n")
+cat("elpd", sprintf("%%.17g", l$pointwise[, "elpd_loo"]), "\n")
+cat("reff", sprintf("%%.17g", own), "\n")
+`, filepath.Join(dir, "draws.csv"), pointwise)
+			raw, err := exec.Command(rscript, "-e", script).CombinedOutput()
+			if err != nil {
+				t.Fatalf("R: %v\n%s", err, raw)
+			}
+			vals := map[string][]float64{}
+			for _, line := range strings.Split(string(raw), "\n") {
+				f := strings.Fields(line)
+				for _, x := range f[min(1, len(f)):] {
+					v, err := strconv.ParseFloat(x, 64)
+					if err != nil {
+						t.Fatalf("R printed %q", line)
+					}
+					vals[f[0]] = append(vals[f[0]], v)
+				}
+			}
+			mine, err := os.ReadFile(pointwise)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rows := strings.Split(strings.TrimSpace(string(mine)), "\n")[1:]
+			if len(vals["est"]) != 3 || len(vals["k"]) != len(rows) || len(vals["reff"]) != len(rows) {
+				t.Fatalf("R printed:\n%s", raw)
+			}
+			// The printed estimates have one decimal; the pointwise file all.
+			for j, name := range []string{"elpd_loo", "p_loo", "looic"} {
+				if math.Abs(est[name]-vals["est"][j]) > 0.051 {
+					t.Errorf("%s: temper loo printed %.1f, R's loo %.6f", name, est[name], vals["est"][j])
+				}
+			}
+			total, maxK, worstReff := 0.0, 0.0, 0.0
+			for i, row := range rows {
+				f := strings.Split(row, ",")
+				elpd, _ := strconv.ParseFloat(f[1], 64)
+				k, _ := strconv.ParseFloat(f[4], 64)
+				reff, _ := strconv.ParseFloat(f[5], 64)
+				total += elpd
+				maxK = max(maxK, k)
+				worstReff = max(worstReff, math.Abs(reff-vals["reff"][i]))
+				if math.Abs(elpd-vals["elpd"][i]) > 1e-6 || math.Abs(k-vals["k"][i]) > 1e-6 {
+					t.Errorf("observation %d: elpd %.10g, k̂ %.10g; R's loo %.10g, %.10g", i+1, elpd, k, vals["elpd"][i], vals["k"][i])
+				}
+			}
+			if math.Abs(total-vals["est"][0]) > 1e-6 {
+				t.Errorf("elpd_loo %.10g, R's loo %.10g", total, vals["est"][0])
+			}
+			if worstReff > 1e-6 {
+				t.Errorf("relative efficiencies differ from R's relative_eff by up to %.3f", worstReff)
+			}
+			t.Logf("elpd_loo %.3f (R %.3f), largest k̂ %.2f, r_eff within %.3f of R's", total, vals["est"][0], maxK, worstReff)
+		})
+	}
+	var stdout, stderr bytes.Buffer
+	dir := t.TempDir()
+	if code := run(context.Background(), []string{"run", filepath.Join("..", "..", "examples", "evidence", "normal_mean.ppl"), "--out", dir, "--quiet"}, &stdout, &stderr); code != 0 {
+		t.Fatalf("temper run: exit %d", code)
+	}
+	if code := run(context.Background(), []string{"loo", dir}, &stdout, &stderr); code != exitBadInput || !strings.Contains(stderr.String(), "--log-lik") {
+		t.Errorf("temper loo of a run without log_lik: exit %d, %s", code, stderr.String())
+	}
+}
