@@ -72,6 +72,10 @@ type Options struct {
 	// log_lik.N, one per row of the model's plate, to its columns
 	// (compile.LogLik), for PSIS-LOO (temper loo, package infer/loo).
 	LogLik bool
+	// Prior samples the prior alone: the model's prior part
+	// (compile.Model.PowerParts), with the generated block's outputs, so
+	// that its _rng draws are the prior predictive.
+	Prior bool
 	// EnergyNoise and GradNoise add N(0, s²) noise to every energy and
 	// every gradient coordinate: the synthetic noise of the replica-
 	// exchange papers' experiments on targets without data.

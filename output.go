@@ -95,6 +95,9 @@ func drawsHeader(m *Model, s infer.Sampler, settings map[string]string, opts Opt
 		columns = append(columns, "cycle__")
 	}
 	columns = append(columns, s.StatNames()...)
+	if opts.Prior {
+		comments = append(slices.Clone(comments), "the prior (--prior): the likelihood's ~ statements left out; the generated block's draws are the prior predictive")
+	}
 	comments = append(slices.Clone(comments),
 		samplerComment+describeSampler(s, settings),
 		settingsLine(opts),

@@ -183,6 +183,17 @@ var RunKeys = []RunKey{
 			return nil
 		},
 		get: func(o Options) any { return o.LogLik }},
+	{Name: "prior", Flag: "prior", Kind: Switch, Where: everywhere,
+		Doc: "sample the prior alone, the likelihood's ~ statements left out (the generated block still runs: its _rng draws are the prior predictive)",
+		set: func(o *Options, v string) error {
+			on, err := strconv.ParseBool(v)
+			if err != nil {
+				return fmt.Errorf("must be true or false, got %q", v)
+			}
+			o.Prior = on
+			return nil
+		},
+		get: func(o Options) any { return o.Prior }},
 	{Name: "resume", Flag: "resume", Kind: Path, Arg: "FILE", Where: OnCommandLine,
 		Doc: "continue the run saved in FILE for iters more iterations, in the same output folder",
 		set: path(func(o *Options, p string) { o.Resume = p })},

@@ -97,6 +97,16 @@ func (r *Result) ChainNumber(c int) int {
 // Plan and the earlier attempts in Result.Attempts, and OnAttempt hears
 // of each attempt before it starts.
 func (m *Model) Sample(ctx context.Context, opts Options) (*Result, error) {
+	if opts.Prior {
+		if opts.LogLik {
+			return nil, fmt.Errorf("--prior samples no likelihood, so it has no pointwise log-likelihood: leave --log-lik out")
+		}
+		pm, err := m.priorModel()
+		if err != nil {
+			return nil, err
+		}
+		m = pm
+	}
 	opts.defaultIters = opts.Iters == 0
 	opts = opts.withDefaults()
 	if opts.Auto() {

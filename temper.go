@@ -299,6 +299,17 @@ func (t target) ConstrainSeeded(dst, theta []float64, seed uint64) {
 	t.m.constrainMu.Unlock()
 }
 
+// priorModel is m with its likelihood left out: its prior part, which
+// PowerParts makes and checks (a prior that cannot be sampled, a flat one,
+// is refused, as a term it cannot tell apart).
+func (m *Model) priorModel() (*Model, error) {
+	p, _, err := m.cm.PowerParts()
+	if err != nil {
+		return nil, fmt.Errorf("--prior samples the prior alone, which must be told apart from the likelihood and proper: %w", err)
+	}
+	return &Model{file: m.file, cm: p.(*compile.Model)}, nil
+}
+
 // runColumns are the columns of a run's draws with opts: Columns, then
 // the pointwise log-likelihood's with Options.LogLik.
 func (m *Model) runColumns(opts Options) []string {
