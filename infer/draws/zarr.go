@@ -1,6 +1,7 @@
 package draws
 
 import (
+	"cmp"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
@@ -14,32 +15,76 @@ import (
 
 // WriteInferenceData writes a run's draws as ArviZ's InferenceData in a
 // Zarr store (format 2) at dir, which az.from_zarr and xarray.open_zarr
-// read: a group posterior with each parameter as one array of dimensions
-// (chain, draw, NAME_dim_0, ...), its flattened columns (w.1.2) put back
-// in place, and a group sample_stats with the diagnostic columns, lp__ as
-// lp and the others without their __. chains[c][i] is chain c's draw i,
-// one value per column; chains are cut to the shortest. Zarr is JSON
-// metadata beside raw little-endian chunks, one chunk per array here, so
-// no library is needed; the store is consolidated (.zmetadata), as xarray
-// prefers.
-func WriteInferenceData(dir string, columns []string, chains [][][]float64) error {
+// read, with the groups, names and types ArviZ's from_cmdstan gives a
+// CmdStan run: posterior, each parameter one array of dimensions (chain,
+// draw, NAME_dim_0, ...), its flattened columns (w.1.2) put back in
+// place; sample_stats, the sampler's columns under ArviZ's names
+// (arvizStats: lp, acceptance_rate, step_size, tree_depth and n_steps as
+// integers, diverging as booleans, energy); log_likelihood, the log_lik
+// columns (--log-lik); posterior_predictive, the variables g names; and,
+// from g.Prior, a run of the prior, prior and prior_predictive.
+// chains[c][i] is chain c's draw i, one value per column; chains are cut
+// to the shortest. Zarr is JSON metadata beside raw little-endian chunks,
+// one chunk per array here, so no library is needed; the store is
+// consolidated (.zmetadata), as xarray prefers.
+func WriteInferenceData(dir string, columns []string, chains [][][]float64, g Groups) error {
 	if len(chains) == 0 {
 		return fmt.Errorf("draws: no chains to write")
-	}
-	draws := len(chains[0])
-	for _, c := range chains {
-		draws = min(draws, len(c))
 	}
 	if err := os.RemoveAll(dir); err != nil {
 		return err
 	}
 	z := &zarrStore{dir: dir, meta: map[string]any{}}
 	z.group("")
+	z.groups(columns, chains, g.Predictive, "posterior", "posterior_predictive")
+	if p := g.Prior; p != nil {
+		if len(p.Chains) == 0 {
+			return fmt.Errorf("draws: the prior run has no chains")
+		}
+		z.groups(p.Columns, p.Chains, g.Predictive, "prior", "prior_predictive")
+	}
+	if z.err != nil {
+		return z.err
+	}
+	return z.writeJSON(".zmetadata", map[string]any{"metadata": z.meta, "zarr_consolidated_format": 1})
+}
+
+// Groups say how a run's variables split among InferenceData's groups.
+type Groups struct {
+	// Predictive names the variables (generated quantities, y_rep) that
+	// go to posterior_predictive, and to prior_predictive in the prior.
+	Predictive []string
+	// Prior is a run of the prior (temper run --prior), or nil.
+	Prior *Run
+}
+
+// Run is a run's columns and draws, as WriteInferenceData takes them.
+type Run struct {
+	Columns []string
+	Chains  [][][]float64
+}
+
+// groups writes one run's groups: its parameters to main (posterior or
+// prior), the predictive variables to predictive, and, for the posterior,
+// sample_stats and log_likelihood.
+func (z *zarrStore) groups(columns []string, chains [][][]float64, predictive []string, main, predictiveGroup string) {
+	draws := len(chains[0])
+	for _, c := range chains {
+		draws = min(draws, len(c))
+	}
 	groups := map[string][]zarrVar{}
 	for _, v := range zarrVars(columns) {
+		switch {
+		case v.group == "posterior" && slices.Contains(predictive, v.name):
+			v.group = predictiveGroup
+		case v.group == "posterior":
+			v.group = main
+		case main == "prior":
+			continue // the prior run's sampler diagnostics and log_lik are not ArviZ's prior groups
+		}
 		groups[v.group] = append(groups[v.group], v)
 	}
-	for _, g := range []string{"posterior", "sample_stats"} {
+	for _, g := range []string{main, predictiveGroup, "sample_stats", "log_likelihood"} {
 		vars := groups[g]
 		if len(vars) == 0 {
 			continue
@@ -54,23 +99,43 @@ func WriteInferenceData(dir string, columns []string, chains [][][]float64) erro
 				dims = append(dims, fmt.Sprintf("%s_dim_%d", v.name, d))
 			}
 			per := max(1, len(v.cols))
-			z.array(g+"/"+v.name, shape, dims, "<f8", func(i int) float64 {
+			z.array(g+"/"+v.name, shape, dims, cmp.Or(v.dtype, "<f8"), func(i int) float64 {
 				c, rest := i/(draws*per), i%(draws*per)
 				return chains[c][rest/per][v.cols[rest%per]]
 			})
 		}
 	}
-	if z.err != nil {
-		return z.err
+}
+
+// arvizStats are ArviZ's names and types of Stan's sampler columns
+// (az.from_cmdstan's); the others lose their __.
+var arvizStats = map[string]struct{ name, dtype string }{
+	"lp__":          {"lp", "<f8"},
+	"accept_stat__": {"acceptance_rate", "<f8"},
+	"stepsize__":    {"step_size", "<f8"},
+	"treedepth__":   {"tree_depth", "<i8"},
+	"n_leapfrog__":  {"n_steps", "<i8"},
+	"divergent__":   {"diverging", "|b1"},
+	"energy__":      {"energy", "<f8"},
+}
+
+// ArvizName is the name InferenceData gives a draws file's column's
+// variable: a sampler column's ArviZ name, or the column's own.
+func ArvizName(column string) string {
+	if s, ok := arvizStats[column]; ok {
+		return s.name
 	}
-	return z.writeJSON(".zmetadata", map[string]any{"metadata": z.meta, "zarr_consolidated_format": 1})
+	if IsDiagnostic(column) {
+		return strings.TrimSuffix(column, "__")
+	}
+	return column
 }
 
 // zarrVar is one variable: its columns in row-major order of its shape.
 type zarrVar struct {
-	group, name string
-	shape       []int
-	cols        []int
+	group, name, dtype string
+	shape              []int
+	cols               []int
 }
 
 // zarrVars groups the columns into variables by the name before the first
@@ -96,13 +161,16 @@ func zarrVars(columns []string) []zarrVar {
 				at = append(at, i-1)
 			}
 		}
-		group := "posterior"
-		if IsDiagnostic(name) {
-			group, name = "sample_stats", strings.TrimSuffix(name, "__") // lp__ is ArviZ's lp
+		group, dtype := "posterior", ""
+		switch {
+		case IsDiagnostic(name):
+			group, dtype, name = "sample_stats", arvizStats[name].dtype, ArvizName(name)
+		case name == "log_lik":
+			group = "log_likelihood"
 		}
 		if _, ok := index[group+"/"+name]; !ok {
 			index[group+"/"+name] = len(vars)
-			vars = append(vars, zarrVar{group: group, name: name})
+			vars = append(vars, zarrVar{group: group, name: name, dtype: dtype})
 		}
 		elements[group+"/"+name] = append(elements[group+"/"+name], element{k, at})
 	}
@@ -133,7 +201,7 @@ func zarrVars(columns []string) []zarrVar {
 		if slices.Contains(cols, -1) || len(els) != size { // not a full array: one variable per column
 			vars[i].shape, vars[i].cols = nil, []int{els[0].col}
 			for _, e := range els[1:] {
-				vars = append(vars, zarrVar{group: v.group, name: columns[e.col], cols: []int{e.col}})
+				vars = append(vars, zarrVar{group: v.group, name: columns[e.col], dtype: v.dtype, cols: []int{e.col}})
 			}
 			continue
 		}
@@ -186,8 +254,12 @@ func (z *zarrStore) group(path string) {
 // i-th element in C order.
 func (z *zarrStore) array(path string, shape []int, dims []string, dtype string, value func(int) float64) {
 	fill := any("NaN")
-	if dtype == "<i8" {
+	width := 8
+	switch dtype {
+	case "<i8":
 		fill = nil // a fill value would read back as missing: xarray masks it
+	case "|b1":
+		fill, width = nil, 1
 	}
 	z.put(path+"/.zarray", map[string]any{"zarr_format": 2, "shape": shape, "chunks": shape, "dtype": dtype,
 		"compressor": nil, "fill_value": fill, "filters": nil, "order": "C"})
@@ -201,12 +273,17 @@ func (z *zarrStore) array(path string, shape []int, dims []string, dtype string,
 		size *= n
 		key[d] = "0"
 	}
-	buf := make([]byte, 8*size)
+	buf := make([]byte, width*size)
 	for i := range size {
 		v := value(i)
-		if dtype == "<i8" {
+		switch dtype {
+		case "<i8":
 			binary.LittleEndian.PutUint64(buf[8*i:], uint64(int64(v)))
-		} else {
+		case "|b1":
+			if v != 0 {
+				buf[i] = 1
+			}
+		default:
 			binary.LittleEndian.PutUint64(buf[8*i:], math.Float64bits(v))
 		}
 	}
