@@ -415,3 +415,24 @@ func (m *Model) MappedBytes() int64 {
 	}
 	return total
 }
+
+// DataValues are the values of the data field name (flattened row-major),
+// and whether it is declared int (counts), for the model checks that set
+// the data beside replications of it.
+func (m *Model) DataValues(name string) (values []float64, isInt bool, err error) {
+	if b := m.file.Data; b != nil {
+		for _, d := range b.Decls {
+			if d.Name == name {
+				isInt = d.Type.Int
+			}
+		}
+	}
+	v, ok := m.input[name]
+	if !ok {
+		v, ok = m.data[name]
+	}
+	if !ok {
+		return nil, false, fmt.Errorf("the model has no data field %s", name)
+	}
+	return v.Float64s(), isInt, nil
+}

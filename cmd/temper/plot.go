@@ -20,6 +20,8 @@ import (
 const plotUsage = "usage: temper plot RUN_DIR|DRAWS.csv|CHAIN.csv... [--kind trace|density|rank|acf|pair] [--params a,b,...] [--out FILE] [--replica N]\n" +
 	"       temper plot RUN_DIR --kind index|ladder|swaps [--chain N] [--rounds N] [--out FILE]   (replica exchange)\n" +
 	"       temper plot RUN_DIR --kind schedule [--out FILE]   (cyclical SG-MCMC)\n" +
+	"       temper plot RUN_DIR --kind khat [--out FILE]   (a run made with --log-lik: PSIS-LOO's Pareto k̂)\n" +
+	"       temper plot RUN_DIR --kind ppc|ppc-stat|loo-pit --model MODEL.ppl --y y --yrep y_rep [--stat mean] [--out FILE]   (predictive checks)\n" +
 	"       temper plot RUN_DIR --kind modes --model MODEL.ppl [--modes MODES.csv [--radius r] [--min-draws n]] [--out FILE]   (a 2-D model)\n" +
 	"       temper plot RUN_DIR --kind modes [--out FILE]   (a ladder run of any model: the draws on their first two principal components, by mode)"
 
@@ -39,6 +41,9 @@ func plotCommand(args []string, stdout, stderr io.Writer) error {
 	replica := fs.Int("replica", 1, "the ladder level to plot in a file written with --keep all (1: the target)")
 	chain := fs.Int("chain", 1, "with --kind index or ladder: the chain whose ladder to draw")
 	rounds := fs.Int("rounds", 0, "with --kind index or ladder: draw the first N exchange rounds only, where a long run's paths would fill the plot (0: all)")
+	yName := fs.String("y", "", "with --kind ppc, ppc-stat or loo-pit: the data field the model observes (y)")
+	yrepName := fs.String("yrep", "", "with --kind ppc, ppc-stat or loo-pit: the generated quantity that replicates it (y_rep)")
+	statistic := fs.String("stat", "mean", "with --kind ppc-stat: mean, sd, median, min or max")
 	flags, pos := reorderFlags(args)
 	if err := fs.Parse(flags); err != nil {
 		return badf("temper plot: %v", err)
@@ -51,6 +56,9 @@ func plotCommand(args []string, stdout, stderr io.Writer) error {
 	}
 	if *kind == "schedule" {
 		return plotSchedule(pos[0], *out, stdout)
+	}
+	if slices.Contains(checkKinds, *kind) {
+		return plotCheck(pos[0], *kind, checkSpec{model: *model, y: *yName, yrep: *yrepName, stat: *statistic}, *out, stdout)
 	}
 	t, err := readDraws(pos)
 	if err != nil {

@@ -254,3 +254,20 @@ func Total(x []float64) (float64, float64) {
 	}
 	return s, math.Sqrt(float64(len(x)) * stat.Variance(x, nil))
 }
+
+// Weights are one observation's normalised PSIS weights, from its draws'
+// log-likelihoods logLik (the ratios' reciprocals) and relative
+// efficiency: the weights of the leave-one-out posterior's expectations
+// (LOO-PIT, the predictive's moments).
+func Weights(logLik []float64, rEff float64) []float64 {
+	lr := make([]float64, len(logLik))
+	for d, v := range logLik {
+		lr[d] = -v
+	}
+	lw, _ := PSIS(lr, rEff)
+	norm := logSumExp(lw)
+	for d := range lw {
+		lw[d] = math.Exp(lw[d] - norm)
+	}
+	return lw
+}
