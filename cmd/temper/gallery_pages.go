@@ -53,6 +53,7 @@ var fastPages = []galleryPage{
 			{file: "swaps.svg", caption: "The swap rate of each adjacent pair of levels, with its attempts.", args: []string{"--kind", "swaps"}},
 		}},
 	modesPage,
+	workflowPage,
 	{name: "mog25", title: "Cyclical SGLD on a mixture of 25 Gaussians", shows: "seed 002's mode coverage: the draws over the target's density, modes counted",
 		figures: []galleryFigure{
 			{"modes.svg", "The draws over the target's density; a filled centre has more than 100 draws within 0.25 (seed 002, Table 4).", []string{"--kind", "modes", "--model", "{model}", "--modes", "{dir}/modes.csv"}, ""},

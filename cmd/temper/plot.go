@@ -43,7 +43,7 @@ func plotCommand(args []string, stdout, stderr io.Writer) error {
 	rounds := fs.Int("rounds", 0, "with --kind index or ladder: draw the first N exchange rounds only, where a long run's paths would fill the plot (0: all)")
 	yName := fs.String("y", "", "with --kind ppc, ppc-stat or loo-pit: the data field the model observes (y)")
 	yrepName := fs.String("yrep", "", "with --kind ppc, ppc-stat or loo-pit: the generated quantity that replicates it (y_rep)")
-	statistic := fs.String("stat", "mean", "with --kind ppc-stat: mean, sd, median, min or max")
+	statistic := fs.String("stat", "mean", "with --kind ppc-stat: mean, sd, median, min, max or zeros (the share of zeros)")
 	flags, pos := reorderFlags(args)
 	if err := fs.Parse(flags); err != nil {
 		return badf("temper plot: %v", err)

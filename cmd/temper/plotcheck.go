@@ -77,7 +77,7 @@ func plotCheck(dir, kind string, c checkSpec, out string, stdout io.Writer) erro
 	case "ppc-stat":
 		f, ok := statistics[c.stat]
 		if !ok {
-			return badf("temper plot: --stat %s: want mean, sd, median, min or max", c.stat)
+			return badf("temper plot: --stat %s: want mean, sd, median, min, max or zeros", c.stat)
 		}
 		ts := make([]float64, len(reps))
 		for d, r := range reps {
@@ -108,6 +108,15 @@ var statistics = map[string]func([]float64) float64{
 	},
 	"min": slices.Min[[]float64],
 	"max": slices.Max[[]float64],
+	"zeros": func(x []float64) float64 { // the share of zeros, which counts' models often miss
+		n := 0
+		for _, v := range x {
+			if v == 0 {
+				n++
+			}
+		}
+		return float64(n) / float64(len(x))
+	},
 }
 
 // replications are the draws' replicated data sets: for each draw, the
