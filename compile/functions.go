@@ -175,6 +175,9 @@ func init() {
 }
 
 func (b *builder) call(e *lang.Call) value {
+	if lang.IsDensityCall(e.Func) {
+		return b.densityCall(e)
+	}
 	f, ok := functions[e.Func]
 	if e.Func == lkjRNG {
 		return b.lkjCall(e)
@@ -218,6 +221,7 @@ func Env() *lang.Env {
 	for _, name := range stdlib.Names() {
 		d, _ := stdlib.Lookup(name)
 		env.Distributions[name] = lang.Signature{Params: d.Args, Int: d.Int, Outside: d.Outside}
+		env.Functions[densityName(name, d)] = lang.Signature{Params: d.Args, Int: d.Int}
 	}
 	for name, f := range functions {
 		sig := lang.Signature{Params: slices.Clone(f.params), Int: make([]bool, len(f.params)), IntIf: slices.Clone(f.intIf),
@@ -233,6 +237,42 @@ func Env() *lang.Env {
 	}
 	env.Functions[lkjRNG] = lang.Signature{Params: []string{"K", "eta"}, Int: []bool{true, false}, Random: true}
 	return env
+}
+
+// densityName is Stan's name of a distribution's log density as a
+// function: NAME_lpmf for a discrete variate, NAME_lpdf otherwise.
+func densityName(name string, d stdlib.Distribution) string {
+	if len(d.Int) > 0 && d.Int[0] {
+		return name + "_lpmf"
+	}
+	return name + "_lpdf"
+}
+
+// densityCall compiles NAME_lpdf(y | θ) (or _lpmf), Stan's log density as
+// an expression: the ~ statement y ~ NAME(θ)'s terms, summed over y's
+// elements, each row of a plate apart (one value a row, as a ~ statement
+// in the plate counts it), for target += and for the log_lik of mixtures.
+func (b *builder) densityCall(e *lang.Call) value {
+	base := strings.TrimSuffix(strings.TrimSuffix(e.Func, "_lpdf"), "_lpmf")
+	d, ok := stdlib.Lookup(base)
+	switch {
+	case !ok || densityName(base, d) != e.Func: // the checker names the right one
+		return b.fail(e.Pos, "unknown function %q", e.Func)
+	case len(e.Args) == 0:
+		return b.fail(e.Pos, "%s takes the value whose density it is, then %d parameters: %s(y | ...)", e.Func, len(d.Args)-1, e.Func)
+	}
+	v := b.sample(&lang.Sample{Pos: e.Pos, Lhs: e.Args[0], Dist: base, DistPos: e.Pos, Args: e.Args[1:]})
+	if b.err != nil {
+		return value{}
+	}
+	if v.batched {
+		n := v.node
+		if len(n.Shape()) > 1 {
+			n = ad.Sum(ad.Reshape(n, b.batch, -1), 1)
+		}
+		return value{node: n, batched: true}
+	}
+	return value{node: stdlib.SumAll(v.node)}
 }
 
 // lkjRNG draws a variate whose shape is an argument's value (lkjCall).

@@ -36,6 +36,16 @@ import (
 type exprParser struct {
 	lex   *lexer.PeekingLexer
 	depth int // recursion depth, bounded by MaxNesting
+	// bar is set while parsing a density call's first argument, which a
+	// single | ends: normal_lpdf(y | mu, sigma).
+	bar int
+}
+
+// IsDensityCall reports whether a function's name is a density's, called
+// as Stan calls it with a bar after its first argument: NAME_lpdf(y | θ)
+// (or _lpmf for a discrete one).
+func IsDensityCall(name string) bool {
+	return strings.HasSuffix(name, "_lpdf") || strings.HasSuffix(name, "_lpmf")
 }
 
 func (p *exprParser) peek() *lexer.Token { return p.lex.Peek() }
@@ -125,7 +135,11 @@ func (p *exprParser) expr() (Expr, int, error) { return p.or() }
 
 // or parses and {"||" and}.
 func (p *exprParser) or() (Expr, int, error) {
-	return p.leftAssoc(p.and, "||")
+	x, h, err := p.leftAssoc(p.and, "||")
+	if err == nil && p.is("|") && p.bar == 0 {
+		return nil, 0, errorAt(p.peek(), `invalid operator "|": the logical or is ||, and a single | only follows a density's first argument, as in normal_lpdf(y | mu, sigma)`)
+	}
+	return x, h, err
 }
 
 // and parses equality {"&&" equality}.
@@ -381,6 +395,35 @@ func (p *exprParser) args() ([]Expr, int, error) {
 	return p.list(")")
 }
 
+// densityArgs parses a density call's arguments after "(": expr "|"
+// [expr {"," expr}] ")", or a lone expr ")" for a density without
+// parameters.
+func (p *exprParser) densityArgs(name string) ([]Expr, int, error) {
+	if err := p.enter(); err != nil {
+		return nil, 0, err
+	}
+	defer p.leave()
+	p.bar++
+	y, h, err := p.required(fmt.Sprintf("the value whose density %s takes", name))
+	p.bar--
+	if err != nil {
+		return nil, 0, err
+	}
+	switch {
+	case p.is(")"):
+		p.next()
+		return []Expr{y}, h, nil
+	case !p.is("|"):
+		return nil, 0, p.expected(fmt.Sprintf(`"|" after %s's first argument (%s(y | ...))`, name, name))
+	}
+	p.next()
+	rest, hr, err := p.list(")")
+	if err != nil {
+		return nil, 0, err
+	}
+	return append([]Expr{y}, rest...), max(h, hr), nil
+}
+
 // primary parses a number, a string, a name, a call, a parenthesised
 // expression or a vector literal.
 func (p *exprParser) primary() (Expr, int, error) {
@@ -400,7 +443,14 @@ func (p *exprParser) primary() (Expr, int, error) {
 			return &Ident{Pos: toPos(t.Pos), Name: t.Value}, 1, nil
 		}
 		p.next()
-		args, h, err := p.args()
+		var args []Expr
+		var h int
+		var err error
+		if IsDensityCall(t.Value) {
+			args, h, err = p.densityArgs(t.Value)
+		} else {
+			args, h, err = p.args()
+		}
 		if err != nil {
 			return nil, 0, err
 		}

@@ -254,11 +254,12 @@ func (s *scanner) token() bool {
 				s.advance()
 			}
 		case '&', '|':
-			if s.byteAt(s.off) != byte(r) {
+			if s.byteAt(s.off) == byte(r) {
+				s.advance()
+			} else if r == '&' {
 				s.errorf(start, "invalid character %q; the logical operators are && and ||", string(r))
 				return true
-			}
-			s.advance()
+			} // a single | separates a density's first argument: normal_lpdf(y | mu, sigma)
 		case '{', '(', '[':
 			s.depth++
 			if s.depth > MaxNesting {

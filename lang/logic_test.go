@@ -53,7 +53,7 @@ func TestComparisonErrors(t *testing.T) {
 		{"a && ", `e:1:6: expected an expression after "&&", found end of file`},
 		{"!", `e:1:2: expected an expression after "!", found end of file`},
 		{"a & b", `e:1:3: invalid character "&"; the logical operators are && and ||`},
-		{"a | b", `e:1:3: invalid character "|"; the logical operators are && and ||`},
+		{"a | b", `e:1:3: invalid operator "|": the logical or is ||, and a single | only follows a density's first argument, as in normal_lpdf(y | mu, sigma)`},
 	} {
 		_, err := ParseExpr("e", []byte(c.in))
 		if err == nil || err.Error() != c.want {

@@ -105,6 +105,12 @@ func writeExpr(b *strings.Builder, e Expr, prec int) {
 		writeExpr(b, e.R, rp)
 	case *Call:
 		b.WriteString(e.Func)
+		if IsDensityCall(e.Func) && len(e.Args) > 1 {
+			b.WriteByte('(')
+			writeExpr(b, e.Args[0], precOr)
+			writeList(b, " | ", e.Args[1:], ")")
+			break
+		}
 		writeList(b, "(", e.Args, ")")
 	case *Index:
 		writeExpr(b, e.X, precPostfix)

@@ -1,0 +1,68 @@
+package compile_test
+
+import (
+	"math"
+	"strings"
+	"testing"
+)
+
+// energyAt is the model's exact energy and gradient at theta.
+func energyAt(t *testing.T, src string, data map[string]any, theta []float64) (float64, []float64) {
+	t.Helper()
+	m, err := tryCompile(src, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := m.Evaluator(1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, g, v := make([]float64, 1), make([]float64, len(theta)), make([]float64, 1)
+	if err := e.Evaluate(theta, nil, u, g, v); err != nil {
+		t.Fatal(err)
+	}
+	return u[0], g
+}
+
+// TestDensityCalls: Stan's NAME_lpdf(y | θ) and NAME_lpmf in expressions
+// are the ~ statement's terms summed, each row of a plate apart: written
+// as target += they give the ~ statement's energy and gradient exactly,
+// in a plate and on a whole vector, and a mixture written with them is
+// its hand-written log density; a discrete variate's density is _lpmf and
+// a continuous one's _lpdf, and the checker suggests the right one, and a
+// bar outside a density call is refused.
+func TestDensityCalls(t *testing.T) {
+	data := map[string]any{"N": 4, "y": []float64{0.5, -1.2, 2.0, 0.1}, "k": []int{0, 3, 1, 2}}
+	head := "data { N: int  y: real[N]  k: int<lower=0>[N] }\nparam { mu: real[2]  sigma: real<lower=0> }\n"
+	theta := []float64{0.3, -0.8, math.Log(1.4)}
+	for _, c := range []struct{ name, a, b string }{
+		{"plate", "for n in plate(N) { y[n] ~ normal(mu[1], sigma) }", "for n in plate(N) { target += normal_lpdf(y[n] | mu[1], sigma) }"},
+		{"vector", "y ~ normal(mu[2], sigma)", "target += normal_lpdf(y | mu[2], sigma)"},
+		{"counts", "for n in plate(N) { k[n] ~ poisson_log(mu[1]) }", "for n in plate(N) { target += poisson_log_lpmf(k[n] | mu[1]) }"},
+		{"mixture", "for n in plate(N) { target += log(0.3 * exp(-0.5 * ((y[n] - mu[1]) / sigma) ^ 2) / sigma + 0.7 * exp(-0.5 * ((y[n] - mu[2]) / sigma) ^ 2) / sigma) - 0.5 * log(2 * pi()) }",
+			"for n in plate(N) { target += log(0.3 * exp(normal_lpdf(y[n] | mu[1], sigma)) + 0.7 * exp(normal_lpdf(y[n] | mu[2], sigma))) }"},
+	} {
+		prior := "mu ~ normal(0, 1)\n  sigma ~ exponential(1)\n  "
+		ua, ga := energyAt(t, head+"model {\n  "+prior+c.a+"\n}", data, theta)
+		ub, gb := energyAt(t, head+"model {\n  "+prior+c.b+"\n}", data, theta)
+		if math.Abs(ua-ub) > 1e-10 {
+			t.Errorf("%s: energy %.15g with ~, %.15g with the density call", c.name, ua, ub)
+		}
+		for i := range ga {
+			if math.Abs(ga[i]-gb[i]) > 1e-10 {
+				t.Errorf("%s: gradient %v with ~, %v with the density call", c.name, ga, gb)
+				break
+			}
+		}
+	}
+	for _, c := range []struct{ body, want string }{
+		{"target += normal_lpmf(y | mu[1], sigma)", `unknown function "normal_lpmf"; did you mean "normal_lpdf"?`},
+		{"target += poisson_lpdf(k | sigma)", `unknown function "poisson_lpdf"; did you mean "poisson_lpmf"?`},
+		{"target += mu[1] | sigma", `invalid operator "|"`},
+	} {
+		_, err := tryCompile(head+"model {\n  "+c.body+"\n}", data)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want an error saying %q", c.body, err, c.want)
+		}
+	}
+}
