@@ -25,14 +25,34 @@ type LogLik struct {
 
 // LogLik prepares the model's pointwise log-likelihood, or says why the
 // model has none.
-func (m *Model) LogLik() (*LogLik, error) {
+func (m *Model) LogLik() (*LogLik, error) { return m.logLik(nil) }
+
+// LogLikRows is LogLik of the given rows alone (from 0, in their order):
+// subsampled LOO evaluates a few rows at every draw.
+func (m *Model) LogLikRows(rows []int) (*LogLik, error) {
+	for _, r := range rows {
+		if r < 0 || r >= m.n {
+			return nil, fmt.Errorf("row %d of %d", r+1, m.n)
+		}
+	}
+	if len(rows) == 0 {
+		return nil, fmt.Errorf("no rows to evaluate")
+	}
+	return m.logLik(rows)
+}
+
+func (m *Model) logLik(rows []int) (*LogLik, error) {
 	if m.n == 0 {
 		return nil, fmt.Errorf("the pointwise log-likelihood needs the observations in a plate (for n in plate(N) { y[n] ~ ... }); %s has none", m.SourceName())
 	}
 	split, _ := m.powerSplit() // which ~ statements are priors; the prior's normalisation does not matter here
 	l := *m
 	l.part, l.power = logLikPart, split
-	b, err := l.build(1, m.n)
+	n := m.n
+	if rows != nil {
+		n = len(rows)
+	}
+	b, err := l.build(1, n)
 	if err != nil {
 		return nil, err
 	}
@@ -47,7 +67,12 @@ func (m *Model) LogLik() (*LogLik, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &LogLik{e: e, n: m.n}, nil
+	if rows != nil && !e.exact {
+		if err := b.setRows(prog, rows, false); err != nil {
+			return nil, err
+		}
+	}
+	return &LogLik{e: e, n: n}, nil
 }
 
 // N is the number of rows, the length of Eval's output.

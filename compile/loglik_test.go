@@ -83,3 +83,39 @@ model {
 		}
 	}
 }
+
+// TestLogLikRows: the log-likelihood of chosen rows is those rows' values
+// of the whole.
+func TestLogLikRows(t *testing.T) {
+	y, x := []float64{0.5, -1.2, 2.0, 0.1, 0.7}, []float64{1, -1, 2, 0, 3}
+	m, err := tryCompile(`data { N: int  y: real[N]  x: real[N] }
+param { b: real }
+model {
+  b ~ normal(0, 1)
+  for n in plate(N) { y[n] ~ normal(b * x[n], 1) }
+}`, map[string]any{"N": 5, "y": y, "x": x})
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, err := m.LogLik()
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole := make([]float64, 5)
+	all.Eval(whole, []float64{0.4})
+	rows := []int{3, 0, 4}
+	some, err := m.LogLikRows(rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make([]float64, some.N())
+	some.Eval(got, []float64{0.4})
+	for j, r := range rows {
+		if got[j] != whole[r] {
+			t.Errorf("row %d: %v, the whole's %v", r+1, got[j], whole[r])
+		}
+	}
+	if _, err := m.LogLikRows([]int{5}); err == nil {
+		t.Error("row 6 of 5 accepted")
+	}
+}

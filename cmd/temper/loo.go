@@ -22,12 +22,21 @@ func looCommand(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("loo", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	out := fs.String("out", "", "also write each observation's elpd_loo, p_loo, looic, Pareto k and relative efficiency to this CSV")
+	subsample := fs.Int("subsample", 0, "for large data: PSIS-LOO of this many observations drawn at random, the rest by the difference estimator around log p(y_i | posterior mean) (needs --model; no --log-lik run)")
+	model := fs.String("model", "", "with --subsample: the model, whose data the run's draws are evaluated on")
+	seed := fs.Uint64("seed", 1, "with --subsample: the seed of the observations drawn")
 	flags, pos := reorderFlags(args)
 	if err := fs.Parse(flags); err != nil {
 		return badf("temper loo: %v", err)
 	}
 	if len(pos) != 1 {
-		return badf("usage: temper loo RUN_DIR|DRAWS.csv (a run written with --log-lik)")
+		return badf("usage: temper loo RUN_DIR|DRAWS.csv (a run written with --log-lik), or temper loo RUN_DIR --subsample M --model MODEL.ppl")
+	}
+	if *subsample > 0 {
+		if *model == "" {
+			return badf("temper loo: --subsample evaluates the draws on the model's data: give --model MODEL.ppl")
+		}
+		return subsampledLoo(pos[0], *model, *subsample, *seed, stdout)
 	}
 	res, err := runLoo(pos[0])
 	if err != nil {

@@ -123,3 +123,49 @@ cat("reff", sprintf("%%.17g", own), "\n")
 		t.Errorf("temper loo of a run without log_lik: exit %d, %s", code, stderr.String())
 	}
 }
+
+// TestLooSubsample: temper loo --subsample evaluates a run's draws on the
+// model's data without log_lik columns. With every observation sampled it
+// is PSIS-LOO of the whole (to the printed decimal); with half of them,
+// within 4 of its subsampling standard errors of it (the difference
+// estimator is unbiased; its error estimate is the sample's). It needs the
+// model.
+func TestLooSubsample(t *testing.T) {
+	dir := t.TempDir()
+	model := filepath.Join("..", "..", "examples", "evidence", "regression.ppl")
+	var stdout, stderr bytes.Buffer
+	if code := run(context.Background(), []string{"run", model, "--sampler", "nuts", "--log-lik", "--seed", "1", "--out", dir, "--quiet"}, &stdout, &stderr); code != 0 {
+		t.Fatalf("temper run: exit %d\n%s", code, stderr.String())
+	}
+	elpd := func(args ...string) (float64, float64) {
+		t.Helper()
+		stdout.Reset()
+		if code := run(context.Background(), append([]string{"loo", dir}, args...), &stdout, &stderr); code != 0 {
+			t.Fatalf("temper loo %v: exit %d\n%s", args, code, stderr.String())
+		}
+		m := regexp.MustCompile(`elpd_loo\s+(-?[0-9.]+)(?:\s+se [0-9.]+\s+subsampling se ([0-9.]+))?`).FindStringSubmatch(stdout.String())
+		if m == nil {
+			t.Fatalf("temper loo %v printed:\n%s", args, stdout.String())
+		}
+		v, _ := strconv.ParseFloat(m[1], 64)
+		se := 0.0
+		if m[2] != "" {
+			se, _ = strconv.ParseFloat(m[2], 64)
+		}
+		return v, se
+	}
+	full, _ := elpd()
+	all, allSE := elpd("--subsample", "30", "--model", model)
+	half, halfSE := elpd("--subsample", "15", "--model", model)
+	t.Logf("elpd_loo %.1f; every row subsampled %.1f (se %.2f); half %.1f (subsampling se %.2f)", full, all, allSE, half, halfSE)
+	if math.Abs(all-full) > 0.051 || allSE != 0 {
+		t.Errorf("every row subsampled: %.1f (se %.2f), PSIS-LOO %.1f", all, allSE, full)
+	}
+	if !(halfSE > 0) || math.Abs(half-full) > 4*halfSE+0.05 {
+		t.Errorf("half the rows: %.1f ± %.2f, PSIS-LOO %.1f", half, halfSE, full)
+	}
+	stderr.Reset()
+	if code := run(context.Background(), []string{"loo", dir, "--subsample", "10"}, &stdout, &stderr); code != exitBadInput || !strings.Contains(stderr.String(), "--model") {
+		t.Errorf("--subsample without --model: exit %d, %s", code, stderr.String())
+	}
+}
