@@ -3,6 +3,8 @@ package loo_test
 import (
 	"math"
 	"math/rand/v2"
+	"runtime"
+	"sync"
 	"testing"
 
 	"github.com/temper-ppl/temper/infer/loo"
@@ -79,5 +81,98 @@ func TestSubsample(t *testing.T) {
 	t.Logf("z: %.2f", zs)
 	if within2 < 17 {
 		t.Errorf("%d of 20 subsampled estimates within 2 subsampling standard errors", within2)
+	}
+}
+
+// TestSubsampleMillion is the check at scale: a normal mean of
+// N = 1,000,000 observations (sd 1.3 against the model's 1), S = 400
+// exact posterior draws, the exact elpd_loo computed once observation by
+// observation (PSIS of each column as it is made, never the S × N
+// matrix), against the difference estimator from m = 2,000 of them, for
+// three subsamples: each must be within 3 of its subsampling standard
+// errors of the exact value (z = 0.55, 0.65 and -2.22, seed 11; the
+// subsampling standard error 0.26 nats on an elpd of -1,762,161), and its
+// usual standard error within 2% of the exact one. About 30 s on this
+// 2-core machine.
+func TestSubsampleMillion(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a million observations' exact PSIS-LOO takes about 30 s")
+	}
+	const n, s, m = 1_000_000, 400, 2000
+	rng := rand.New(rand.NewPCG(11, 1))
+	y := make([]float64, n)
+	ybar := 0.0
+	for i := range y {
+		y[i] = 0.5 + rng.NormFloat64()*1.3
+		ybar += y[i] / n
+	}
+	mus := make([]float64, s)
+	for d := range mus {
+		mus[d] = ybar + rng.NormFloat64()/math.Sqrt(n)
+	}
+	ll := func(i int, mu float64) float64 {
+		z := y[i] - mu
+		return -0.5*z*z - 0.5*math.Log(2*math.Pi)
+	}
+	// The exact pointwise terms, in parts on every core: PSIS of each
+	// column as it is made.
+	parts := runtime.GOMAXPROCS(0)
+	sums := make([][2]float64, parts)
+	var wg sync.WaitGroup
+	for w := range parts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			col, lr := make([]float64, s), make([]float64, s)
+			for i := w; i < n; i += parts {
+				for d, mu := range mus {
+					col[d] = ll(i, mu)
+					lr[d] = -col[d]
+				}
+				lw, _ := loo.PSIS(lr, 1)
+				top := math.Inf(-1)
+				for d := range lw {
+					lw[d] += col[d]
+					top = max(top, lw[d])
+				}
+				var num, den float64
+				for d := range lw {
+					num += math.Exp(lw[d] - top)
+					den += math.Exp(lw[d] - col[d] - top)
+				}
+				e := math.Log(num / den)
+				sums[w][0] += e
+				sums[w][1] += e * e
+			}
+		}()
+	}
+	wg.Wait()
+	var exact, exact2 float64
+	for _, v := range sums {
+		exact, exact2 = exact+v[0], exact2+v[1]
+	}
+	exactSE := math.Sqrt(n * (exact2 - exact*exact/n) / (n - 1))
+	approx := make([]float64, n)
+	for i := range approx {
+		approx[i] = ll(i, ybar)
+	}
+	for rep := range 3 {
+		rows := rng.Perm(n)[:m]
+		sub := make([][]float64, s)
+		for d := range sub {
+			sub[d] = make([]float64, m)
+			for j, i := range rows {
+				sub[d][j] = ll(i, mus[d])
+			}
+		}
+		est, err := loo.Subsample(approx, rows, sub, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		z := (est.ELPD - exact) / est.SubsamplingSE
+		t.Logf("exact elpd_loo %.2f ± %.2f; subsample %d: %.2f ± %.2f, subsampling se %.3f (z %.2f)", exact, exactSE, rep+1, est.ELPD, est.ELPDSE, est.SubsamplingSE, z)
+		if math.Abs(z) > 3 || math.Abs(est.ELPDSE/exactSE-1) > 0.02 {
+			t.Errorf("subsample %d: elpd %.3f (subsampling se %.3f), se %.2f; exact %.3f ± %.2f", rep+1, est.ELPD, est.SubsamplingSE, est.ELPDSE, exact, exactSE)
+		}
 	}
 }
