@@ -436,3 +436,15 @@ func (m *Model) DataValues(name string) (values []float64, isInt bool, err error
 	}
 	return v.Float64s(), isInt, nil
 }
+
+// DataShape is the data field name's shape ([] for a scalar).
+func (m *Model) DataShape(name string) ([]int, error) {
+	v, ok := m.input[name]
+	if !ok {
+		v, ok = m.data[name]
+	}
+	if !ok {
+		return nil, fmt.Errorf("the model has no data field %s", name)
+	}
+	return append([]int(nil), v.Shape...), nil
+}

@@ -13,7 +13,7 @@ import (
 	"github.com/temper-ppl/temper/infer/draws"
 )
 
-const exportUsage = "usage: temper export RUN_DIR|DRAWS.csv|CHAIN.csv... [--out DIR.zarr] [--predictive y_rep,...] [--prior PRIOR_RUN_DIR]"
+const exportUsage = "usage: temper export RUN_DIR|DRAWS.csv|CHAIN.csv... [--out DIR.zarr] [--predictive y_rep,...] [--prior PRIOR_RUN_DIR] [--observed y,... --model MODEL.ppl]"
 
 // exportCommand is temper export: a run's draws as ArviZ's InferenceData,
 // a Zarr store (az.from_zarr, xarray.open_zarr), with the groups and names
@@ -25,6 +25,8 @@ func exportCommand(args []string, stdout, stderr io.Writer) error {
 	out := fs.String("out", "", "the Zarr store to write (default RUN_DIR/inference_data.zarr, or inference_data.zarr here)")
 	predictive := fs.String("predictive", "", "comma-separated generated quantities (y_rep) for the group posterior_predictive (and prior_predictive)")
 	prior := fs.String("prior", "", "a run of the same model made with --prior, for the groups prior and prior_predictive")
+	observed := fs.String("observed", "", "comma-separated data fields (y) for the group observed_data, read from --model's data")
+	model := fs.String("model", "", "with --observed: the model whose data it reads")
 	flags, pos := reorderFlags(args)
 	if err := fs.Parse(flags); err != nil || len(pos) == 0 {
 		return badf("%s", exportUsage)
@@ -40,6 +42,25 @@ func exportCommand(args []string, stdout, stderr io.Writer) error {
 				return badf("temper export: --predictive %s: the draws have no such variable", name)
 			}
 			groups.Predictive = append(groups.Predictive, name)
+		}
+	}
+	if *observed != "" {
+		if *model == "" {
+			return badf("temper export: --observed reads the data of the model: give --model MODEL.ppl")
+		}
+		m, err := temper.CompileFile(*model, nil)
+		if err != nil {
+			return err
+		}
+		groups.Observed = map[string]draws.Observed{}
+		for _, name := range strings.Split(*observed, ",") {
+			name = strings.TrimSpace(name)
+			values, isInt, err := m.Compiled().DataValues(name)
+			if err != nil {
+				return badf("temper export: --observed %s: %v", name, err)
+			}
+			shape, _ := m.Compiled().DataShape(name)
+			groups.Observed[name] = draws.Observed{Values: values, Shape: shape, Int: isInt}
 		}
 	}
 	if *prior != "" {

@@ -20,7 +20,8 @@ import (
 // and has the real client, xarray with zarr (what az.from_zarr runs on),
 // read it: the groups are ArviZ's (posterior, posterior_predictive for
 // --predictive y_rep, log_likelihood, sample_stats, prior,
-// prior_predictive), the sampler's columns carry ArviZ's names and types
+// prior_predictive, observed_data for --observed y,sigma with the data's
+// values), the sampler's columns carry ArviZ's names and types
 // (diverging boolean, tree_depth and n_steps integers, as az.from_cmdstan
 // makes them), every variable's shape is (chains, draws, elements) with
 // dimensions chain, draw and NAME_dim_0, and the mean of each element
@@ -47,7 +48,7 @@ func TestExportReadByXarray(t *testing.T) {
 		}
 	}
 	var stdout, stderr strings.Builder
-	if code := run(context.Background(), []string{"export", out, "--predictive", "y_rep", "--prior", prior}, &stdout, &stderr); code != 0 {
+	if code := run(context.Background(), []string{"export", out, "--predictive", "y_rep", "--prior", prior, "--observed", "y,sigma", "--model", model}, &stdout, &stderr); code != 0 {
 		t.Fatalf("temper export: exit %d: %s", code, stderr.String())
 	}
 	store := filepath.Join(out, "inference_data.zarr")
@@ -59,7 +60,10 @@ for g in ("posterior", "posterior_predictive", "log_likelihood", "sample_stats",
         flat = v.values.reshape(v.shape[0], v.shape[1], -1).astype(float)
         for k in range(flat.shape[2]):
             print(g, name, k, "x".join(str(n) for n in v.shape), ",".join(v.dims), v.dtype, repr(float(flat[:, :, k].mean())))
-`, store)
+ds = xr.open_zarr(%q, group="observed_data")
+for name, v in ds.data_vars.items():
+    print("observed", name, ",".join(v.dims), ",".join(repr(float(x)) for x in v.values))
+`, store, store)
 	raw, err := exec.Command(py, "-c", script).CombinedOutput()
 	if err != nil {
 		t.Fatalf("%s: %v\n%s", py, err, raw)
@@ -89,8 +93,16 @@ for g in ("posterior", "posterior_predictive", "log_likelihood", "sample_stats",
 	}
 	dtypes := map[string]string{"diverging": "bool", "tree_depth": "int64", "n_steps": "int64", "lp": "float64", "mu": "float64"}
 	checked, groups := map[string]int{}, map[string]bool{}
+	observed := map[string]string{}
 	for _, line := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
 		f := strings.Fields(line)
+		if len(f) == 4 && f[0] == "observed" {
+			if f[2] != f[1]+"_dim_0" {
+				t.Errorf("observed_data %s: dimensions %s", f[1], f[2])
+			}
+			observed[f[1]] = f[3]
+			continue
+		}
 		if len(f) != 7 {
 			t.Fatalf("python printed %q", line)
 		}
@@ -128,6 +140,17 @@ for g in ("posterior", "posterior_predictive", "log_likelihood", "sample_stats",
 	}
 	if n := checked["posterior"] + checked["posterior_predictive"] + checked["log_likelihood"] + checked["sample_stats"]; n != len(tables["run"].Columns) {
 		t.Errorf("xarray read %d columns of the run's %d: %v", n, len(tables["run"].Columns), checked)
+	}
+	schools := map[string]string{"y": "28,8,-3,7,-1,1,18,12", "sigma": "15,10,16,11,9,11,10,18"}
+	for name, want := range schools {
+		var got []string
+		for _, v := range strings.Split(observed[name], ",") {
+			x, _ := strconv.ParseFloat(v, 64)
+			got = append(got, strconv.FormatFloat(x, 'g', -1, 64))
+		}
+		if strings.Join(got, ",") != want {
+			t.Errorf("observed_data %s: %v, the data's %s", name, got, want)
+		}
 	}
 	if checked["log_likelihood"] != 8 || checked["posterior_predictive"] != 8 {
 		t.Errorf("log_likelihood %d and posterior_predictive %d values, want the 8 schools' each", checked["log_likelihood"], checked["posterior_predictive"])

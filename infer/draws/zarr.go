@@ -43,6 +43,29 @@ func WriteInferenceData(dir string, columns []string, chains [][][]float64, g Gr
 		}
 		z.groups(p.Columns, p.Chains, g.Predictive, "prior", "prior_predictive")
 	}
+	if len(g.Observed) > 0 {
+		z.group("observed_data")
+		names := make([]string, 0, len(g.Observed))
+		for name := range g.Observed {
+			names = append(names, name)
+		}
+		slices.Sort(names)
+		for _, name := range names {
+			o := g.Observed[name]
+			if len(o.Shape) == 0 { // a scalar: one element along its own axis
+				o.Shape = []int{1}
+			}
+			dims := make([]string, len(o.Shape))
+			for d := range dims {
+				dims[d] = fmt.Sprintf("%s_dim_%d", name, d)
+			}
+			dtype := "<f8"
+			if o.Int {
+				dtype = "<i8"
+			}
+			z.array("observed_data/"+name, o.Shape, dims, dtype, func(i int) float64 { return o.Values[i] })
+		}
+	}
 	if z.err != nil {
 		return z.err
 	}
@@ -56,6 +79,15 @@ type Groups struct {
 	Predictive []string
 	// Prior is a run of the prior (temper run --prior), or nil.
 	Prior *Run
+	// Observed are data fields for the group observed_data, by name.
+	Observed map[string]Observed
+}
+
+// Observed is a data field's values (row-major) and shape.
+type Observed struct {
+	Values []float64
+	Shape  []int
+	Int    bool
 }
 
 // Run is a run's columns and draws, as WriteInferenceData takes them.
