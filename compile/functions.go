@@ -223,6 +223,12 @@ func Env() *lang.Env {
 		env.Distributions[name] = lang.Signature{Params: d.Args, Int: d.Int, Outside: d.Outside}
 		env.Functions[densityName(name, d)] = lang.Signature{Params: d.Args, Int: d.Int}
 	}
+	for _, name := range stdlib.LogCDFNames() {
+		d, _ := stdlib.Lookup(name)
+		for _, suffix := range []string{"_lcdf", "_lccdf"} {
+			env.Functions[name+suffix] = lang.Signature{Params: d.Args}
+		}
+	}
 	for name, f := range functions {
 		sig := lang.Signature{Params: slices.Clone(f.params), Int: make([]bool, len(f.params)), IntIf: slices.Clone(f.intIf),
 			Optional: f.optional, Ranks: slices.Clone(f.ranks)}
@@ -253,6 +259,9 @@ func densityName(name string, d stdlib.Distribution) string {
 // elements, each row of a plate apart (one value a row, as a ~ statement
 // in the plate counts it), for target += and for the log_lik of mixtures.
 func (b *builder) densityCall(e *lang.Call) value {
+	if strings.HasSuffix(e.Func, "_lcdf") || strings.HasSuffix(e.Func, "_lccdf") {
+		return b.logCDFCall(e)
+	}
 	base := strings.TrimSuffix(strings.TrimSuffix(e.Func, "_lpdf"), "_lpmf")
 	d, ok := stdlib.Lookup(base)
 	switch {
@@ -265,6 +274,12 @@ func (b *builder) densityCall(e *lang.Call) value {
 	if b.err != nil {
 		return value{}
 	}
+	return b.sumTerms(v)
+}
+
+// sumTerms sums a log density's elementwise terms over the variate's
+// elements, each row of a plate apart.
+func (b *builder) sumTerms(v value) value {
 	if v.batched {
 		n := v.node
 		if len(n.Shape()) > 1 {
@@ -273,6 +288,37 @@ func (b *builder) densityCall(e *lang.Call) value {
 		return value{node: n, batched: true}
 	}
 	return value{node: stdlib.SumAll(v.node)}
+}
+
+// logCDFCall compiles NAME_lcdf(y | θ) = log P(Y ≤ y) and NAME_lccdf(y |
+// θ) = log P(Y > y), summed as densityCall sums: a censored observation's
+// likelihood, target += normal_lccdf(c | mu, sigma).
+func (b *builder) logCDFCall(e *lang.Call) value {
+	upper := strings.HasSuffix(e.Func, "_lccdf")
+	base := strings.TrimSuffix(strings.TrimSuffix(e.Func, "_lcdf"), "_lccdf")
+	c, ok := stdlib.LookupLogCDF(base)
+	if !ok {
+		return b.fail(e.Pos, "unknown function %q", e.Func)
+	}
+	if len(e.Args) != len(c.Args)+1 {
+		return b.fail(e.Pos, "%s takes the value, then %d parameters: %s(y | %s)", e.Func, len(c.Args), e.Func, strings.Join(c.Args, ", "))
+	}
+	vals := make([]value, len(e.Args))
+	for i, a := range e.Args {
+		vals[i] = b.expr(a)
+	}
+	if b.err != nil {
+		return value{}
+	}
+	f := c.Lower
+	if upper {
+		f = c.Upper
+	}
+	out := value{node: ad.Elementwise(f, b.align(vals)...), batched: anyBatched(vals)}
+	if !b.check(e.Pos) {
+		return value{}
+	}
+	return b.sumTerms(out)
 }
 
 // lkjRNG draws a variate whose shape is an argument's value (lkjCall).

@@ -41,11 +41,17 @@ type exprParser struct {
 	bar int
 }
 
-// IsDensityCall reports whether a function's name is a density's, called
-// as Stan calls it with a bar after its first argument: NAME_lpdf(y | θ)
-// (or _lpmf for a discrete one).
+// IsDensityCall reports whether a function's name is a density's or a
+// log CDF's, called as Stan calls them with a bar after the first
+// argument: NAME_lpdf(y | θ) (or _lpmf for a discrete variate), and
+// NAME_lcdf(y | θ), NAME_lccdf(y | θ).
 func IsDensityCall(name string) bool {
-	return strings.HasSuffix(name, "_lpdf") || strings.HasSuffix(name, "_lpmf")
+	for _, suffix := range []string{"_lpdf", "_lpmf", "_lcdf", "_lccdf"} {
+		if strings.HasSuffix(name, suffix) {
+			return true
+		}
+	}
+	return false
 }
 
 func (p *exprParser) peek() *lexer.Token { return p.lex.Peek() }
