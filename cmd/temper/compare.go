@@ -83,21 +83,25 @@ func hasLogLik(dir string) bool {
 
 // compareLoo prints the runs ranked by elpd_loo, each difference from
 // the best with its standard error √(N var(elpd_i - elpd_i,best)).
-func compareLoo(dirs []string, stdout io.Writer) error {
+func compareLoo(dirs []string, stdout io.Writer) error { return compareLooNamed(dirs, dirs, stdout) }
+
+// compareLooNamed is compareLoo with each run printed under its name (the
+// gallery's labels for its scratch folders).
+func compareLooNamed(dirs, names []string, stdout io.Writer) error {
 	type run struct {
 		dir string
 		r   *loo.Result
 	}
 	var runs []run
-	for _, dir := range dirs {
+	for i, dir := range dirs {
 		r, err := runLoo(dir)
 		if err != nil {
 			return err
 		}
 		if len(runs) > 0 && r.N != runs[0].r.N {
-			return badf("temper compare: %s has %d observations and %s %d: elpd_loo compares models of the same data", dir, r.N, runs[0].dir, runs[0].r.N)
+			return badf("temper compare: %s has %d observations and %s %d: elpd_loo compares models of the same data", names[i], r.N, runs[0].dir, runs[0].r.N)
 		}
-		runs = append(runs, run{dir, r})
+		runs = append(runs, run{names[i], r})
 	}
 	slices.SortStableFunc(runs, func(a, b run) int { return cmp.Compare(b.r.ELPD, a.r.ELPD) })
 	best := runs[0].r

@@ -59,6 +59,18 @@ func workflowResults(g *galleryRuns) (string, error) {
 		diff[i] = fits[1].r.Pointwise[i].ELPD - fits[0].r.Pointwise[i].ELPD
 	}
 	d, se := loo.Total(diff)
-	fmt.Fprintf(&b, "\n`temper compare` ranks the negative binomial first: the Poisson regression's elpd_loo is %.1f lower, %.1f standard errors of the difference, which is itself optimistic for the Poisson, whose high k̂ observations' estimates are too high.\n", -d, -d/se)
+	var dirs []string
+	for _, label := range []string{"Poisson", "negative binomial"} {
+		run, err := g.get(label)
+		if err != nil {
+			return "", err
+		}
+		dirs = append(dirs, run.dirs[0])
+	}
+	var table strings.Builder
+	if err := compareLooNamed(dirs, []string{"poisson", "negbin"}, &table); err != nil {
+		return "", err
+	}
+	fmt.Fprintf(&b, "\n`temper compare poisson negbin` (the two runs' folders) ranks the negative binomial first: the Poisson regression's elpd_loo is %.1f lower, %.1f standard errors of the difference, which is itself optimistic for the Poisson, whose high k̂ observations' estimates are too high:\n\n```\n%s```\n", -d, -d/se, table.String())
 	return b.String(), nil
 }
