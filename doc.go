@@ -36,12 +36,16 @@
 // # Sampling
 //
 // Options choose the sampler and the run; its zero value is sensible:
-// SGHMC with its step size and metric chosen by the warm-up (lr = auto),
-// 4 chains of 2,000 iterations, seed 0. Sampler names a
-// preset (sgd, msgd, sgld, sghmc, sgnht, adaptive_langevin, cyclical_sgld,
-// cyclical_sghmc, snapshot, reld, resgld, m_resgld, f_resgld, deo_sgd,
-// deo_msgd, deo_psgd, renhd, renhd_reld: infer.SamplerNames lists them and
-// infer.SamplerDoc describes them) and Settings overrides any of its settings, the parts
+// sampler auto (NUTS where a full-data gradient makes it affordable, else
+// SGHMC on minibatches with its step size and metric from the warm-up;
+// parallel tempering where a mode search finds several modes; a failing
+// run escalated), 4 chains of 2,000 iterations, seed 0. Sampler names
+// auto or a preset (the exact nuts, hmc, mala and pt; the stochastic-
+// gradient sgd, msgd, sgld, sghmc, sgnht, adaptive_langevin,
+// cyclical_sgld, cyclical_sghmc, snapshot, reld, resgld, m_resgld,
+// f_resgld, deo_sgd, deo_msgd, deo_psgd, renhd, renhd_reld:
+// infer.SamplerNames lists them and infer.SamplerDoc describes them) and
+// Settings overrides any of its settings, the parts
 // included, so that any composition of dynamics, exchange test, swap scheme
 // and ladder can be built: {"dynamics": "hamiltonian", "exchange":
 // "deterministic", "ladder": "adaptive_lr", "replicas": 8}. The infer block

@@ -26,11 +26,12 @@ const DefaultSampler = AutoSampler
 // chains of 2,000 iterations from seed 0, its step size and metric chosen
 // by the warm-up, and escalate it when it fails (escalate.go).
 type Options struct {
-	// Sampler is a preset: sgd, msgd, sgld, sghmc, sgnht,
+	// Sampler is auto or a preset: the exact nuts, hmc, mala and pt, or
+	// the stochastic-gradient sgd, msgd, sgld, sghmc, sgnht,
 	// adaptive_langevin, cyclical_sgld, cyclical_sghmc, snapshot, reld,
 	// resgld, m_resgld, f_resgld, deo_sgd, deo_msgd, deo_psgd, renhd or
-	// renhd_reld
-	// (infer.SamplerNames, infer.SamplerDoc). Empty means DefaultSampler.
+	// renhd_reld (infer.SamplerNames, infer.SamplerDoc). Empty means
+	// DefaultSampler, auto.
 	Sampler string
 	// Settings override the preset's settings (infer.SettingNames and
 	// infer.SettingDoc list them; temper samplers prints them): numbers

@@ -205,8 +205,22 @@ func SamplerNames() []string {
 	return names
 }
 
-// SamplerDoc is a one-line description of a named sampler.
-func SamplerDoc(name string) string { return presets[name].doc }
+// SamplerDoc is a one-line description of a named sampler, its papers
+// named as readers know them.
+func SamplerDoc(name string) string { return namePapers(presets[name].doc) }
+
+// seedPapers name the five source papers, which the code's comments call
+// seed 000 ... seed 004, as a user knows them.
+var seedPapers = strings.NewReplacer(
+	"seed 000", "Deng et al. 2023",
+	"seed 001", "Luo et al. 2020",
+	"seed 002", "Zhang et al. 2020",
+	"seed 003", "Chen et al. 2019",
+	"seed 004", "the reSGLD slides",
+)
+
+// namePapers is doc with the seed papers named.
+func namePapers(doc string) string { return seedPapers.Replace(doc) }
 
 // SettingError is a bad sampler setting; Key names it so a caller can point
 // at where it was written.
@@ -260,7 +274,7 @@ func SamplerOptions(name string, overrides map[string]string) (map[string]string
 }
 
 // SettingDoc describes a setting.
-func SettingDoc(key string) string { return settings[key].doc }
+func SettingDoc(key string) string { return namePapers(settings[key].doc) }
 
 // SettingNames lists every sampler setting.
 func SettingNames() []string {

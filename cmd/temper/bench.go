@@ -558,6 +558,7 @@ func chainRange(acc []float64) string {
 	return fmt.Sprintf("%.4f-%.4f", slices.Min(acc), slices.Max(acc))
 }
 
+// plural is n and the noun, with an s unless n is 1.
 func plural(n int, noun string) string {
 	if n == 1 {
 		return "1 " + noun

@@ -75,7 +75,7 @@ func checkCommand(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "%s: ok (%d unconstrained parameters, %d observations)\n", pos[0], m.Dim(), m.NumData())
+		fmt.Fprintf(stdout, "%s: ok (%s, %s)\n", pos[0], plural(m.Dim(), "unconstrained parameter"), plural(m.NumData(), "observation"))
 		return nil
 	}
 	fmt.Fprintf(stdout, "%s: ok\n", pos[0])

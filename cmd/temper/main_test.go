@@ -343,3 +343,20 @@ predict {
 		t.Fatalf("a JSON file as draws: exit %d, %s", code, stderr)
 	}
 }
+
+// TestSamplersNamePapers: temper samplers names the source papers as
+// readers know them, not by the code's seed numbers, and temper check
+// counts in the singular where there is one.
+func TestSamplersNamePapers(t *testing.T) {
+	var stdout, stderr strings.Builder
+	if code := run(context.Background(), []string{"samplers"}, &stdout, &stderr); code != 0 {
+		t.Fatalf("temper samplers: exit %d", code)
+	}
+	if out := stdout.String(); strings.Contains(out, "seed 00") || !strings.Contains(out, "Deng et al. 2023") || !strings.Contains(out, "Luo et al. 2020") {
+		t.Errorf("temper samplers says:\n%s", out)
+	}
+	stdout.Reset()
+	if code := run(context.Background(), []string{"check", filepath.Join("..", "..", "examples", "modes", "double_well.ppl")}, &stdout, &stderr); code != 0 || !strings.Contains(stdout.String(), "(1 unconstrained parameter, 0 observations)") {
+		t.Errorf("temper check: exit %d, %q", code, stdout.String())
+	}
+}
