@@ -201,6 +201,7 @@ func readRunConfig(cmd, path string, base config, flags *runFlags, fromBlock fun
 	if err := cfg.applyFlags(flags); err != nil {
 		return nil, nil, base, badf("temper %s: %v", cmd, err)
 	}
+	cfg.resumeSeed(flags)
 	err = cfg.check()
 	var list lang.ErrorList
 	switch {
@@ -210,6 +211,26 @@ func readRunConfig(cmd, path string, base config, flags *runFlags, fromBlock fun
 		return nil, nil, base, badf("temper %s: %v", cmd, err)
 	}
 	return f, src, cfg, nil
+}
+
+// resumeSeed gives a resumed run the seed its checkpoint was started with,
+// where neither the infer block nor the command line names one: the
+// default seed would otherwise refuse the checkpoint.
+func (c *config) resumeSeed(flags *runFlags) {
+	if c.opts.Resume == "" {
+		return
+	}
+	if _, inBlock := c.optionPos["seed"]; inBlock {
+		return
+	}
+	for _, a := range flags.assignments {
+		if a.key == "seed" {
+			return
+		}
+	}
+	if st, err := temper.ReadCheckpoint(c.opts.Resume); err == nil {
+		c.opts.Seed = st.Seed
+	}
 }
 
 // check reports an impossible value of a run key, before the model is read.

@@ -172,3 +172,24 @@ func TestResumeRefusedFromCLI(t *testing.T) {
 		}
 	}
 }
+
+// TestResumeTakesCheckpointSeed: a run resumed without --seed continues
+// with the seed its checkpoint was started with (the default seed would
+// not match it); a different seed given is refused with what to do.
+func TestResumeTakesCheckpointSeed(t *testing.T) {
+	dir := t.TempDir()
+	model := filepath.Join("..", "..", "examples", "evidence", "normal_mean.ppl")
+	ckpt, out := filepath.Join(dir, "run.ckpt"), filepath.Join(dir, "out")
+	var stdout, stderr strings.Builder
+	if code := run(context.Background(), []string{"run", model, "--sampler", "sghmc", "--seed", "7", "--iters", "100", "--checkpoint", ckpt, "--out", out, "--quiet"}, &stdout, &stderr); code != 0 {
+		t.Fatalf("temper run: exit %d\n%s", code, stderr.String())
+	}
+	stderr.Reset()
+	if code := run(context.Background(), []string{"run", model, "--sampler", "sghmc", "--iters", "50", "--resume", ckpt, "--out", out, "--quiet"}, &stdout, &stderr); code != 0 {
+		t.Errorf("resumed without --seed: exit %d\n%s", code, stderr.String())
+	}
+	stderr.Reset()
+	if code := run(context.Background(), []string{"run", model, "--sampler", "sghmc", "--seed", "3", "--iters", "50", "--resume", ckpt, "--out", out, "--quiet"}, &stdout, &stderr); code == 0 || !strings.Contains(stderr.String(), "started with seed 7, this run has seed 3: leave the seed out") {
+		t.Errorf("resumed with another seed: exit %d, %s", code, stderr.String())
+	}
+}
