@@ -419,7 +419,7 @@ func checkExactResume(st *State, target Target, o Options, warmup, levels int) e
 	case checkChains(st, o) != nil:
 		return checkChains(st, o)
 	case st.Seed != o.Seed:
-		return fmt.Errorf("the checkpoint's run was started with seed %d, this run has seed %d: leave the seed out (temper run takes the checkpoint's), or give %d", st.Seed, o.Seed, st.Seed)
+		return seedMismatch(st.Seed, o.Seed)
 	case o.Burn != 0 && o.Burn+warmup != st.Burn:
 		return fmt.Errorf("burn is fixed by the run being resumed (%d after the warm-up); leave it out", st.Burn-warmup)
 	case o.Init != nil:

@@ -563,7 +563,7 @@ func checkResume(st *State, target Target, s Sampler, o Options, levels, batch i
 	case checkChains(st, o) != nil:
 		return checkChains(st, o)
 	case st.Seed != o.Seed:
-		return fmt.Errorf("the checkpoint's run was started with seed %d, this run has seed %d: leave the seed out (temper run takes the checkpoint's), or give %d", st.Seed, o.Seed, st.Seed)
+		return seedMismatch(st.Seed, o.Seed)
 	case o.Burn != 0 && o.Burn != st.Burn:
 		return fmt.Errorf("burn is fixed by the run being resumed (%d); leave it out", st.Burn)
 	case o.Init != nil:

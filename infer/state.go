@@ -258,3 +258,15 @@ func (st *State) chain(c int) *State {
 	out.Restarts = slices.DeleteFunc(slices.Clone(st.Restarts), mine)
 	return &out
 }
+
+// seedMismatch refuses a checkpoint started with another seed than the
+// run's: errors.Is finds ErrBadCheckpoint in it, but it says what differs
+// and what to do rather than calling the checkpoint damaged.
+func seedMismatch(saved, now uint64) error {
+	return checkpointMismatch{fmt.Sprintf("the checkpoint's run was started with seed %d, this run has seed %d: leave the seed out (temper run takes the checkpoint's), or give %d", saved, now, saved)}
+}
+
+type checkpointMismatch struct{ msg string }
+
+func (e checkpointMismatch) Error() string { return e.msg }
+func (e checkpointMismatch) Unwrap() error { return ErrBadCheckpoint }
