@@ -369,6 +369,15 @@ func summaryCommand(args []string, stdout, stderr io.Writer) error {
 func selectReplica(t *draws.Table, path string, n int) (*draws.Table, error) {
 	const column = "replica__"
 	k := t.Index(column)
+	if k < 0 && n != 1 {
+		// A run folder's per-chain files hold the target level; its draws
+		// file, every level of a --keep all run.
+		if info, err := os.Stat(path); err == nil && info.IsDir() {
+			if all, err := draws.ReadFileLenient(filepath.Join(path, temper.DrawsFile)); err == nil && all.Index(column) >= 0 {
+				t, k = all, all.Index(column)
+			}
+		}
+	}
 	if k < 0 {
 		if n != 1 {
 			return nil, fmt.Errorf("%s has no %s column (it was written without --keep all): it holds the target level only, --replica 1", path, column)

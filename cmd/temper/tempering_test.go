@@ -217,3 +217,25 @@ func TestKeepAll(t *testing.T) {
 		}
 	}
 }
+
+// TestReplicaOfRunFolder: summary and plot --replica N read a --keep all
+// run's folder from its draws file, which holds every level, where its
+// per-chain files hold the target level alone.
+func TestReplicaOfRunFolder(t *testing.T) {
+	out := t.TempDir()
+	var stdout, stderr strings.Builder
+	model := filepath.Join("..", "..", "examples", "modes", "double_well.ppl")
+	if code := run(context.Background(), []string{"run", model, "--sampler", "resgld", "--set", "replicas=3", "--keep", "all", "--iters", "200", "--out", out, "--quiet"}, &stdout, &stderr); code != 0 {
+		t.Fatalf("temper run: exit %d\n%s", code, stderr.String())
+	}
+	for _, args := range [][]string{{"summary", out, "--replica", "2"}, {"plot", out, "--replica", "3", "--kind", "trace", "--out", filepath.Join(out, "t.svg")}} {
+		stderr.Reset()
+		if code := run(context.Background(), args, &stdout, &stderr); code != 0 {
+			t.Errorf("temper %v: exit %d, %s", args, code, stderr.String())
+		}
+	}
+	stderr.Reset()
+	if code := run(context.Background(), []string{"summary", out, "--replica", "4"}, &stdout, &stderr); code != exitBadInput || !strings.Contains(stderr.String(), "holds replicas 1 to 3") {
+		t.Errorf("--replica 4 of 3: exit %d, %s", code, stderr.String())
+	}
+}
