@@ -165,6 +165,11 @@ func sample(ctx context.Context, path string, m *compile.Model, cfg config, stdo
 	if err := os.MkdirAll(cfg.out, 0o755); err != nil {
 		return err
 	}
+	unlock, err := lockOut(cfg.out)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	progress := newProgress(stderr, quiet)
 	opts := cfg.opts
 	opts.Progress = progress.update
@@ -324,6 +329,9 @@ func summaryCommand(args []string, stdout, stderr io.Writer) error {
 		return badf("temper summary: %v", err)
 	}
 	if len(t.Chain) == 0 {
+		if *replica == 1 {
+			return badf("temper summary: %s has no draws: its run stopped before the first draw it keeps (in its warm-up or burn-in)", pos[0])
+		}
 		return badf("temper summary: %s has no draws of replica %d", pos[0], *replica)
 	}
 	var weights [][]float64
