@@ -128,7 +128,7 @@ func fingerprintMismatch(saved, now string) error {
 // draws that the resumed run makes again), adds the comments to the
 // header, and returns a DrawsWriter that appends after them, with the rows
 // kept (Result.Prepend puts them in the summaries). The file is rewritten
-// atomically; a missing one is started afresh. Close the writer at the end.
+// atomically; a missing one is started afresh only where the checkpoint's run kept no draws yet, and one that stops before the draws it kept is refused (the gap would be silent). Close the writer at the end.
 func (m *Model) ResumeDrawsFile(path string, opts Options, comments ...string) (*DrawsWriter, *draws.Table, error) {
 	opts = opts.withDefaults()
 	s, settings, err := opts.sampler()
@@ -139,9 +139,18 @@ func (m *Model) ResumeDrawsFile(path string, opts Options, comments ...string) (
 	if err != nil {
 		return nil, nil, err
 	}
+	if fp := m.fingerprint(s, settings); st.Fingerprint != fp { // the run's own refusal, before the file's
+		return nil, nil, fmt.Errorf("%s: %w", opts.Resume, fingerprintMismatch(st.Fingerprint, fp))
+	}
 	header := drawsHeader(m, s, settings, opts, comments)
 	old, err := draws.ReadFileLenient(path)
+	due := st.Done - st.Burn // the checkpoint's run had kept draws up to this iteration
+	if _, cyclical := s.Schedule.(infer.Staged); cyclical {
+		due = 0 // its exploration stages keep none: the last kept draw is not due's
+	}
 	switch {
+	case errors.Is(err, fs.ErrNotExist) && due > 0:
+		return nil, nil, fmt.Errorf("%s does not exist, and the run being resumed kept draws up to its iteration %d: they would be missing from the file; resume into the output folder the checkpoint's run wrote", path, due)
 	case errors.Is(err, fs.ErrNotExist):
 		old = &draws.Table{Columns: header.Columns, Values: make([][]float64, len(header.Columns))}
 	case err != nil:
@@ -149,6 +158,13 @@ func (m *Model) ResumeDrawsFile(path string, opts Options, comments ...string) (
 	case !slices.Equal(old.Columns, header.Columns):
 		return nil, nil, fmt.Errorf("%s has the columns %s, this run writes %s: it was written by another model or sampler", path, strings.Join(old.Columns, ","), strings.Join(header.Columns, ","))
 	default:
+		last := 0
+		for _, it := range old.Iter {
+			last = max(last, it)
+		}
+		if due-last >= max(1, opts.Thin) {
+			return nil, nil, fmt.Errorf("%s stops at iteration %d, and the run being resumed kept draws up to its iteration %d: the draws between would be missing; resume into the output folder the checkpoint's run wrote, or from a checkpoint of this file's run", path, last, due)
+		}
 		header.Comments = append(old.Comments, comments...)
 	}
 	header.Comments = append(header.Comments, fmt.Sprintf("resumed from %s after iteration %d", opts.Resume, st.Done))

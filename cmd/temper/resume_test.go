@@ -193,3 +193,52 @@ func TestResumeTakesCheckpointSeed(t *testing.T) {
 		t.Errorf("resumed with another seed: exit %d, %s", code, stderr.String())
 	}
 }
+
+// TestResumeGapRefused: resuming into a folder whose draws file stops
+// before the iterations the checkpoint's run kept, or has none, would
+// leave a silent gap in the draws: refused, saying where the draws stop.
+func TestResumeGapRefused(t *testing.T) {
+	dir := t.TempDir()
+	model := filepath.Join("..", "..", "examples", "evidence", "normal_mean.ppl")
+	ckpt, out := filepath.Join(dir, "run.ckpt"), filepath.Join(dir, "out")
+	var stdout, stderr strings.Builder
+	if code := run(context.Background(), []string{"run", model, "--sampler", "sghmc", "--iters", "100", "--checkpoint", ckpt, "--out", out, "--quiet"}, &stdout, &stderr); code != 0 {
+		t.Fatalf("temper run: exit %d\n%s", code, stderr.String())
+	}
+	resume := func(folder string) (int, string) {
+		stderr.Reset()
+		code := run(context.Background(), []string{"run", model, "--sampler", "sghmc", "--iters", "50", "--resume", ckpt, "--out", folder, "--quiet"}, &stdout, &stderr)
+		return code, stderr.String()
+	}
+	if code, msg := resume(filepath.Join(dir, "elsewhere")); code == 0 || !strings.Contains(msg, "does not exist, and the run being resumed kept draws up to its iteration 100") {
+		t.Errorf("resumed into a new folder: exit %d, %s", code, msg)
+	}
+	raw, err := os.ReadFile(filepath.Join(out, "draws.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cut []string
+	rows := 0
+	for _, line := range strings.Split(string(raw), "\n") {
+		if !strings.HasPrefix(line, "#") && line != "" {
+			if rows > 40 { // the header and 10 iterations of 4 chains
+				break
+			}
+			rows++
+		}
+		cut = append(cut, line)
+	}
+	short := filepath.Join(dir, "short")
+	if err := os.MkdirAll(short, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(short, "draws.csv"), []byte(strings.Join(cut, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, msg := resume(short); code == 0 || !strings.Contains(msg, "stops at iteration 10, and the run being resumed kept draws up to its iteration 100") {
+		t.Errorf("resumed into a folder whose draws stop early: exit %d, %s", code, msg)
+	}
+	if code, msg := resume(out); code != 0 {
+		t.Errorf("resumed into its own folder: exit %d, %s", code, msg)
+	}
+}
