@@ -128,7 +128,9 @@ func fingerprintMismatch(saved, now string) error {
 // draws that the resumed run makes again), adds the comments to the
 // header, and returns a DrawsWriter that appends after them, with the rows
 // kept (Result.Prepend puts them in the summaries). The file is rewritten
-// atomically; a missing one is started afresh only where the checkpoint's run kept no draws yet, and one that stops before the draws it kept is refused (the gap would be silent). Close the writer at the end.
+// atomically. A missing one is started afresh only where the checkpoint's
+// run kept no draws yet, and one that stops before the draws it kept is
+// refused: the gap would be silent. Close the writer at the end.
 func (m *Model) ResumeDrawsFile(path string, opts Options, comments ...string) (*DrawsWriter, *draws.Table, error) {
 	opts = opts.withDefaults()
 	s, settings, err := opts.sampler()
