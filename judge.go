@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 
+	"gonum.org/v1/gonum/stat"
+
 	"github.com/temper-ppl/temper/infer"
 	"github.com/temper-ppl/temper/infer/summary"
 	"github.com/temper-ppl/temper/stdlib"
@@ -51,6 +53,7 @@ func (r *Result) Judge() []string {
 	w = append(w, r.judgeModes(finished)...)
 	w = append(w, judgeConvergence(r.Summary(), len(finished), r.remedy())...)
 	w = append(w, r.judgeChains(finished)...)
+	w = append(w, r.judgeDrift(finished)...)
 	w = append(w, r.judgeLowDensity(finished)...)
 	w = append(w, r.judgeExchange(finished)...)
 	w = append(w, r.judgeCyclical(finished)...)
@@ -59,6 +62,72 @@ func (r *Result) Judge() []string {
 		w = append(w, a)
 	}
 	return w
+}
+
+// Geweke's (1992) diagnostic, as the judge uses it: a chain's first tenth
+// of draws against its last half, the difference of their means in the
+// Monte Carlo standard errors the last half implies for both.
+const (
+	driftFirst, driftLast = 0.1, 0.5
+	// driftZ and driftShift: a drift is said when the means differ by more
+	// than driftZ standard errors and by more than driftShift of the last
+	// half's sd, so that a long run's tiny, significant wobble is not, nor
+	// a short run's noise. A transient the draws keep (a chain started far
+	// out with burn = 0 and a hand-given step) is many sds and standard
+	// errors out.
+	driftZ, driftShift = 5, 0.5
+	// minDriftDraws is the draws per chain below which it is not judged.
+	minDriftDraws = 200
+)
+
+// judgeDrift names the parameters whose draws drift within a chain: a
+// transient from the starting point that no burn-in removed (Geweke
+// 1992), which split R-hat cannot see when every chain drifts alike.
+func (r *Result) judgeDrift(finished []int) []string {
+	params := r.paramColumns()
+	var drifting []string
+	worst := ""
+	for col := 1; col < 1+params; col++ {
+		for _, c := range finished {
+			draws := r.Draws[c]
+			n := len(draws)
+			if n < minDriftDraws {
+				continue
+			}
+			first, last := make([]float64, int(driftFirst*float64(n))), make([]float64, int(driftLast*float64(n)))
+			for i := range first {
+				first[i] = draws[i][col]
+			}
+			for i := range last {
+				last[i] = draws[n-len(last)+i][col]
+			}
+			// Under equilibrium the first tenth's mean varies as the last
+			// half's draws do, scaled to its length: the last half's
+			// variance and autocorrelation time τ = n/ESS are the reference
+			// (a transient inflates the first tenth's own variance and
+			// hides itself from a test that uses it).
+			m1 := stat.Mean(first, nil)
+			m2, v2 := stat.MeanVariance(last, nil)
+			e2 := summary.ESS([][]float64{last})
+			if !(e2 > 0 && v2 > 0) {
+				continue
+			}
+			tau := float64(len(last)) / e2
+			z := (m1 - m2) / math.Sqrt(v2*tau*(1/float64(len(first))+1/float64(len(last))))
+			if math.Abs(z) > driftZ && math.Abs(m1-m2) > driftShift*math.Sqrt(v2) {
+				drifting = append(drifting, r.Columns[col])
+				if worst == "" {
+					worst = fmt.Sprintf("chain %d's first tenth of %s has mean %.4g, its last half %.4g (%.0f standard errors apart)", r.ChainNumber(c), r.Columns[col], m1, m2, math.Abs(z))
+				}
+				break
+			}
+		}
+	}
+	if len(drifting) == 0 {
+		return nil
+	}
+	return []string{fmt.Sprintf("the draws of %s drift within a chain: %s. The draws keep a transient from the starting points: set burn to drop the first iterations, or let the warm-up choose the step (lr = auto), which starts the chains in equilibrium",
+		listWords(drifting[:min(len(drifting), namedAtMost)])+more(len(drifting)), worst)}
 }
 
 // remedy says what to change for a low ESS, for the sampler that ran.

@@ -20,7 +20,7 @@ over the draws of the last run if it uses parameters.
   param { mu: real  sigma: real<lower=0> }
   model { mu ~ normal(0, 10)  for n in plate(N) { y[n] ~ normal(mu, sigma) } }
   :data y.json
-  :run sghmc lr=1e-3 iters=4000
+  :run iters=4000
   exp(mu)
 
 Commands (a unique prefix will do: :su for :summary):
