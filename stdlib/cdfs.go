@@ -25,6 +25,18 @@ func LookupLogCDF(name string) (LogCDF, bool) {
 	return c, ok
 }
 
+// HostOnly lists the elementwise functions that have no device kernel
+// yet, the log CDFs: a model that calls one compiles for the CPU, and the
+// CUDA backend names the op it cannot run (autodiff's noKernel) rather
+// than run it.
+func HostOnly() []string {
+	var names []string
+	for _, c := range logCDFs {
+		names = append(names, c.Lower.Name, c.Upper.Name)
+	}
+	return names
+}
+
 // LogCDFNames lists the distributions with log CDFs.
 func LogCDFNames() []string {
 	var names []string
