@@ -79,7 +79,35 @@ func locationScale(name string, f func(z float64) (float64, float64)) *autodiff.
 		}}
 }
 
+// logScale is a location-scale log CDF of log y (lognormal's): f(z) with
+// z = (log y - μ)/σ, 0 mass at y ≤ 0.
+func logScale(name string, f func(z float64) (float64, float64), belowZero float64) *autodiff.ScalarFunc {
+	return &autodiff.ScalarFunc{Name: name, Arity: 3,
+		Value: func(x []float64) float64 {
+			if !(x[2] > 0) {
+				return math.NaN()
+			}
+			if x[0] <= 0 {
+				return belowZero
+			}
+			v, _ := f((math.Log(x[0]) - x[1]) / x[2])
+			return v
+		},
+		Grad: func(dx, x []float64, _ float64) {
+			dx[0], dx[1], dx[2] = 0, 0, 0
+			if x[0] <= 0 {
+				return
+			}
+			z := (math.Log(x[0]) - x[1]) / x[2]
+			_, d := f(z)
+			dx[0], dx[1], dx[2] = d/(x[2]*x[0]), -d/x[2], -d*z/x[2]
+		}}
+}
+
 var logCDFs = map[string]LogCDF{
+	"lognormal": {Args: []string{"mu", "sigma"},
+		Lower: logScale("lognormal_lcdf", logPhi, math.Inf(-1)),
+		Upper: logScale("lognormal_lccdf", func(z float64) (float64, float64) { lp, m := logPhi(-z); return lp, -m }, 0)},
 	"normal": {Args: []string{"mu", "sigma"},
 		Lower: locationScale("normal_lcdf", logPhi),
 		Upper: locationScale("normal_lccdf", func(z float64) (float64, float64) { lp, m := logPhi(-z); return lp, -m })},

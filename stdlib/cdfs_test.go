@@ -25,6 +25,7 @@ func TestLogCDFs(t *testing.T) {
 			return 1 - 0.5*math.Exp(-z)
 		},
 		"exponential": func(y float64, p []float64) float64 { return 1 - math.Exp(-p[0]*y) },
+		"lognormal":   func(y float64, p []float64) float64 { return 0.5 * math.Erfc(-(math.Log(y)-p[0])/p[1]/math.Sqrt2) },
 	}
 	points := map[string][][]float64{ // y, then the parameters
 		"normal":             {{0.3, 0, 1}, {-2.5, 1, 2}, {4, 0.5, 0.7}, {-8, 0, 1}},
@@ -32,6 +33,7 @@ func TestLogCDFs(t *testing.T) {
 		"cauchy":             {{0.3, 0, 1}, {-20, 1, 2}, {40, -1, 0.5}},
 		"double_exponential": {{0.3, 0, 1}, {-2, 1, 2}, {5, -1, 0.5}},
 		"exponential":        {{0.3, 1.5}, {4, 0.2}, {0.01, 3}},
+		"lognormal":          {{0.3, 0, 1}, {5, 1, 0.5}, {0.02, -1, 2}},
 	}
 	for name, ref := range refs {
 		c, ok := LookupLogCDF(name)
