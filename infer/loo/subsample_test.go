@@ -23,20 +23,7 @@ import (
 func TestSubsample(t *testing.T) {
 	const n, s, m = 20000, 1000, 400
 	rng := rand.New(rand.NewPCG(7, 1))
-	y := make([]float64, n)
-	ybar := 0.0
-	for i := range y {
-		y[i] = 0.5 + rng.NormFloat64()*1.3 // the model's sd is 1: a misfit LOO sees
-		ybar += y[i] / n
-	}
-	mus := make([]float64, s)
-	for d := range mus {
-		mus[d] = ybar + rng.NormFloat64()/math.Sqrt(n)
-	}
-	ll := func(i int, mu float64) float64 {
-		z := y[i] - mu
-		return -0.5*z*z - 0.5*math.Log(2*math.Pi)
-	}
+	ybar, mus, ll := normalPosterior(rng, n, s)
 	full := make([][]float64, s)
 	for d := range full {
 		full[d] = make([]float64, n)
@@ -100,20 +87,7 @@ func TestSubsampleMillion(t *testing.T) {
 	}
 	const n, s, m = 1_000_000, 400, 2000
 	rng := rand.New(rand.NewPCG(11, 1))
-	y := make([]float64, n)
-	ybar := 0.0
-	for i := range y {
-		y[i] = 0.5 + rng.NormFloat64()*1.3
-		ybar += y[i] / n
-	}
-	mus := make([]float64, s)
-	for d := range mus {
-		mus[d] = ybar + rng.NormFloat64()/math.Sqrt(n)
-	}
-	ll := func(i int, mu float64) float64 {
-		z := y[i] - mu
-		return -0.5*z*z - 0.5*math.Log(2*math.Pi)
-	}
+	ybar, mus, ll := normalPosterior(rng, n, s)
 	// The exact pointwise terms, in parts on every core: PSIS of each
 	// column as it is made.
 	parts := runtime.GOMAXPROCS(0)
@@ -174,5 +148,24 @@ func TestSubsampleMillion(t *testing.T) {
 		if math.Abs(z) > 3 || math.Abs(est.ELPDSE/exactSE-1) > 0.02 {
 			t.Errorf("subsample %d: elpd %.3f (subsampling se %.3f), se %.2f; exact %.3f ± %.2f", rep+1, est.ELPD, est.SubsamplingSE, est.ELPDSE, exact, exactSE)
 		}
+	}
+}
+
+// normalPosterior draws n observations of N(0.5, 1.3²), which the model
+// N(μ, 1) with a flat prior misfits (as LOO should see), and s exact
+// posterior draws of μ ~ N(ȳ, 1/n); ll is the pointwise log-likelihood.
+func normalPosterior(rng *rand.Rand, n, s int) (ybar float64, mus []float64, ll func(i int, mu float64) float64) {
+	y := make([]float64, n)
+	for i := range y {
+		y[i] = 0.5 + rng.NormFloat64()*1.3
+		ybar += y[i] / float64(n)
+	}
+	mus = make([]float64, s)
+	for d := range mus {
+		mus[d] = ybar + rng.NormFloat64()/math.Sqrt(float64(n))
+	}
+	return ybar, mus, func(i int, mu float64) float64 {
+		z := y[i] - mu
+		return -0.5*z*z - 0.5*math.Log(2*math.Pi)
 	}
 }
