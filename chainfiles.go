@@ -78,14 +78,19 @@ func (r *Result) saveChainFiles(dir string) error {
 	if r.Cycle != nil {
 		columns = append(columns, "cycle__")
 	}
-	columns = append(columns, r.Columns[1:]...)
+	// The parameters in CmdStan's column-major order (draws.ColumnMajor),
+	// which rstan::extract assumes when it builds a matrix's draws.
+	order := draws.ColumnMajor(r.Columns[1:])
+	for _, p := range order {
+		columns = append(columns, r.Columns[1+p])
+	}
 	row := make([]float64, len(columns))
 	for c, chain := range r.Draws {
 		f, err := os.Create(filepath.Join(dir, ChainFile(r.ChainNumber(c)-1)))
 		if err != nil {
 			return err
 		}
-		err = r.writeChain(f, c, chain, columns, row)
+		err = r.writeChain(f, c, chain, columns, order, row)
 		if cerr := f.Close(); err == nil {
 			err = cerr
 		}
@@ -96,7 +101,7 @@ func (r *Result) saveChainFiles(dir string) error {
 	return nil
 }
 
-func (r *Result) writeChain(f *os.File, c int, chain [][]float64, columns []string, row []float64) error {
+func (r *Result) writeChain(f *os.File, c int, chain [][]float64, columns []string, order []int, row []float64) error {
 	w, err := draws.NewWriter(f, draws.Header{Comments: r.cmdstanHeader(c, len(chain), f.Name()), Columns: columns, OneChain: true})
 	if err != nil {
 		return err
@@ -123,7 +128,9 @@ func (r *Result) writeChain(f *os.File, c int, chain [][]float64, columns []stri
 			rest[0] = float64(r.Cycle[c][i] + 1)
 			rest = rest[1:]
 		}
-		copy(rest, d[1:])
+		for i, p := range order {
+			rest[i] = d[1+p]
+		}
 		if err := w.Write(r.ChainNumber(c), i+1, row); err != nil {
 			return err
 		}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -60,21 +59,13 @@ if (%s) {
   sp <- rstan::get_sampler_params(fit, inc_warmup = FALSE)
   cat("sampler", length(sp), nrow(sp[[1]]), sum(sapply(sp, function(s) sum(s[, "divergent__"]))), colnames(sp[[1]]), "\n")
 }`, quoteR(files), map[bool]string{true: "TRUE", false: "FALSE"}[res.Exact != nil])
-	// Standard output only: R notes on standard error (rstan's, when the
-	// recommended package codetools is missing) are not results.
-	var stderr strings.Builder
-	cmd := exec.Command(rscript, "-e", script)
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("Rscript: %v\n%s%s", err, out, stderr.String())
-	}
+	out := rclient.Output(t, rscript, script)
 	want := map[string][3]float64{}
 	for _, s := range res.Summary() {
 		want[s.Name] = [3]float64{s.Rhat, s.ESSBulk, s.ESSTail}
 	}
 	checked := 0
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
 		f := strings.Fields(line)
 		if f[0] == "sampler" {
 			divergent := 0
@@ -126,4 +117,74 @@ func quoteR(paths []string) string {
 		q[i] = strconv.Quote(filepath.ToSlash(p))
 	}
 	return strings.Join(q, ", ")
+}
+
+// TestMatrixOrderReadByRstan has rstan::extract build the arrays of a
+// matrix, an array of simplexes and a Cholesky factor from the per-chain
+// files, as rstan does by position in CmdStan's column-major order: each
+// element's mean in R must be temper's mean of the column of that name
+// (to 1e-9 relative: the same draws summed in another order), and the
+// Cholesky factor's upper triangle must be exactly 0 in R. Written
+// row-major, as before, R's W[, 1, 2] held W.2.1's draws (about 21 against
+// 12) and L[, 1, 2] held L.2.1's nonzero ones.
+func TestMatrixOrderReadByRstan(t *testing.T) {
+	rscript := rclient.Require(t, "rstan")
+	m, err := Compile("order.ppl", `data { M: real[2, 3]  a: real[3] }
+param {
+  W: real[2, 3]
+  theta: simplex[3][2]
+  L: cholesky_factor_corr[3]
+}
+model {
+  W ~ normal(M, 0.1)
+  theta[1] ~ dirichlet(a)
+  theta[2] ~ dirichlet(a)
+  L ~ lkj_corr_cholesky(2)
+}
+`, map[string]any{"M": [][]float64{{11, 12, 13}, {21, 22, 23}}, "a": []float64{2, 5, 9}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := m.Sample(context.Background(), Options{Iters: 200, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := res.Save(dir); err != nil {
+		t.Fatal(err)
+	}
+	script := fmt.Sprintf(`
+fit <- rstan::read_stan_csv(c(%s))
+e <- rstan::extract(fit)
+for (p in c("W", "theta", "L")) {
+  x <- e[[p]]
+  for (i in seq_len(dim(x)[2])) for (j in seq_len(dim(x)[3]))
+    cat(sprintf("%%s.%%d.%%d %%.17g %%d\n", p, i, j, mean(x[, i, j]), sum(x[, i, j] != 0)))
+}`, quoteR(ChainFiles(dir)))
+	out := rclient.Output(t, rscript, script)
+	want := map[string]float64{}
+	for _, s := range res.Summary() {
+		want[s.Name] = s.Mean
+	}
+	checked := 0
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		f := strings.Fields(line)
+		w, ok := want[f[0]]
+		if !ok || len(f) != 3 {
+			t.Errorf("R printed %q: no such column", line)
+			continue
+		}
+		got, err := strconv.ParseFloat(f[1], 64)
+		if err != nil || math.Abs(got-w) > 1e-9*math.Abs(w) {
+			t.Errorf("rstan::extract's %s has mean %s, temper's column of that name %.17g", f[0], f[1], w)
+		}
+		var i, j int
+		if _, err := fmt.Sscanf(f[0], "L.%d.%d", &i, &j); err == nil && j > i && f[2] != "0" {
+			t.Errorf("rstan::extract's %s, above the Cholesky factor's diagonal, has %s nonzero draws", f[0], f[2])
+		}
+		checked++
+	}
+	if checked != 6+6+9 {
+		t.Errorf("R checked %d elements, want 21", checked)
+	}
 }

@@ -1,6 +1,7 @@
 package draws
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -47,6 +48,62 @@ func increment(index, shape []int) {
 		}
 		index[k] = 0
 	}
+}
+
+// ColumnMajor returns the permutation that puts columns in CmdStan's
+// order: out[i] = columns[perm[i]]. temper names a matrix's or an array's
+// elements row-major (FlatNames); CmdStan writes every multi-index
+// variable column-major, the first index fastest (ab.1.1, ab.2.1, …,
+// ab.1.2, …), and readers that go by position, as rstan::extract does when
+// it builds arrays, rely on that order. Each contiguous run of columns of
+// one name with two or more indices is reordered; every other column keeps
+// its place.
+func ColumnMajor(columns []string) []int {
+	perm := make([]int, len(columns))
+	for i := range perm {
+		perm[i] = i
+	}
+	for start := 0; start < len(columns); {
+		base, index := splitIndex(columns[start])
+		end := start + 1
+		for end < len(columns) {
+			b, ix := splitIndex(columns[end])
+			if b != base || len(ix) != len(index) {
+				break
+			}
+			end++
+		}
+		if len(index) >= 2 {
+			run := perm[start:end]
+			slices.SortStableFunc(run, func(a, b int) int {
+				_, ia := splitIndex(columns[a])
+				_, ib := splitIndex(columns[b])
+				for k := len(ia) - 1; k >= 0; k-- {
+					if ia[k] != ib[k] {
+						return ia[k] - ib[k]
+					}
+				}
+				return 0
+			})
+		}
+		start = end
+	}
+	return perm
+}
+
+// splitIndex splits name.i.j… into its name and indices; a column without
+// numeric indices is its own name with none.
+func splitIndex(column string) (string, []int) {
+	parts := strings.Split(column, ".")
+	index := make([]int, 0, len(parts)-1)
+	for _, p := range parts[1:] {
+		i, err := strconv.Atoi(p)
+		if err != nil {
+			return column, nil
+		}
+		index = append(index, i)
+	}
+	return parts[0], index
 }
 
 // IsDiagnostic reports whether a column holds a sampler diagnostic rather

@@ -45,3 +45,21 @@ func TestIsDiagnostic(t *testing.T) {
 		}
 	}
 }
+
+// TestColumnMajor checks CmdStan's order: the first index fastest within a
+// variable, the variables and the scalars and vectors in place.
+func TestColumnMajor(t *testing.T) {
+	columns := append([]string{"lp__", "mu"}, draws.FlatNames("W", []int{2, 3})...)
+	columns = append(columns, "v.1", "v.2")
+	columns = append(columns, draws.FlatNames("A", []int{2, 1, 2})...)
+	perm := draws.ColumnMajor(columns)
+	got := make([]string, len(perm))
+	for i, p := range perm {
+		got[i] = columns[p]
+	}
+	want := []string{"lp__", "mu", "W.1.1", "W.2.1", "W.1.2", "W.2.2", "W.1.3", "W.2.3", "v.1", "v.2",
+		"A.1.1.1", "A.2.1.1", "A.1.1.2", "A.2.1.2"}
+	if !slices.Equal(got, want) {
+		t.Errorf("ColumnMajor order %v, want %v", got, want)
+	}
+}

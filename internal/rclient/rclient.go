@@ -40,3 +40,19 @@ func Require(t testing.TB, packages ...string) string {
 	t.Skip(msg)
 	return ""
 }
+
+// Output runs an R script and returns its standard output; the test fails
+// with R's standard error when the script fails. Notes R writes on
+// standard error (rstan's, when the recommended package codetools is
+// missing) are not results, so they stay out of what is returned.
+func Output(t testing.TB, rscript, script string) string {
+	t.Helper()
+	var stderr strings.Builder
+	cmd := exec.Command(rscript, "-e", script)
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("Rscript: %v\n%s%s", err, out, stderr.String())
+	}
+	return string(out)
+}
