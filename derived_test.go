@@ -94,7 +94,7 @@ func TestGeneratedStreams(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mu, ynew := res.Column("mu"), res.Column("y_new")
+	mu, ynew := drawsOf(t, res, "mu"), drawsOf(t, res, "y_new")
 	noise := make([][]float64, len(mu))
 	for c := range mu {
 		for k := range mu[c] {

@@ -59,7 +59,7 @@ model {
 			if err != nil {
 				t.Fatal(err)
 			}
-			lp, a, b, sigma := res.Column("lp__"), res.Column("a"), res.Column("b"), res.Column("sigma")
+			lp, a, b, sigma := drawsOf(t, res, "lp__"), drawsOf(t, res, "a"), drawsOf(t, res, "b"), drawsOf(t, res, "sigma")
 			var sum, sum2 float64
 			count := 0
 			for ch := range lp {

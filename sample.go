@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"iter"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -237,14 +238,27 @@ func (m *Model) Draws(ctx context.Context, opts Options) iter.Seq2[Draw, error] 
 	}
 }
 
-// Column returns the draws of the named column (lp__ or a flattened
-// parameter such as beta.2) per chain, or nil if there is no such column.
-func (r *Result) Column(name string) [][]float64 {
-	i := slices.Index(r.Columns, name)
-	if i < 0 {
-		return nil
+// Column returns the draws of the named column (lp__, a scalar, or one
+// element of an array such as beta.2) per chain. A name with no column is
+// an error; for an array's name (beta) the error lists its elements'
+// columns, so that a vector parameter is never mistaken for an absent one.
+func (r *Result) Column(name string) ([][]float64, error) {
+	if i := slices.Index(r.Columns, name); i >= 0 {
+		return r.Chains(i), nil
 	}
-	return r.Chains(i)
+	var elements []string
+	for _, c := range r.Columns {
+		if strings.HasPrefix(c, name+".") {
+			elements = append(elements, c)
+		}
+	}
+	switch {
+	case len(elements) > 4:
+		return nil, fmt.Errorf("no column %q: %s is an array; its columns are %s, %s, …, %s (%d in all)", name, name, elements[0], elements[1], elements[len(elements)-1], len(elements))
+	case len(elements) > 0:
+		return nil, fmt.Errorf("no column %q: %s is an array; its columns are %s", name, name, strings.Join(elements, ", "))
+	}
+	return nil, fmt.Errorf("no column %q among the run's %d columns (lp__ and the parameters, flattened as beta.2)", name, len(r.Columns))
 }
 
 // SamplerDescription is the sampler with every setting that applies to

@@ -453,7 +453,11 @@ func (c *calibration) replication(ctx context.Context, r int) ([]int, float64, i
 		}
 		minESS = math.Inf(1)
 		for _, col := range cols {
-			e := summary.ESSBulk(res.Column(col))
+			chains, err := res.Column(col)
+			if err != nil {
+				return nil, 0, 0, fmt.Errorf("sbc: %w", err)
+			}
+			e := summary.ESSBulk(chains)
 			if math.IsNaN(e) { // draws that never moved
 				e = 0
 			}
@@ -466,7 +470,11 @@ func (c *calibration) replication(ctx context.Context, r int) ([]int, float64, i
 	}
 	ranks := make([]int, len(cols))
 	for k, col := range cols {
-		pool := slices.Concat(res.Column(col)...)
+		chains, err := res.Column(col)
+		if err != nil {
+			return nil, 0, 0, fmt.Errorf("sbc: %w", err)
+		}
+		pool := slices.Concat(chains...)
 		if len(pool) < c.opts.Draws {
 			return nil, 0, 0, &replicationFailure{fmt.Errorf("the run kept %d draws of %s, fewer than the %d to rank among", len(pool), col, c.opts.Draws)}
 		}

@@ -436,7 +436,7 @@ func TestFloat32Run(t *testing.T) {
 			t.Fatalf("%s: %v", prec, err)
 		}
 		for _, name := range []string{"a", "b"} {
-			cols := res.Column(name)
+			cols := drawsOf(t, res, name)
 			sum, n := 0.0, 0
 			for _, c := range cols {
 				for _, v := range c {
@@ -455,5 +455,37 @@ func TestFloat32Run(t *testing.T) {
 	_, err := m.Sample(context.Background(), temper.Options{Precision: "half"})
 	if err == nil || !strings.Contains(err.Error(), "precision must be float64 or float32") {
 		t.Errorf("precision half: %v", err)
+	}
+}
+
+// drawsOf is a run's draws of a column that must be there.
+func drawsOf(t testing.TB, res *temper.Result, name string) [][]float64 {
+	t.Helper()
+	chains, err := res.Column(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return chains
+}
+
+// TestColumnOfArray: Column on an array's name is an error that lists its
+// elements' columns, never a silent nil, and an absent name is an error.
+func TestColumnOfArray(t *testing.T) {
+	m, err := temper.Compile("v.ppl", "param { b: real[3]  s: real }\nmodel { b ~ normal(0, 1)\n  s ~ normal(0, 1) }\n", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := m.Sample(context.Background(), temper.Options{Sampler: "sghmc", Iters: 20, Chains: 1, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := drawsOf(t, res, "b.2"); len(got) != 1 || len(got[0]) != 20 {
+		t.Errorf("Column(b.2) has %d chains", len(got))
+	}
+	if _, err := res.Column("b"); err == nil || !strings.Contains(err.Error(), "b.1, b.2, b.3") {
+		t.Errorf("Column(b) of a vector: %v, want an error listing b.1, b.2, b.3", err)
+	}
+	if _, err := res.Column("zz"); err == nil || !strings.Contains(err.Error(), `no column "zz"`) {
+		t.Errorf("Column(zz): %v", err)
 	}
 }

@@ -129,6 +129,11 @@ func findCommand(name string) (*command, error) {
 
 func (s *Session) command(ctx context.Context, text string) bool {
 	fields := strings.Fields(strings.TrimPrefix(text, ":"))
+	// A word that starts with # begins a comment to the end of the line,
+	// as after a shell command: ":run iters=4000   # the defaults".
+	if i := slices.IndexFunc(fields, func(f string) bool { return strings.HasPrefix(f, "#") }); i >= 0 {
+		fields = fields[:i]
+	}
 	if len(fields) == 0 {
 		s.errorf("a command follows the colon (:help lists them)\n")
 		return false
@@ -323,7 +328,7 @@ func (s *Session) summary(_ context.Context, names []string) bool {
 	}
 	var stats []summary.Stats
 	for _, c := range cols {
-		stats = append(stats, summary.Summarize(c, s.result.Column(c)))
+		stats = append(stats, summary.Summarize(c, s.column(c)))
 	}
 	summary.Table(s.out, stats)
 	return false

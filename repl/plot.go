@@ -57,7 +57,7 @@ func (s *Session) plot(args []string) {
 		return
 	}
 	if len(cols) == 1 {
-		st := summary.Summarize(cols[0], s.result.Column(cols[0]))
+		st := summary.Summarize(cols[0], s.column(cols[0]))
 		s.printf("%s plot of %s (mean %.4g, sd %.4g, R-hat %.3f) in %s\n", kind, cols[0], st.Mean, st.SD, st.Rhat, path)
 		return
 	}
@@ -97,4 +97,11 @@ func (s *Session) plotExchange(args []string) {
 // columnsOf is the last run's draws as plots.Source.
 type columnsOf struct{ s *Session }
 
-func (c columnsOf) ByChain(column string) [][]float64 { return c.s.result.Column(column) }
+func (c columnsOf) ByChain(column string) [][]float64 { return c.s.column(column) }
+
+// column is the last run's draws of a column that selectColumns found in
+// it, so that Column's error (no such column) cannot arise.
+func (s *Session) column(name string) [][]float64 {
+	chains, _ := s.result.Column(name)
+	return chains
+}

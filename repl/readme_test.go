@@ -60,7 +60,7 @@ func TestREADMEExampleDefaults(t *testing.T) {
 	}
 	exact := m / w
 	sum, n := 0.0, 0
-	for _, chain := range s.result.Column("sigma") {
+	for _, chain := range s.column("sigma") {
 		for _, v := range chain {
 			sum += v
 			n++

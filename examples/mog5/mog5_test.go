@@ -69,9 +69,9 @@ func exactMasses() []float64 {
 
 // masses is the fraction of a run's draws (every chain pooled) in each
 // mode's cell.
-func masses(res *temper.Result) []float64 {
+func masses(t *testing.T, res *temper.Result) []float64 {
 	mass := make([]float64, len(means))
-	xs, ys := res.Column("x.1"), res.Column("x.2")
+	xs, ys := column(t, res, "x.1"), column(t, res, "x.2")
 	n := 0
 	for c := range xs {
 		for i := range xs[c] {
@@ -86,8 +86,8 @@ func masses(res *temper.Result) []float64 {
 }
 
 // essPer1e5 is the smaller bulk ESS of x.1 and x.2, per 10⁵ draws.
-func essPer1e5(res *temper.Result) float64 {
-	xs, ys := res.Column("x.1"), res.Column("x.2")
+func essPer1e5(t *testing.T, res *temper.Result) float64 {
+	xs, ys := column(t, res, "x.1"), column(t, res, "x.2")
 	n := 0
 	for _, c := range xs {
 		n += len(c)
@@ -128,16 +128,16 @@ func TestSection41(t *testing.T) {
 	}
 	exact := exactMasses()
 	renhd := run(t, m, o)
-	ours := masses(renhd)
+	ours := masses(t, renhd)
 
 	sgnht := o
 	sgnht.Sampler, sgnht.Replicas = "sgnht", 0
 	sgnht.Settings = map[string]any{"lr": o.Settings["lr"], "c": o.Settings["c"]}
-	single := masses(run(t, m, sgnht))
+	single := masses(t, run(t, m, sgnht))
 
 	reld := o
 	reld.Sampler = "renhd_reld"
-	baseline := masses(run(t, m, reld))
+	baseline := masses(t, run(t, m, reld))
 
 	var table strings.Builder
 	fmt.Fprintf(&table, "| mode | weight | exact mass | RENHD | SGNHT (1 chain) | RELD |\n|---|---|---|---|---|---|\n")
@@ -149,7 +149,7 @@ func TestSection41(t *testing.T) {
 	}
 	x := renhd.Diagnostics().Exchange
 	fmt.Fprintf(&table, "\nRENHD: ESS %.0f per 10⁵ draws (paper: 4.16 × 10³); swap rates %s; %.1f round trips per 1,000 iterations; %.2f exchange evaluations per round.\n",
-		essPer1e5(renhd), formatRates(x.SwapRates), x.RoundTripsPer1000, x.EvaluationsPerRound)
+		essPer1e5(t, renhd), formatRates(x.SwapRates), x.RoundTripsPer1000, x.EvaluationsPerRound)
 	t.Logf("Section 4.1, masses of the 5 modes:\n%s", table.String())
 	if worst > 0.03 {
 		t.Errorf("RENHD's mode masses are off by up to %.4f, want within 0.03", worst)
@@ -211,4 +211,14 @@ func TestDensity(t *testing.T) {
 			t.Errorf("log p(%v) = %.12g, the mixture gives %.12g", x, lp, want)
 		}
 	}
+}
+
+// column is a run's draws of a column that must be there.
+func column(t *testing.T, res *temper.Result, name string) [][]float64 {
+	t.Helper()
+	chains, err := res.Column(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return chains
 }
