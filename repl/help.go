@@ -23,7 +23,8 @@ over the draws of the last run if it uses parameters.
   :run iters=4000
   exp(mu)
 
-Commands (a unique prefix will do: :su for :summary):
+Commands (a unique prefix will do: :su for :summary; a word starting with #
+begins a comment to the end of the line):
 `
 
 // helpTopics are the topics besides the commands, samplers, settings,

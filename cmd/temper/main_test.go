@@ -154,8 +154,9 @@ func TestBatchWithoutPlate(t *testing.T) {
 }
 
 // TestRunFlagsFromTable: temper run -h lists a flag for each run key that
-// the command line may set, with its value and doc; --set may give a run
-// key, over the infer block.
+// the command line may set, with its value and doc, and so does the usage
+// synopsis of docs/running.md; --set may give a run key, over the infer
+// block.
 func TestRunFlagsFromTable(t *testing.T) {
 	code, _, stderr := runCLI(t, context.Background(), "run", "-h")
 	if code != exitOK {
@@ -171,7 +172,7 @@ func TestRunFlagsFromTable(t *testing.T) {
 			t.Errorf("temper run -h lacks %q", want)
 		}
 	}
-	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	running, err := os.ReadFile(filepath.Join("..", "..", "docs", "running.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,9 +181,9 @@ func TestRunFlagsFromTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, k := range temper.RunKeys {
-		written := strings.Contains(string(readme), "[--"+k.Flag+" ") || k.Kind == temper.Switch && strings.Contains(string(readme), "[--"+k.Flag+"]")
+		written := strings.Contains(string(running), "[--"+k.Flag+" ") || k.Kind == temper.Switch && strings.Contains(string(running), "[--"+k.Flag+"]")
 		if k.Allowed(temper.OnCommandLine) == nil && !written {
-			t.Errorf("README.md's temper run lacks --%s", k.Flag)
+			t.Errorf("docs/running.md's temper run synopsis lacks --%s", k.Flag)
 		}
 		if k.Allowed(temper.InInferBlock) == nil && !strings.Contains(string(language), "| `"+k.Name+"` |") {
 			t.Errorf("docs/language.md's infer block table lacks %s", k.Name)
