@@ -51,7 +51,7 @@ model {
 	}
 	// The masses, within 3 of their Monte Carlo errors (about 0.01 here).
 	for mode, exact := range map[string]float64{"1": 0.7, "2": 0.3} {
-		m := regexp.MustCompile(`mode ` + mode + `: ([0-9.]+)`).FindStringSubmatch(text)
+		m := regexp.MustCompile(`mode ` + mode + `, mass ([0-9.]+)`).FindStringSubmatch(text)
 		if m == nil {
 			t.Errorf("the plot does not mark mode %s", mode)
 			continue

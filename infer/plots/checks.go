@@ -35,7 +35,10 @@ func WriteKhat(path string, k []float64, threshold float64) error {
 			good = append(good, pt)
 		}
 	}
-	p := newPlot(fmt.Sprintf("Pareto k̂ of each observation's PSIS-LOO weights: %d of %d above %.2f", len(bad), len(k), threshold), "observation", "k̂")
+	// "Pareto shape k", as R's loo labels it: a combining hat (k̂) is drawn
+	// beside its k in a PNG.
+	p := newPlot(fmt.Sprintf("Pareto shape k of each observation's PSIS-LOO weights: %d of %d above %.2f", len(bad), len(k), threshold), "observation", "Pareto shape k")
+	p.X.Tick.Marker = NiceTicks{Whole: true}
 	for _, set := range []struct {
 		pts    plotter.XYs
 		colour color.Color
@@ -61,7 +64,7 @@ func WriteKhat(path string, k []float64, threshold float64) error {
 	line.LineStyle.Color, line.LineStyle.Dashes = alarmColour, []vg.Length{vg.Points(4), vg.Points(3)}
 	p.Add(line)
 	p.Y.Min, p.Y.Max = math.Min(p.Y.Min, 0), math.Max(p.Y.Max, 1.15*threshold)
-	return save(path, 7*vg.Inch, 4*vg.Inch, func(dc draw.Canvas) error { p.Draw(dc); return nil })
+	return save(path, 7*vg.Inch, 4*vg.Inch, func(dc draw.Canvas) error { finish(p).Draw(dc); return nil })
 }
 
 // WritePPC draws the data's distribution over those of replicated data
@@ -118,7 +121,7 @@ func WritePPC(path, name string, y []float64, counts bool, reps [][]float64, wha
 	}
 	l.LineStyle.Color, l.LineStyle.Width = dataColour, vg.Points(2)
 	p.Add(l)
-	return save(path, 7*vg.Inch, 4.5*vg.Inch, func(dc draw.Canvas) error { p.Draw(dc); return nil })
+	return save(path, 7*vg.Inch, 4.5*vg.Inch, func(dc draw.Canvas) error { finish(p).Draw(dc); return nil })
 }
 
 // countShares is the share of each whole number from lo to hi in x.
@@ -200,7 +203,7 @@ func WritePPCStat(path, name, statistic string, observed float64, reps []float64
 	line.LineStyle.Color, line.LineStyle.Width = dataColour, vg.Points(2)
 	p.Add(line)
 	p.X.Min, p.X.Max = math.Min(p.X.Min, observed), math.Max(p.X.Max, observed)
-	return save(path, 7*vg.Inch, 4.5*vg.Inch, func(dc draw.Canvas) error { p.Draw(dc); return nil })
+	return save(path, 7*vg.Inch, 4.5*vg.Inch, func(dc draw.Canvas) error { finish(p).Draw(dc); return nil })
 }
 
 // WriteLooPIT draws the empirical distribution function of the LOO
@@ -236,5 +239,5 @@ func WriteLooPIT(path, name string, pit []float64) error {
 		p.Add(l)
 	}
 	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 0, 1, 0, 1
-	return save(path, 5*vg.Inch, 5*vg.Inch, func(dc draw.Canvas) error { p.Draw(dc); return nil })
+	return save(path, 5*vg.Inch, 5*vg.Inch, func(dc draw.Canvas) error { finish(p).Draw(dc); return nil })
 }

@@ -4,8 +4,11 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"strconv"
 
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
+	"gonum.org/v1/plot/palette/moreland"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
@@ -74,7 +77,94 @@ func WriteExchange(path, kind string, ex Exchange) error {
 	if err != nil {
 		return err
 	}
-	return save(path, 9*vg.Inch, 4.5*vg.Inch, func(dc draw.Canvas) error { p.Draw(dc); return nil })
+	if kind != "ladder" {
+		return save(path, 9*vg.Inch, 4.5*vg.Inch, func(dc draw.Canvas) error { finish(p).Draw(dc); return nil })
+	}
+	// The ladder's colour key at the right, level by level, beside the
+	// plot's data area.
+	return save(path, 9.8*vg.Inch, 4.5*vg.Inch, func(dc draw.Canvas) error {
+		w := dc.Max.X - dc.Min.X
+		plotArea := draw.Crop(dc, 0, -0.8*vg.Inch, 0, 0)
+		finish(p).Draw(plotArea)
+		data := p.DataCanvas(plotArea)
+		levelKey(draw.Crop(dc, w-0.8*vg.Inch, 0, data.Min.Y-dc.Min.Y, data.Max.Y-dc.Max.Y), LevelColors(len(ex.Ladder[0])))
+		return nil
+	})
+}
+
+// LevelColors are the colours of a ladder's p levels, from cold (level 1,
+// the target, dark blue) to hot (the top level, orange), interpolated on
+// Moreland's extended black-body colour map with its black and white ends
+// left off: every level its own colour, dark enough to see on white.
+func LevelColors(p int) []color.Color {
+	cmap := moreland.ExtendedBlackBody()
+	cmap.SetMax(1)
+	const from, to = 0.2, 0.78
+	out := make([]color.Color, p)
+	for l := range out {
+		v := from
+		if p > 1 {
+			v += (to - from) * float64(l) / float64(p-1)
+		}
+		c, err := cmap.At(v)
+		if err != nil {
+			panic(err) // not reached: v is in the map's range
+		}
+		r, g, b, _ := c.RGBA()
+		out[l] = color.NRGBA{R: uint8(r >> 8), G: uint8(g >> 8), B: uint8(b >> 8), A: 255}
+	}
+	return out
+}
+
+// levelKey draws the key of the level colours in dc: a swatch per level,
+// level 1 at the bottom as in the plots, labelled at level 1, the top
+// level and round levels between, under the heading "level".
+func levelKey(dc draw.Canvas, colours []color.Color) {
+	n := len(colours)
+	if n == 0 {
+		return
+	}
+	sty := draw.TextStyle{Color: color.Black, Font: font.From(plot.DefaultFont, 10), Handler: plot.DefaultTextHandler}
+	head := sty
+	head.XAlign = draw.XCenter
+	x0 := dc.Min.X + 4*vg.Millimeter
+	x1 := x0 + 5*vg.Millimeter
+	h := (dc.Max.Y - dc.Min.Y) / vg.Length(n)
+	for l, c := range colours {
+		y0 := dc.Min.Y + vg.Length(l)*h
+		dc.FillPolygon(c, []vg.Point{{X: x0, Y: y0}, {X: x1, Y: y0}, {X: x1, Y: y0 + h}, {X: x0, Y: y0 + h}})
+	}
+	dc.FillText(head, vg.Point{X: (x0 + x1) / 2, Y: dc.Max.Y + 2*vg.Millimeter}, "level")
+	label := sty
+	label.YAlign = draw.YCenter
+	for _, l := range keyLevels(n) {
+		dc.FillText(label, vg.Point{X: x1 + 1.5*vg.Millimeter, Y: dc.Min.Y + (vg.Length(l)-0.5)*h}, strconv.Itoa(l))
+	}
+}
+
+// keyLevels are the levels of 1 to n a key labels: 1, n, and the round
+// levels NiceTicks marks between them, less those within half a step of
+// either end.
+func keyLevels(n int) []int {
+	var marked []int
+	for _, t := range (NiceTicks{Whole: true}).Ticks(1, float64(n)) {
+		if t.Label != "" {
+			marked = append(marked, int(t.Value))
+		}
+	}
+	out := []int{1}
+	if len(marked) > 1 {
+		half := float64(marked[1]-marked[0]) / 2
+		for _, l := range marked {
+			if float64(l-1) >= half && float64(n-l) >= half {
+				out = append(out, l)
+			}
+		}
+	}
+	if n > 1 {
+		out = append(out, n)
+	}
+	return out
 }
 
 func indexPlot(ex Exchange) (*plot.Plot, error) {
@@ -103,6 +193,7 @@ func indexPlot(ex Exchange) (*plot.Plot, error) {
 		title += fmt.Sprintf("; in colour replica %d, the first to make a round trip", trip+1)
 	}
 	p := newPlot(title, "exchange round", "level (1: the target)")
+	p.X.Tick.Marker, p.Y.Tick.Marker = NiceTicks{Whole: true}, NiceTicks{Whole: true}
 	for r, xy := range path {
 		if r == trip || len(xy) < 2 {
 			continue
@@ -152,7 +243,9 @@ func ladderPlot(ex Exchange) (*plot.Plot, error) {
 	}
 	p := newPlot(fmt.Sprintf("the ladder over the run: each level's %s", name), "exchange round", name+" (log scale)")
 	p.Y.Scale = plot.LogScale{}
-	p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+	p.Y.Tick.Marker = NiceLogTicks{}
+	p.X.Tick.Marker = NiceTicks{Whole: true}
+	colours := LevelColors(len(ex.Ladder[0]))
 	for l := range ex.Ladder[0] {
 		var xy plotter.XYs
 		for i, at := range ex.Ladder {
@@ -167,7 +260,7 @@ func ladderPlot(ex Exchange) (*plot.Plot, error) {
 		if err != nil {
 			return nil, err
 		}
-		line.Color, line.Width = chainColor(l), vg.Points(1)
+		line.Color, line.Width = colours[l], vg.Points(1)
 		p.Add(line)
 	}
 	return p, nil

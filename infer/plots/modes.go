@@ -4,11 +4,13 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"strconv"
 
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/palette"
+	"gonum.org/v1/plot/palette/moreland"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
@@ -81,10 +83,17 @@ func (l contourLines) Plot(c draw.Canvas, p *plot.Plot) {
 	}
 }
 
+// Thumbnail implements plot.Thumbnailer: the line in the key.
+func (l contourLines) Thumbnail(c *draw.Canvas) {
+	y := (c.Min.Y + c.Max.Y) / 2
+	c.StrokeLine2(l.style, c.Min.X, y, c.Max.X, y)
+}
+
 // WriteModes draws the draws of the columns x and y, every chain pooled,
 // over the contours of the target's density (at 0.5, 0.1, 0.01 and 0.001
-// of its largest value on the plotted square), with the modes' centres:
-// filled where covered, open where not, the count in the title.
+// of its largest value on the plotted square, dark to light), with the
+// modes' centres: filled where covered, open where not, the count in the
+// title; a key beside the plot says what the contours and marks are.
 func WriteModes(path string, src Source, x, y string, m Modes) error {
 	var xs, ys []float64
 	xc, yc := src.ByChain(x), src.ByChain(y)
@@ -134,11 +143,17 @@ func WriteModes(path string, src Source, x, y string, m Modes) error {
 		title += fmt.Sprintf(": %d of %d modes covered (> %d draws within %g)", cov.Covered, len(m.Centres), m.MinDraws, m.Radius)
 	}
 	p := newPlot(title, x, y)
+	key := plot.NewLegend()
+	key.TextStyle.Font.Size, key.Padding = vg.Points(10), vg.Points(2)
+	key.Add("contours of the")
+	key.Add("target's density:")
 	// gonum's plotter.Contour orders its paths by map iteration, which
 	// would make every drawing of the same run a different file: the
 	// levels are drawn as marching-squares segments, in grid order.
-	for i, level := range []float64{0.001, 0.01, 0.1, 0.5} {
-		p.Add(contourLines{segs: g.contour(level), style: draw.LineStyle{Color: palette.Heat(4, 1).Colors()[i], Width: vg.Points(1)}})
+	for i, level := range contourLevels {
+		lines := contourLines{segs: g.contour(level), style: draw.LineStyle{Color: contourColours[i], Width: vg.Points(1)}}
+		p.Add(lines)
+		key.Add(strconv.FormatFloat(level, 'g', -1, 64)+" × its peak", lines)
 	}
 	step := max(1, len(xs)/scatterPoints)
 	var pts plotter.XYs
@@ -151,17 +166,70 @@ func WriteModes(path string, src Source, x, y string, m Modes) error {
 	}
 	s.GlyphStyle.Radius, s.GlyphStyle.Color = vg.Points(0.9), color.NRGBA{R: 0, G: 114, B: 178, A: 110}
 	p.Add(s)
+	dot := *s // the key's dot, large enough to see
+	dot.GlyphStyle.Radius, dot.GlyphStyle.Color = vg.Points(2), color.NRGBA{R: 0, G: 114, B: 178, A: 255}
+	key.Add("")
+	key.Add("draws", &dot)
+	var shown [2]bool // a covered and an uncovered centre in the key
 	for i, c := range m.Centres {
 		mark, _ := plotter.NewScatter(plotter.XYs{{X: c[0], Y: c[1]}})
 		mark.GlyphStyle.Radius, mark.GlyphStyle.Color = vg.Points(3.5), color.Black
 		mark.GlyphStyle.Shape = draw.RingGlyph{}
-		if cov.Counts[i] > m.MinDraws {
+		covered := cov.Counts[i] > m.MinDraws
+		if covered {
 			mark.GlyphStyle.Shape = draw.CircleGlyph{}
 		}
 		p.Add(mark)
+		k, name := 0, "mode, covered"
+		if !covered {
+			k, name = 1, "mode, not covered"
+		}
+		if !shown[k] {
+			shown[k] = true
+			key.Add(name, mark)
+		}
 	}
 	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = lo, hi, lo, hi
-	return save(path, 7*vg.Inch, 7*vg.Inch, func(dc draw.Canvas) error { p.Draw(dc); return nil })
+	return save(path, 8.6*vg.Inch, 7*vg.Inch, func(dc draw.Canvas) error {
+		area := draw.Crop(dc, 0, -1.6*vg.Inch, 0, 0)
+		p.Draw(area)
+		data := p.DataCanvas(area)
+		key.Top, key.Left = true, true
+		key.Draw(draw.Crop(dc, dc.Max.X-dc.Min.X-1.5*vg.Inch, 0, 0, data.Max.Y-dc.Max.Y))
+		return nil
+	})
+}
+
+// contourLevels are the modes plot's contours, as shares of the density's
+// largest value on the plotted square, and contourColours theirs: dark
+// where the density is high, light where it is low, on Moreland's
+// black-body colour map.
+var (
+	contourLevels  = []float64{0.5, 0.1, 0.01, 0.001}
+	contourColours = func() []color.Color {
+		cmap := moreland.BlackBody()
+		cmap.SetMax(1)
+		var out []color.Color
+		for _, v := range []float64{0.3, 0.47, 0.64, 0.8} {
+			c, err := cmap.At(v)
+			if err != nil {
+				panic(err) // not reached: v is in the map's range
+			}
+			r, g, b, _ := c.RGBA()
+			out = append(out, color.NRGBA{R: uint8(r >> 8), G: uint8(g >> 8), B: uint8(b >> 8), A: 255})
+		}
+		return out
+	}()
+)
+
+// modeColours are n modes' colours: Okabe and Ito's, less their yellow,
+// which is too light for points on white, for up to seven; a rainbow's
+// beyond.
+func modeColours(n int) []color.Color {
+	if n <= 7 {
+		return ChainColors[:7] // the yellow is the last
+	}
+	return palette.Rainbow(n, palette.Blue, palette.Red, 0.9, 0.7, 0.8).Colors()
 }
 
 // ProjectedModes is a mode plot of more than two parameters: the draws on
@@ -241,7 +309,7 @@ func WriteModesProjected(path string, src Source, m ProjectedModes) error {
 			centres[c][j] = (x[j] - mean[j]) / sd[j]
 		}
 	}
-	colours := palette.Rainbow(max(1, len(centres)), palette.Blue, palette.Red, 0.9, 0.7, 0.8).Colors()
+	colours := modeColours(len(centres))
 	groups := make([]plotter.XYs, max(1, len(centres)))
 	step := max(1, n/scatterPoints)
 	z := make([]float64, k)
@@ -286,7 +354,7 @@ func WriteModesProjected(path string, src Source, m ProjectedModes) error {
 		marks = append(marks, plotter.XY{X: a, Y: b})
 		label := fmt.Sprintf("mode %d", c+1)
 		if c < len(m.Masses) {
-			label += fmt.Sprintf(": %.3f", m.Masses[c])
+			label += fmt.Sprintf(", mass %.3f", m.Masses[c])
 		}
 		labels = append(labels, label)
 	}
@@ -305,5 +373,5 @@ func WriteModesProjected(path string, src Source, m ProjectedModes) error {
 		}
 		p.Add(s, l)
 	}
-	return save(path, 7*vg.Inch, 7*vg.Inch, func(dc draw.Canvas) error { p.Draw(dc); return nil })
+	return save(path, 7*vg.Inch, 7*vg.Inch, func(dc draw.Canvas) error { finish(p).Draw(dc); return nil })
 }

@@ -81,7 +81,8 @@ func Write(path, kind string, src Source, columns []string, iters []int) error {
 	switch kind {
 	case "trace":
 		width, height = 10*vg.Inch, vg.Length(max(3.5, 2.6*float64(len(columns))))*vg.Inch
-		drawOn = func(dc draw.Canvas) error { return traces(dc, columns, draws, iters) }
+		divergent := src.ByChain("divergent__") // an exact sampler's, when the source has them
+		drawOn = func(dc draw.Canvas) error { return traces(dc, columns, draws, iters, divergent) }
 	case "density", "rank", "acf":
 		width, height = 7*vg.Inch, rows*2.6*vg.Inch
 		drawOn = func(dc draw.Canvas) error { return perChain(dc, kind, columns, draws) }
@@ -120,25 +121,60 @@ func save(path string, width, height vg.Length, drawOn func(draw.Canvas) error) 
 	return f.Close()
 }
 
-// rowsOf splits dc into n rows, top first.
+// rowsOf splits dc into n rows, top first, a little apart.
 func rowsOf(dc draw.Canvas, n int) []draw.Canvas {
 	h := (dc.Max.Y - dc.Min.Y) / vg.Length(n)
 	out := make([]draw.Canvas, n)
 	for i := range out {
-		out[i] = draw.Crop(dc, 0, 0, vg.Length(n-1-i)*h, -vg.Length(i)*h)
+		gap := vg.Length(0)
+		if i > 0 {
+			gap = 3 * vg.Millimeter // between a row's axis label and the next one's title
+		}
+		out[i] = draw.Crop(dc, 0, 0, vg.Length(n-1-i)*h, -vg.Length(i)*h-gap)
 	}
 	return out
 }
 
-// legendBeside draws the chains' legend at the top left of dc.
-func legendBeside(dc draw.Canvas, chains int) {
+// chainLegend is the chains' legend: a line of each chain's colour, and
+// the extra entries after them. Where there are more chains than colours,
+// it says how many, and each colour's line names the first chains that
+// share it.
+func chainLegend(chains int, extra ...legendEntry) plot.Legend {
 	l := plot.NewLegend()
-	for c := range chains {
+	if chains > len(ChainColors) {
+		l.Add(fmt.Sprintf("%d chains:", chains))
+	}
+	for c := range min(chains, len(ChainColors)) {
 		line, _ := plotter.NewLine(plotter.XYs{{}, {}})
 		line.Color = chainColor(c)
-		l.Add(fmt.Sprintf("chain %d", c+1), line)
+		name := fmt.Sprintf("chain %d", c+1)
+		if chains > len(ChainColors) {
+			name = strconv.Itoa(c + 1)
+			if c+len(ChainColors) < chains {
+				name += fmt.Sprintf(", %d", c+1+len(ChainColors))
+			}
+			if c+2*len(ChainColors) < chains {
+				name += ", …"
+			}
+		}
+		l.Add(name, line)
 	}
+	for _, e := range extra {
+		l.Add(e.name, e.thumb)
+	}
+	return l
+}
+
+// legendEntry is a legend's line beyond the chains'.
+type legendEntry struct {
+	name  string
+	thumb plot.Thumbnailer
+}
+
+// legendBeside draws l at the top left of dc, in 11-point type.
+func legendBeside(dc draw.Canvas, l plot.Legend) {
 	l.Top, l.Left = true, true
+	l.TextStyle.Font.Size = vg.Points(11)
 	l.Draw(dc)
 }
 
@@ -149,9 +185,66 @@ const (
 	scatterPoints = 2000
 )
 
-// traces draws a row per column: the trace, the legend beside it, then the
-// histogram of all chains.
-func traces(dc draw.Canvas, columns []string, draws [][][]float64, iters []int) error {
+// divergentColour marks an exact sampler's divergent transitions.
+var divergentColour = color.NRGBA{R: 213, G: 0, B: 0, A: 220}
+
+// rugMarks are short vertical marks under a plot's data area, in the
+// padding above its x axis (rugPadding), one at each x: the iterations of
+// a trace whose transitions diverged, clear of the trace's lines.
+type rugMarks struct {
+	xs    []float64
+	style draw.LineStyle
+}
+
+// Plot implements plot.Plotter.
+func (r rugMarks) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, _ := p.Transforms(&c)
+	for _, x := range r.xs {
+		if at := trX(x); c.ContainsX(at) {
+			c.StrokeLine2(r.style, at, c.Min.Y-rugPadding+vg.Points(1.5), at, c.Min.Y-vg.Points(1.5))
+		}
+	}
+}
+
+// rugPadding is the padding between a plot's x axis and its data area
+// that holds rugMarks.
+const rugPadding = 9 * vg.Millimeter / 2
+
+// Thumbnail implements plot.Thumbnailer.
+func (r rugMarks) Thumbnail(c *draw.Canvas) {
+	x := (c.Min.X + c.Max.X) / 2
+	c.StrokeLine2(r.style, x, c.Min.Y, x, c.Max.Y)
+}
+
+// divergentAt is the trace's x of each draw whose divergent flag (by
+// chain, as draws) is set, all chains', in order: the draw's number, or
+// its iteration's where iters gives them.
+func divergentAt(divergent [][]float64, iters []int) []float64 {
+	var xs []float64
+	for _, d := range divergent {
+		for j, v := range d {
+			if v != 0 && !math.IsNaN(v) {
+				x := float64(j + 1)
+				if j < len(iters) {
+					x = float64(iters[j] + 1)
+				}
+				xs = append(xs, x)
+			}
+		}
+	}
+	slices.Sort(xs)
+	return xs
+}
+
+// traces draws a row per column: the trace, with a red mark at the bottom
+// at each divergent transition's iteration, then the histogram of all
+// chains; the first row has the legend between them.
+func traces(dc draw.Canvas, columns []string, draws [][][]float64, iters []int, divergent [][]float64) error {
+	marks := rugMarks{xs: divergentAt(divergent, iters), style: draw.LineStyle{Color: divergentColour, Width: vg.Points(1)}}
+	var extra []legendEntry
+	if len(marks.xs) > 0 {
+		extra = append(extra, legendEntry{fmt.Sprintf("divergent (%d)", len(marks.xs)), marks})
+	}
 	for i, row := range rowsOf(dc, len(columns)) {
 		name, chains := columns[i], draws[i]
 		axis := "iteration"
@@ -159,7 +252,7 @@ func traces(dc draw.Canvas, columns []string, draws [][][]float64, iters []int) 
 			axis = "draw" // a thinned run's draws are not its iterations
 		}
 		trace := newPlot("trace of "+name, axis, name)
-		trace.X.Tick.Marker = CountTicks{}
+		trace.X.Tick.Marker = NiceTicks{Whole: true}
 		var all plotter.Values
 		for c, d := range chains {
 			// At most traceLength points a chain: enough to see mixing, and
@@ -181,6 +274,10 @@ func traces(dc draw.Canvas, columns []string, draws [][][]float64, iters []int) 
 			line.Color, line.Width = chainColor(c), vg.Points(0.6)
 			trace.Add(line)
 		}
+		if len(marks.xs) > 0 {
+			trace.Add(marks)
+			trace.X.Padding = rugPadding
+		}
 		hist := newPlot("histogram of "+name, name, "draws")
 		h, err := plotter.NewHist(all, max(10, min(60, len(all)/40)))
 		if err != nil {
@@ -189,16 +286,18 @@ func traces(dc draw.Canvas, columns []string, draws [][][]float64, iters []int) 
 		h.FillColor = color.NRGBA{R: 0, G: 114, B: 178, A: 140}
 		hist.Add(h)
 		w := row.Max.X - row.Min.X
-		trace.Draw(draw.Crop(row, 0, -0.45*w, 0, 0))
-		legendBeside(draw.Crop(row, 0.56*w, -0.37*w, 0, -6*vg.Millimeter), len(chains))
-		hist.Draw(draw.Crop(row, 0.65*w, 0, 0, 0))
+		finish(trace).Draw(draw.Crop(row, 0, -0.45*w, 0, 0))
+		if i == 0 {
+			legendBeside(draw.Crop(row, 0.56*w, -0.3*w, 0, -6*vg.Millimeter), chainLegend(len(chains), extra...))
+		}
+		finish(hist).Draw(draw.Crop(row, 0.7*w, 0, 0, 0))
 	}
 	return nil
 }
 
 // perChain draws a row per column of one curve per chain: its histogram
 // (density), the histogram of its ranks (rank) or its autocorrelation
-// (acf), with the legend beside the plot.
+// (acf), the chains' legend beside the first row's plot.
 func perChain(dc draw.Canvas, kind string, columns []string, draws [][][]float64) error {
 	for i, row := range rowsOf(dc, len(columns)) {
 		name, chains := columns[i], draws[i]
@@ -210,6 +309,9 @@ func perChain(dc draw.Canvas, kind string, columns []string, draws [][][]float64
 			p = newPlot("rank plot of "+name+" (uniform when the chains agree)", "rank among all chains' draws", "draws")
 		default:
 			p = newPlot("autocorrelation of "+name, "lag", "autocorrelation")
+		}
+		if kind != "density" { // ranks and lags are whole numbers
+			p.X.Tick.Marker = NiceTicks{Whole: true}
 		}
 		ranks := summary.Ranks(chains)
 		lo, hi := extent(chains)
@@ -237,8 +339,10 @@ func perChain(dc draw.Canvas, kind string, columns []string, draws [][][]float64
 			p.Add(ref)
 		}
 		w := row.Max.X - row.Min.X
-		p.Draw(draw.Crop(row, 0, -0.18*w, 0, 0))
-		legendBeside(draw.Crop(row, 0.84*w, 0, 0, -6*vg.Millimeter), len(chains))
+		finish(p).Draw(draw.Crop(row, 0, -0.18*w, 0, 0))
+		if i == 0 {
+			legendBeside(draw.Crop(row, 0.84*w, 0, 0, -6*vg.Millimeter), chainLegend(len(chains)))
+		}
 	}
 	return nil
 }
@@ -248,12 +352,35 @@ func perChain(dc draw.Canvas, kind string, columns []string, draws [][][]float64
 // whose divergent flag (by chain, nil for none) is set are drawn on top in
 // red, every one of them.
 func pairs(dc draw.Canvas, columns []string, draws [][][]float64, divergent [][]float64) error {
+	grid, err := pairGrid(columns, draws, divergent)
+	if err != nil {
+		return err
+	}
+	n := len(columns)
+	tiles := draw.Tiles{Rows: n, Cols: n, PadX: 4 * vg.Millimeter, PadY: 4 * vg.Millimeter}
+	canvases := plot.Align(grid, tiles, dc)
+	for i := range grid {
+		for j := 0; j <= i; j++ {
+			grid[i][j].Draw(canvases[i][j])
+		}
+	}
+	return nil
+}
+
+// pairGrid is the pair plot's panels, grid[i][j] for j ≤ i: column j's
+// draws on the x axis of every panel of grid column j, its histogram's
+// included, over the same range, and column i's on the y axis of row i's
+// scatter plots, so that a panel's axes line up with its row's and
+// column's.
+func pairGrid(columns []string, draws [][][]float64, divergent [][]float64) ([][]*plot.Plot, error) {
 	n := len(columns)
 	pooled := make([][]float64, n)
+	lo, hi := make([]float64, n), make([]float64, n)
 	for i := range columns {
 		for _, d := range draws[i] {
 			pooled[i] = append(pooled[i], d...)
 		}
+		lo[i], hi[i] = snapRange(extent([][]float64{pooled[i]}))
 	}
 	var flagged []int // indices into the pooled draws
 	k := 0
@@ -273,10 +400,11 @@ func pairs(dc draw.Canvas, columns []string, draws [][][]float64, divergent [][]
 				p := newPlot("", columns[j], "")
 				h, err := plotter.NewHist(plotter.Values(pooled[i]), 30)
 				if err != nil {
-					return fmt.Errorf("plot: histogram of %s: %v", columns[i], err)
+					return nil, fmt.Errorf("plot: histogram of %s: %v", columns[i], err)
 				}
 				h.FillColor = color.NRGBA{R: 0, G: 114, B: 178, A: 140}
 				p.Add(h)
+				p.X.Min, p.X.Max = lo[j], hi[j]
 				grid[i][j] = p
 				continue
 			}
@@ -287,31 +415,25 @@ func pairs(dc draw.Canvas, columns []string, draws [][][]float64, divergent [][]
 				xy = append(xy, plotter.XY{X: pooled[j][k], Y: pooled[i][k]})
 			}
 			if err := addScatter(p, xy, 0.8, color.NRGBA{R: 0, G: 114, B: 178, A: 90}); err != nil {
-				return fmt.Errorf("plot: %s against %s: %v", columns[i], columns[j], err)
+				return nil, fmt.Errorf("plot: %s against %s: %v", columns[i], columns[j], err)
 			}
 			if len(flagged) > 0 && k == len(pooled[i]) {
 				xy := make(plotter.XYs, len(flagged))
 				for m, f := range flagged {
 					xy[m] = plotter.XY{X: pooled[j][f], Y: pooled[i][f]}
 				}
-				if err := addScatter(p, xy, 1.6, color.NRGBA{R: 213, G: 0, B: 0, A: 220}); err != nil {
-					return fmt.Errorf("plot: divergent draws of %s against %s: %v", columns[i], columns[j], err)
+				if err := addScatter(p, xy, 1.6, divergentColour); err != nil {
+					return nil, fmt.Errorf("plot: divergent draws of %s against %s: %v", columns[i], columns[j], err)
 				}
 				if i == 1 && j == 0 {
 					p.Title.Text = fmt.Sprintf("%d divergent transitions (red)", len(flagged))
 				}
 			}
+			p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = lo[j], hi[j], lo[i], hi[i]
 			grid[i][j] = p
 		}
 	}
-	tiles := draw.Tiles{Rows: n, Cols: n, PadX: 4 * vg.Millimeter, PadY: 4 * vg.Millimeter}
-	canvases := plot.Align(grid, tiles, dc)
-	for i := range grid {
-		for j := 0; j <= i; j++ {
-			grid[i][j].Draw(canvases[i][j])
-		}
-	}
-	return nil
+	return grid, nil
 }
 
 // addScatter adds the points xy to p as dots of the radius (in points) and
@@ -330,51 +452,8 @@ func addScatter(p *plot.Plot, xy plotter.XYs, radius float64, c color.Color) err
 func newPlot(title, x, y string) *plot.Plot {
 	p := plot.New()
 	p.Title.Text, p.X.Label.Text, p.Y.Label.Text = title, x, y
-	p.X.Tick.Marker, p.Y.Tick.Marker = ReadableTicks{}, ReadableTicks{}
+	p.X.Tick.Marker, p.Y.Tick.Marker = NiceTicks{}, NiceTicks{}
 	return p
-}
-
-// ReadableTicks are gonum/plot's default ticks labelled with the digits
-// that tell them apart ("2500", "0.25"), not a fixed two decimals.
-type ReadableTicks struct{}
-
-// Ticks implements plot.Ticker.
-func (ReadableTicks) Ticks(lo, hi float64) []plot.Tick {
-	ticks := plot.DefaultTicks{}.Ticks(lo, hi)
-	for i, t := range ticks {
-		if t.Label != "" {
-			ticks[i].Label = strconv.FormatFloat(t.Value, 'g', 6, 64)
-		}
-	}
-	return ticks
-}
-
-// CountTicks label an axis of counts (iterations, draws) with whole
-// numbers: ReadableTicks where those are whole, else ticks every 1, 2 or
-// 5 × 10^k, about four of them (a run of 23 draws is not marked at 2.5,
-// 12.5 and 22.5).
-type CountTicks struct{}
-
-// Ticks implements plot.Ticker.
-func (CountTicks) Ticks(lo, hi float64) []plot.Tick {
-	ticks := ReadableTicks{}.Ticks(lo, hi)
-	if !slices.ContainsFunc(ticks, func(t plot.Tick) bool { return t.Label != "" && t.Value != math.Trunc(t.Value) }) {
-		return ticks
-	}
-	step := 1.0
-	for step*4 < hi-lo {
-		switch d := step / math.Pow(10, math.Floor(math.Log10(step))); d {
-		case 2:
-			step *= 2.5
-		default:
-			step *= 2
-		}
-	}
-	var out []plot.Tick
-	for v := math.Ceil(lo/step) * step; v <= hi; v += step {
-		out = append(out, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', 0, 64)})
-	}
-	return out
 }
 
 func totalLen(chains [][]float64) int {

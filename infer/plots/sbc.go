@@ -75,6 +75,7 @@ func rankHistogram(h RankHistogram) (*plot.Plot, error) {
 		n += c
 	}
 	p := newPlot("ranks of "+h.Name, "rank", "replications")
+	p.X.Tick.Marker = NiceTicks{Whole: true}
 	top := 0.0
 	for b := range bins {
 		x0, x1 := float64(h.Edges[b]), float64(h.Edges[b+1])

@@ -21,6 +21,7 @@ func WriteSchedule(path string, c infer.Cyclical, burn, thin int) error {
 	}
 	p := newPlot(fmt.Sprintf("cyclical step size: %d cycles of %d iterations, the exploration stages (%.3g of each) shaded", c.Cycles, c.Length(), c.Explore),
 		"iteration", "step size")
+	p.X.Tick.Marker = NiceTicks{Whole: true}
 	top := c.Initial * 1.08
 	// The shaded exploration stages, one polygon per cycle.
 	for start := 0; start < c.Iterations; start += c.Length() {
@@ -67,5 +68,5 @@ func WriteSchedule(path string, c infer.Cyclical, burn, thin int) error {
 		p.Title.Text += fmt.Sprintf(", the %d kept draws marked", len(kept))
 	}
 	p.Y.Min, p.Y.Max = 0, top
-	return save(path, 10*vg.Inch, 4*vg.Inch, func(dc draw.Canvas) error { p.Draw(dc); return nil })
+	return save(path, 10*vg.Inch, 4*vg.Inch, func(dc draw.Canvas) error { finish(p).Draw(dc); return nil })
 }
