@@ -10,9 +10,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/temper-ppl/temper/compile"
 	"github.com/temper-ppl/temper/infer"
 	"github.com/temper-ppl/temper/infer/summary"
+	"github.com/temper-ppl/temper/internal/sysmem"
 )
 
 // Result is a run's draws, kept in memory, with what the summaries and the
@@ -191,7 +191,7 @@ func (m *Model) sampleOnce(ctx context.Context, opts Options) (*Result, error) {
 // in stretches rather than a page per row; "" otherwise. temper run
 // prints it before sampling; Sample adds it to the Result's warnings.
 func (m *Model) MemoryWarning(opts Options) string {
-	mapped, avail := m.cm.MappedBytes(), compile.AvailableMemory()
+	mapped, avail := m.cm.MappedBytes(), sysmem.Available()
 	minibatched := opts.Batch > 0 || opts.Batch == 0 && m.NumData() > 10_000 // a tuned run's own minibatches (infer's largeData)
 	if mapped == 0 || avail == 0 || mapped <= avail || !minibatched || opts.BatchBlocks > 0 || opts.Batch >= m.NumData() {
 		return ""

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/temper-ppl/temper/infer/exchange"
+	"github.com/temper-ppl/temper/internal/sysmem"
 )
 
 // Options configure a run. The zero value of each field means its default.
@@ -303,6 +304,9 @@ func Run(ctx context.Context, target Target, s Sampler, o Options) (*Result, err
 	}
 	st := k.state()
 	rec, saver := newRecorder(k, o), newCheckpointer(k, o)
+	if err := rec.fits(sysmem.Available()); err != nil {
+		return nil, err
+	}
 	defer rec.finish()
 	var info Info
 	step := func() error { // one iteration: step (or init), record, adapt

@@ -12,11 +12,11 @@ import (
 	"github.com/temper-ppl/temper/compile"
 )
 
-// TestMain makes the test binary a temper command when temper bench data
-// or the gallery's reduced check starts it as its child process
+// TestMain makes the test binary a temper command when temper bench data,
+// the gallery's reduced check or a test starts it as its child process
 // (os.Executable is the test binary here).
 func TestMain(m *testing.M) {
-	if os.Getenv(benchDataChild) != "" || os.Getenv(galleryChild) != "" {
+	if os.Getenv(benchDataChild) != "" || os.Getenv(galleryChild) != "" || os.Getenv(testChild) != "" {
 		os.Exit(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
 	}
 	os.Exit(m.Run())
