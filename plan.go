@@ -346,7 +346,7 @@ func parseSamplerDescription(desc string) (string, map[string]string) {
 }
 
 // autoDoc is auto's line in the lists of samplers.
-const autoDoc = "the default: NUTS where a full-data gradient makes it take under a minute, else SGHMC on minibatches; a run that fails its judgement escalates (README, \"What the defaults do\"); settings choose for it: lr or friction run sghmc, adapt_delta nuts"
+const autoDoc = "the default: NUTS where a full-data gradient makes it take under a minute, else SGHMC on minibatches; a run that fails its judgement escalates (docs/defaults.md, \"What the defaults do\"); settings choose for it: lr or friction run sghmc, adapt_delta nuts"
 
 // SamplerNames are the samplers a run can name: auto, then infer's
 // presets.

@@ -223,7 +223,7 @@ const warmupSize = `
 Each run: seed 1, 4 chains of 2,000 draws, minibatches of 20 of the 100
 rows (the last: every row). The warm-up's own iterations (the optimiser,
 the Hessian, settling) come before the draws. The method and its sources
-are in infer/warmup.go and the README's "What the defaults do".
+are in infer/warmup.go and docs/defaults.md, "What the defaults do".
 `
 
 const germanCreditAbout = `
