@@ -214,7 +214,7 @@ func (m *Model) ResumeDrawsFile(path string, opts Options, comments ...string) (
 // part of the same run (ResumeDrawsFile), before the draws of r, so that
 // the summaries, diagnostics and judgement are of the whole run.
 func (r *Result) Prepend(t *draws.Table) {
-	r.stats = nil
+	r.stats, r.grouped = nil, nil
 	if r.All == nil {
 		t = t.Where("replica__", 1)
 	}

@@ -6,10 +6,8 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
@@ -186,22 +184,7 @@ func (m *Model) gradientTime() (time.Duration, error) {
 // limit: the ends (nil where an ascent failed) and their log densities.
 func (m *Model) ascendAll(starts [][]float64, limit time.Duration) ([][]float64, []float64) {
 	ends, lps := make([][]float64, len(starts)), make([]float64, len(starts))
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for range runtime.GOMAXPROCS(0) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				ends[i], lps[i] = ascend(m, starts[i], limit)
-			}
-		}()
-	}
-	for i := range starts {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+	parallelFor(len(starts), func(i int) { ends[i], lps[i] = ascend(m, starts[i], limit) })
 	return ends, lps
 }
 

@@ -44,9 +44,26 @@ type region struct {
 	draws  int
 }
 
+// groupedRegions is regions' answer for one set of finished chains, kept
+// because the judgement and the escalation both ask (each pass over a
+// 4 × 60,000-draw run took 3 s).
+type groupedRegions struct {
+	finished []int
+	regions  []region
+}
+
 // regions groups the finished chains (indices into r.Draws) into regions;
 // fewer than two chains make none.
 func (r *Result) regions(finished []int) []region {
+	if g := r.grouped; g != nil && slices.Equal(g.finished, finished) {
+		return g.regions
+	}
+	regions := r.groupRegions(finished)
+	r.grouped = &groupedRegions{slices.Clone(finished), regions}
+	return regions
+}
+
+func (r *Result) groupRegions(finished []int) []region {
 	var placed []int
 	for _, c := range finished {
 		if len(r.Draws[c]) >= minRegionDraws {

@@ -198,6 +198,7 @@ func (r *Result) Save(dir string, comments ...string) error {
 // draws.csv that a DrawsWriter wrote during the run, and the draws again
 // in CmdStan's layout, a file per chain (ChainFile), for R and ArviZ.
 func (r *Result) SaveSummaries(dir string) error {
+	r.announce(r.Options.Progress, "writing the chain files and the summaries to "+dir)
 	if err := r.saveChainFiles(dir); err != nil {
 		return err
 	}
@@ -220,9 +221,8 @@ func (r *Result) SaveSummaries(dir string) error {
 // R-hat are FFTs over every column) and again only after Prepend.
 func (r *Result) Summary() []summary.Stats {
 	if r.stats == nil {
-		for col, name := range r.Columns {
-			r.stats = append(r.stats, summary.Summarize(name, r.Chains(col)))
-		}
+		r.stats = make([]summary.Stats, len(r.Columns))
+		parallelFor(len(r.Columns), func(col int) { r.stats[col] = summary.Summarize(r.Columns[col], r.Chains(col)) })
 	}
 	return slices.Clone(r.stats)
 }

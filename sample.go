@@ -37,8 +37,10 @@ type Result struct {
 	model    *Model
 	sampler  infer.Sampler
 	settings map[string]string
-	// stats caches Summary; Prepend clears it.
-	stats []summary.Stats
+	// stats caches Summary, and grouped the regions of the finished chains
+	// (nil: not yet grouped); Prepend clears both.
+	stats   []summary.Stats
+	grouped *groupedRegions
 	// judged counts the warnings at the end of Warnings that are Judge's,
 	// which Prepend replaces when the draws change.
 	judged int
@@ -181,8 +183,26 @@ func (m *Model) sampleOnce(ctx context.Context, opts Options) (*Result, error) {
 	if w := m.MemoryWarning(opts); w != "" {
 		r.Warnings = append([]string{w}, r.Warnings...)
 	}
+	r.announce(opts.Progress, "judging the draws: R-hat, ESS and drift of every column")
 	r.judge()
 	return r, err
+}
+
+// stageValues is the number of kept values (draws × columns) from which a
+// step after sampling is announced: the summaries of 2,000,000 values take
+// about a second on a 2-core machine (4 × 60,000 draws of 35 columns
+// took 4.5 s), so smaller runs stay quiet.
+const stageValues = 2_000_000
+
+// announce reports a long step after the sampling through progress, when
+// the run kept stageValues values or more.
+func (r *Result) announce(progress func(Progress), step string) {
+	if progress == nil || r.Result == nil || len(r.Draws) == 0 {
+		return
+	}
+	if draws := r.DrawsPerChain() * len(r.Draws); draws*len(r.Columns) >= stageValues {
+		progress(Progress{Stage: fmt.Sprintf("%s (%d draws × %d columns)", step, draws, len(r.Columns))})
+	}
 }
 
 // MemoryWarning says, when the model's memory-mapped data (large .npy

@@ -112,6 +112,10 @@ type Progress struct {
 	// its divergent transitions after it.
 	Warmup    bool
 	Divergent int
+	// Stage, when not empty, names a long step after the sampling (the
+	// summaries and the judgement of many draws), which a progress display
+	// shows as a line of its own; the other fields are then zero.
+	Stage string
 }
 
 // Draw is one kept state of one replica.

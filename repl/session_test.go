@@ -394,3 +394,15 @@ func TestPlotLadder(t *testing.T) {
 		}
 	}
 }
+
+// TestProgressLineStage: a long step after sampling replaces the progress
+// line at once, and the run's end erases it.
+func TestProgressLineStage(t *testing.T) {
+	var w strings.Builder
+	show := newProgressLine(&w)
+	show(temper.Progress{Stage: "judging the draws"})
+	show(temper.Progress{})
+	if got, want := w.String(), "\r\033[Kjudging the draws …\r\033[K"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}

@@ -256,13 +256,19 @@ func historyEntry(input string) string {
 func fromHistory(line string) string { return strings.ReplaceAll(line, lineMark, "\n") }
 
 // newProgressLine shows a run's progress on one line of the terminal,
-// redrawn at most ten times a second and erased at the end.
+// redrawn at most ten times a second and erased at the end; a long step
+// after the sampling (the judgement of many draws, also after Ctrl-C)
+// replaces it until then.
 func newProgressLine(w io.Writer) func(temper.Progress) {
 	var mu sync.Mutex
 	var start, last time.Time
 	return func(p temper.Progress) {
 		mu.Lock()
 		defer mu.Unlock()
+		if p.Stage != "" { // a long step after sampling: shown until the run's end erases it
+			fmt.Fprintf(w, "\r\033[K%s …", p.Stage)
+			return
+		}
 		if p.Done == p.Total {
 			fmt.Fprint(w, "\r\033[K")
 			start = time.Time{} // the next run starts its own clock

@@ -76,6 +76,10 @@ func newCountProgress(stderr io.Writer, quiet bool, label string) *progress {
 func (p *progress) count(done, total int) { p.update(temper.Progress{Done: done, Total: total}) }
 
 func (p *progress) update(pr temper.Progress) {
+	if pr.Stage != "" {
+		p.stage(pr.Stage)
+		return
+	}
 	if p.lines != nil {
 		p.line(pr)
 		return
@@ -113,9 +117,19 @@ func progressLabel(pr temper.Progress) string {
 	return "sampling"
 }
 
+// stage ends the bar and writes a line for a long step after sampling, on
+// a terminal and in a log alike (quiet writes none).
+func (p *progress) stage(what string) {
+	p.finish()
+	if w := cmp.Or(p.lines, p.out); w != nil {
+		fmt.Fprintf(w, "%s …\n", what)
+	}
+}
+
 func (p *progress) finish() {
 	if p.bar != nil {
 		p.bar.Finish()
+		p.bar = nil
 	}
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -47,5 +48,46 @@ func TestProgressLines(t *testing.T) {
 	q.update(temper.Progress{Done: 40, Total: 100})
 	if quiet.Len() != 0 {
 		t.Errorf("--quiet wrote %q", quiet.String())
+	}
+}
+
+// TestProgressStage: a long step after sampling is a line of its own at
+// once, in a log (no interval to wait for) and not with --quiet; and a run
+// that kept 2,000,000 values or more announces its judgement and its
+// files through Options.Progress, a smaller one neither.
+func TestProgressStage(t *testing.T) {
+	var log strings.Builder
+	newProgress(&log, false).update(temper.Progress{Stage: "judging the draws"})
+	if got := log.String(); got != "judging the draws …\n" {
+		t.Errorf("the stage line: %q", got)
+	}
+	var quiet strings.Builder
+	newProgress(&quiet, true).update(temper.Progress{Stage: "judging the draws"})
+	if quiet.Len() != 0 {
+		t.Errorf("--quiet wrote %q", quiet.String())
+	}
+	m, err := temper.Compile("s.ppl", "param { x: real[99] }\nmodel { x ~ normal(0, 1) }\n", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		iters  int
+		stages int
+	}{{5000, 2}, {4000, 0}} { // 4 chains × 5,000 × 100 columns = 2,000,000
+		var stages []string
+		res, err := m.Sample(context.Background(), temper.Options{Sampler: "sgld", Iters: c.iters, Seed: 1, Progress: func(p temper.Progress) {
+			if p.Stage != "" {
+				stages = append(stages, p.Stage)
+			}
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := res.SaveSummaries(t.TempDir()); err != nil {
+			t.Fatal(err)
+		}
+		if len(stages) != c.stages {
+			t.Errorf("%d iterations: stages %q, want %d", c.iters, stages, c.stages)
+		}
 	}
 }

@@ -1,9 +1,11 @@
 package summary
 
 import (
+	"cmp"
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"testing"
 )
 
@@ -96,7 +98,7 @@ func TestFoldCatchesScale(t *testing.T) {
 		}
 	}
 	bulk := classicRhat(rankNormalize(splitChains(x)))
-	tail := classicRhat(rankNormalize(splitChains(fold(x))))
+	tail := classicRhat(rankNormalize(splitChains(fold(x, quantile7(sortedPool(x), 0.5)))))
 	if bulk > 1.01 || tail < 1.05 || SplitRhat(x) != tail {
 		t.Errorf("bulk R̂ %.4f (want < 1.01), folded R̂ %.4f (want > 1.05), SplitRhat %.4f (want the folded)", bulk, tail, SplitRhat(x))
 	}
@@ -108,5 +110,60 @@ func TestRanks(t *testing.T) {
 	want := [][]float64{{4, 1, 2.5}, {2.5, 5}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("ranks %v, want %v", got, want)
+	}
+}
+
+// TestSummarizeSharesItsSorts: Summarize, which sorts twice and ranks by
+// binary search, gives exactly the figures of ESSBulk, ESSTail, SplitRhat
+// and MCSEMean, each of which sorts on its own; on draws with ties (values
+// rounded to a tenth), chains of unequal length (cut to the shortest, 301
+// draws, whose middle draw splitting drops), and 0/1 draws. And Ranks by binary search equals the ranks of a sort of the
+// draws with their places.
+func TestSummarizeSharesItsSorts(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, round := range []float64{0, 10, 0.5} {
+		x := make([][]float64, 4)
+		for m := range x {
+			for range 301 + 7*m {
+				v := r.NormFloat64()
+				switch round {
+				case 10:
+					v = math.Round(v*10) / 10
+				case 0.5:
+					v = map[bool]float64{false: 0, true: 1}[v > 0.3]
+				}
+				x[m] = append(x[m], v)
+			}
+		}
+		got := Summarize("v", x)
+		want := Stats{ESSBulk: ESSBulk(x), ESSTail: ESSTail(x), Rhat: SplitRhat(x), MCSE: MCSEMean(x)}
+		same := func(a, b float64) bool { return a == b || math.IsNaN(a) && math.IsNaN(b) }
+		if !same(got.ESSBulk, want.ESSBulk) || !same(got.ESSTail, want.ESSTail) || !same(got.Rhat, want.Rhat) || !same(got.MCSE, want.MCSE) {
+			t.Errorf("rounding %g: Summarize %+v, the functions %+v", round, got, want)
+		}
+		type placed struct {
+			v    float64
+			m, i int
+		}
+		var all []placed
+		for m, c := range x {
+			for i, v := range c {
+				all = append(all, placed{v, m, i})
+			}
+		}
+		slices.SortFunc(all, func(a, b placed) int { return cmp.Compare(a.v, b.v) })
+		ranks := Ranks(x)
+		for lo := 0; lo < len(all); {
+			hi := lo + 1
+			for hi < len(all) && all[hi].v == all[lo].v {
+				hi++
+			}
+			for _, d := range all[lo:hi] {
+				if want := float64(lo+1+hi) / 2; ranks[d.m][d.i] != want {
+					t.Fatalf("rounding %g: rank of x[%d][%d] = %g, want %g", round, d.m, d.i, ranks[d.m][d.i], want)
+				}
+			}
+			lo = hi
+		}
 	}
 }

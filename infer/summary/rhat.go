@@ -15,7 +15,7 @@ func SplitRhat(chains [][]float64) float64 {
 		return math.NaN()
 	}
 	bulk := classicRhat(rankNormalize(splitChains(x)))
-	tail := classicRhat(rankNormalize(splitChains(fold(x))))
+	tail := classicRhat(rankNormalize(splitChains(fold(x, quantile7(sortedPool(x), 0.5)))))
 	return math.Max(bulk, tail)
 }
 

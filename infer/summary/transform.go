@@ -74,10 +74,11 @@ func splitChains(chains [][]float64) [][]float64 {
 // to ±z, so that the scores of a symmetric sample are symmetric. We follow
 // them.
 func rankNormalize(chains [][]float64) [][]float64 {
-	s := 0.0
-	for _, c := range chains {
-		s += float64(len(c))
-	}
+	return normalScores(chains, float64(countDraws(chains)))
+}
+
+// normalScores is rankNormalize with the number of draws, s, given.
+func normalScores(chains [][]float64, s float64) [][]float64 {
 	out := Ranks(chains)
 	for _, c := range out {
 		for i, r := range c {
@@ -93,12 +94,12 @@ func rankNormalize(chains [][]float64) [][]float64 {
 func Ranks(chains [][]float64) [][]float64 {
 	type draw struct {
 		v    float64
-		m, i int
+		m, i int32 // 16 bytes a draw: the sort moves less than with ints
 	}
 	var all []draw
 	for m, c := range chains {
 		for i, v := range c {
-			all = append(all, draw{v, m, i})
+			all = append(all, draw{v, int32(m), int32(i)})
 		}
 	}
 	slices.SortFunc(all, func(a, b draw) int { return cmp.Compare(a.v, b.v) })
@@ -128,11 +129,10 @@ func normalQuantile(p float64) float64 {
 	return mathext.NormalQuantile(p)
 }
 
-// fold maps every draw to its distance from the median of all draws,
+// fold maps every draw to its distance from med, the median of all draws,
 // |x − median| (Vehtari et al. 2021, Section 4.2): chains that agree in
 // location but differ in scale then differ in location.
-func fold(chains [][]float64) [][]float64 {
-	med := quantile7(sortedPool(chains), 0.5)
+func fold(chains [][]float64, med float64) [][]float64 {
 	out := make([][]float64, len(chains))
 	for m, c := range chains {
 		out[m] = make([]float64, len(c))
