@@ -26,11 +26,14 @@ func LookupLogCDF(name string) (LogCDF, bool) {
 }
 
 // HostOnly lists the elementwise functions that have no device kernel
-// yet, the log CDFs: a model that calls one compiles for the CPU, and the
-// CUDA backend names the op it cannot run (autodiff's noKernel) rather
-// than run it.
+// yet, the log CDFs and the densities of hostOnlyDensities: a model that
+// calls one compiles for the CPU, and the CUDA backend names the op it
+// cannot run (autodiff's noKernel) rather than run it.
 func HostOnly() []string {
 	var names []string
+	for _, d := range hostOnlyDensities {
+		names = append(names, d.name)
+	}
 	for _, c := range logCDFs {
 		names = append(names, c.Lower.Name, c.Upper.Name)
 	}

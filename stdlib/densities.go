@@ -591,6 +591,7 @@ func init() {
 		weibullDensity, negBinomial2Density, negBinomial2LogDensity, betaBinomialDensity, skewNormalDensity,
 		vonMisesDensity,
 	}
+	scalars = append(scalars, hostOnlyDensities...)
 	for _, d := range scalars {
 		d.fn = &autodiff.ScalarFunc{Name: d.name, Arity: len(d.args), Value: d.value, Grad: d.partials}
 		ints := make([]bool, len(d.args))

@@ -224,6 +224,78 @@ var scalarCases = []scalarCase{
 		// huge κ, and y many turns away from μ.
 		tails:  [][]float64{{0.3, 0, 1e-6}, {1, 0.5, 24.999}, {1, 0.5, 25.001}, {0.01, 0, 300}, {-0.002, 0, 1e5}, {100, -3, 2}},
 		tailFD: true},
+	// densities_stan.go's densities. References are distuv's own
+	// distribution where it has it, else one it is a transformation of:
+	// rayleigh(σ) is weibull(2, σ√2); 1/Y for Y ~ frechet(α, σ) is
+	// weibull(α, 1/σ); log Y for Y ~ loglogistic(α, β) is logistic(log α,
+	// 1/β); Y - μ + λ for Y ~ pareto_type_2(μ, λ, α) is pareto(λ, α); the
+	// inverse χ²s are inverse gammas.
+	{name: "gumbel", build: lookup("gumbel"),
+		ref:   func(x []float64) float64 { return distuv.GumbelRight{Mu: x[1], Beta: x[2]}.LogProb(x[0]) },
+		draw:  []func(*rand.Rand) float64{adtest.Real, adtest.Real, adtest.Positive},
+		tails: [][]float64{{30, 0, 1}, {-5, 0, 1}, {1e3, 1, 50}, {0.3, 0.1, 0.05}}, tailFD: true},
+	{name: "pareto", build: lookup("pareto"),
+		ref:   func(x []float64) float64 { return distuv.Pareto{Xm: x[1], Alpha: x[2]}.LogProb(x[0]) },
+		draw:  []func(*rand.Rand) float64{adtest.Uniform(3, 6), adtest.Uniform(0.5, 2.5), adtest.Positive},
+		tails: [][]float64{{1e8, 1, 2}, {1.0001, 1, 0.1}, {1e-3, 1e-4, 30}}, tailFD: true},
+	{name: "chi_square", build: lookup("chi_square"),
+		ref:   func(x []float64) float64 { return distuv.ChiSquared{K: x[1]}.LogProb(x[0]) },
+		draw:  []func(*rand.Rand) float64{adtest.Positive, adtest.Uniform(0.5, 8)},
+		tails: [][]float64{{1e-8, 0.5}, {300, 3}, {1e3, 1e3}, {0.2, 2}}, tailFD: true},
+	{name: "inv_chi_square", build: lookup("inv_chi_square"),
+		ref: func(x []float64) float64 {
+			return distuv.InverseGamma{Alpha: x[1] / 2, Beta: 0.5}.LogProb(x[0])
+		},
+		draw:  []func(*rand.Rand) float64{adtest.Positive, adtest.Uniform(0.5, 8)},
+		tails: [][]float64{{1e-3, 2}, {1e4, 3}, {1e-3, 1e3}, {1, 0.1}}, tailFD: true},
+	{name: "scaled_inv_chi_square", build: lookup("scaled_inv_chi_square"),
+		ref: func(x []float64) float64 {
+			nu, s := x[1], x[2]
+			return distuv.InverseGamma{Alpha: nu / 2, Beta: nu * s * s / 2}.LogProb(x[0])
+		},
+		draw:  []func(*rand.Rand) float64{adtest.Positive, adtest.Uniform(0.5, 8), adtest.Positive},
+		tails: [][]float64{{1e-3, 2, 0.1}, {1e4, 3, 2}, {1, 1e3, 1}, {5, 0.2, 20}}, tailFD: true},
+	{name: "rayleigh", build: lookup("rayleigh"),
+		ref: func(x []float64) float64 {
+			return distuv.Weibull{K: 2, Lambda: x[1] * math.Sqrt2}.LogProb(x[0])
+		},
+		draw:  []func(*rand.Rand) float64{adtest.Positive, adtest.Positive},
+		tails: [][]float64{{1e-8, 1}, {40, 1}, {1e3, 100}, {0.5, 0.05}}, tailFD: true},
+	{name: "frechet", build: lookup("frechet"),
+		ref: func(x []float64) float64 {
+			return distuv.Weibull{K: x[1], Lambda: 1 / x[2]}.LogProb(1/x[0]) - 2*math.Log(x[0])
+		},
+		draw:  []func(*rand.Rand) float64{adtest.Positive, adtest.Uniform(0.5, 4), adtest.Positive},
+		tails: [][]float64{{0.1, 2, 1}, {1e6, 1.5, 2}, {1, 0.2, 1e3}, {5, 10, 4}}, tailFD: true},
+	{name: "loglogistic", build: lookup("loglogistic"),
+		ref: func(x []float64) float64 {
+			y, a, b := x[0], x[1], x[2]
+			return distuv.Logistic{}.LogProb(b*math.Log(y/a)) + math.Log(b) - math.Log(y)
+		},
+		draw:  []func(*rand.Rand) float64{adtest.Positive, adtest.Positive, adtest.Uniform(0.5, 4)},
+		tails: [][]float64{{1e-8, 1, 2}, {1e8, 2, 3}, {1, 1e3, 0.5}, {3, 2, 50}}, tailFD: true},
+	{name: "exp_mod_normal", build: lookup("exp_mod_normal"), ref: expModNormalRef,
+		draw: []func(*rand.Rand) float64{adtest.Real, adtest.Real, adtest.Positive, adtest.Positive},
+		// Deep in the left tail (log Φ's argument -27, where erfc's
+		// reference still holds its digits) and far right.
+		tails: [][]float64{{-25, 0, 1, 2}, {50, 0, 1, 0.5}, {0, 0, 0.01, 10}, {1, 0, 2, 1e-3}}, tailFD: true,
+		// log Φ by its asymptotic series below -20 truncates at the x⁻⁶
+		// term: a relative error of about 105/x⁸ ≈ 4e-10 in Φ there.
+		tailTol: 1e-9},
+	{name: "pareto_type_2", build: lookup("pareto_type_2"),
+		ref: func(x []float64) float64 {
+			y, mu, l, a := x[0], x[1], x[2], x[3]
+			return distuv.Pareto{Xm: l, Alpha: a}.LogProb(y - mu + l)
+		},
+		draw:  []func(*rand.Rand) float64{adtest.Uniform(1, 5), adtest.Uniform(-2, 0.5), adtest.Positive, adtest.Positive},
+		tails: [][]float64{{1e8, 0, 1, 2}, {1e-6, 0, 1, 3}, {5, 1, 1e3, 0.1}, {2, -1, 0.5, 50}}, tailFD: true},
+}
+
+// expModNormalRef is Stan's own form of exp_mod_normal: log λ - log 2 +
+// λ(2μ + λσ² - 2y)/2 + log erfc((μ + λσ² - y)/(√2 σ)).
+func expModNormalRef(x []float64) float64 {
+	y, mu, s, l := x[0], x[1], x[2], x[3]
+	return math.Log(l) - math.Ln2 + l*(2*mu+l*s*s-2*y)/2 + math.Log(math.Erfc((mu+l*s*s-y)/(math.Sqrt2*s)))
 }
 
 // vonMisesRef is κ cos(y - μ) - log(2π I₀(κ)) with I₀ from its integral
@@ -436,6 +508,18 @@ var outOfSupport = map[string][][]float64{
 	"beta_binomial":      {{-1, 5, 1, 1}, {6, 5, 1, 1}, {1.5, 5, 1, 1}, {1, 5, 0, 1}, {1, 5, 1, -1}},
 	"skew_normal":        {{0, 0, 0, 1}, {0, 0, -1, 1}, {plusInf, 0, 1, 1}, {0, 0, 1, plusInf}},
 	"von_mises":          {{0, 0, 0}, {0, 0, -1}, {plusInf, 0, 1}, {0, -plusInf, 1}, {0, 0, plusInf}},
+	// Stan's supports: pareto y ≥ y_min, pareto_type_2 y ≥ μ, the
+	// positive ones y > 0 (the density is 0 or unbounded at 0).
+	"gumbel":                {{0, 0, 0}, {0, 0, -1}, {plusInf, 0, 1}, {0, -plusInf, 1}},
+	"pareto":                {{0.5, 1, 2}, {-1, 1, 2}, {2, 0, 2}, {2, -1, 2}, {2, 1, 0}, {plusInf, 1, 2}},
+	"chi_square":            {{0, 2}, {-1, 2}, {1, 0}, {1, -1}, {plusInf, 2}},
+	"inv_chi_square":        {{0, 2}, {-1, 2}, {1, 0}, {1, -1}, {1, plusInf}},
+	"scaled_inv_chi_square": {{0, 2, 1}, {-1, 2, 1}, {1, 0, 1}, {1, 2, 0}, {1, 2, -1}, {plusInf, 2, 1}},
+	"rayleigh":              {{0, 1}, {-1, 1}, {1, 0}, {1, -1}, {plusInf, 1}},
+	"frechet":               {{0, 1, 1}, {-1, 1, 1}, {1, 0, 1}, {1, 1, -1}, {plusInf, 1, 1}},
+	"loglogistic":           {{0, 1, 1}, {-1, 1, 1}, {1, 0, 1}, {1, 1, -1}, {1, plusInf, 1}},
+	"exp_mod_normal":        {{0, 0, 0, 1}, {0, 0, 1, 0}, {0, 0, -1, 1}, {0, 0, 1, -1}, {-plusInf, 0, 1, 1}, {0, 0, 1, plusInf}},
+	"pareto_type_2":         {{-0.5, 0, 1, 1}, {1, 0, 0, 1}, {1, 0, 1, 0}, {1, 0, -1, 1}, {plusInf, 0, 1, 1}},
 }
 
 // TestOutOfSupport checks that every point outside a density's support or

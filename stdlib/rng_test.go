@@ -166,6 +166,40 @@ var (
 		raw := []float64{1, c, 1, 2 * c, 3}
 		return fromRaw(func(k int) float64 { return raw[k] * math.Pow(s, float64(k)) })
 	}
+	// E[X^k] = α y_min^k/(α-k), finite for α > 4.
+	paretoMoments = func(m, a float64) moments {
+		return fromRaw(func(k int) float64 { return a * math.Pow(m, float64(k)) / (a - float64(k)) })
+	}
+	// E[X^k] = σ^k 2^(k/2) Γ(1 + k/2).
+	rayleighMoments = func(s float64) moments {
+		return fromRaw(func(k int) float64 { return math.Pow(s*math.Sqrt2, float64(k)) * math.Gamma(1+float64(k)/2) })
+	}
+	// E[X^k] = σ^k Γ(1 - k/α), finite for α > 4.
+	frechetMoments = func(a, s float64) moments {
+		return fromRaw(func(k int) float64 { return math.Pow(s, float64(k)) * math.Gamma(1-float64(k)/a) })
+	}
+	// E[X^k] = α^k (kπ/β)/sin(kπ/β), finite for β > 4.
+	loglogisticMoments = func(a, b float64) moments {
+		return fromRaw(func(k int) float64 {
+			t := float64(k) * math.Pi / b
+			return math.Pow(a, float64(k)) * t / math.Sin(t)
+		})
+	}
+	// The cumulants of N(μ, σ²) and Exp(λ) add: mean μ + 1/λ, variance σ² +
+	// 1/λ², fourth cumulant 6/λ⁴, so μ₄ = 6/λ⁴ + 3·variance².
+	expModNormalMoments = func(mu, s, l float64) moments {
+		v := s*s + 1/(l*l)
+		return moments{mu + 1/l, v, 6/(l*l*l*l) + 3*v*v}
+	}
+	// μ plus a Lomax variate, E[X^k] = λ^k k! Γ(α-k)/Γ(α) for α > 4; the
+	// shift moves the mean alone.
+	paretoType2Moments = func(mu, l, a float64) moments {
+		m := fromRaw(func(k int) float64 {
+			return math.Pow(l, float64(k)) * math.Gamma(float64(k)+1) * math.Exp(lgam(a-float64(k))-lgam(a))
+		})
+		m.mean += mu
+		return m
+	}
 	// With δ = α/√(1+α²) and b = δ√(2/π): mean ξ + ωb, variance
 	// ω²(1 - b²), excess kurtosis 2(π-3) b⁴/(1-b²)².
 	skewNormalMoments = func(xi, omega, alpha float64) moments {
@@ -259,6 +293,20 @@ var momentCases = []struct {
 	{"weibull", sc(0.7, 0.5), weibullMoments(0.7, 0.5)},
 	{"skew_normal", sc(1, 2, 3), skewNormalMoments(1, 2, 3)},
 	{"skew_normal", sc(0, 1, -1), skewNormalMoments(0, 1, -1)},
+	// Gumbel: mean μ + βγ (Euler's γ), variance π²β²/6, excess kurtosis 12/5.
+	{"gumbel", sc(1, 2), central(1+2*0.57721566490153286, math.Pi*math.Pi*4/6, 2.4)},
+	{"pareto", sc(1.5, 9), paretoMoments(1.5, 9)},
+	// χ²(ν) is gamma(ν/2, rate ½); its inverses inv_gamma(ν/2, scale ½)
+	// and, scaled, inv_gamma(ν/2, scale νs²/2).
+	{"chi_square", sc(3), gammaMoments(1.5, 0.5)},
+	{"chi_square", sc(0.3), gammaMoments(0.15, 0.5)},
+	{"inv_chi_square", sc(18), invGammaMoments(9, 0.5)},
+	{"scaled_inv_chi_square", sc(18, 0.7), invGammaMoments(9, 18*0.49/2)},
+	{"rayleigh", sc(2), rayleighMoments(2)},
+	{"frechet", sc(9, 2), frechetMoments(9, 2)},
+	{"loglogistic", sc(2, 9), loglogisticMoments(2, 9)},
+	{"exp_mod_normal", sc(1, 2, 0.5), expModNormalMoments(1, 2, 0.5)},
+	{"pareto_type_2", sc(1, 2, 9), paretoType2Moments(1, 2, 9)},
 	{"bernoulli", sc(0.3), binomialMoments(1, 0.3)},
 	{"bernoulli_logit", sc(0.5), binomialMoments(1, sigmoid(0.5))},
 	{"binomial", sc(10, 0.3), binomialMoments(10, 0.3)},
@@ -395,26 +443,36 @@ func TestRNGCoverage(t *testing.T) {
 func TestRNGOutOfDomain(t *testing.T) {
 	nan, inf := math.NaN(), math.Inf(1)
 	bad := map[string][][][]float64{
-		"normal":             {sc(0, 0), sc(0, -1)},
-		"student_t":          {sc(0, 0, 1), sc(-1, 0, 1), sc(3, 0, 0)},
-		"cauchy":             {sc(0, 0), sc(0, -2)},
-		"double_exponential": {sc(0, 0)},
-		"logistic":           {sc(1, -1)},
-		"exponential":        {sc(0), sc(-1)},
-		"gamma":              {sc(0, 1), sc(1, 0), sc(-1, 1)},
-		"inv_gamma":          {sc(0, 1), sc(1, -1)},
-		"beta":               {sc(0, 1), sc(1, 0)},
-		"lognormal":          {sc(0, 0)},
-		"uniform":            {sc(1, 1), sc(2, 1)},
-		"half_normal":        {sc(0), sc(-1)},
-		"half_cauchy":        {sc(0)},
-		"weibull":            {sc(0, 1), sc(1, 0)},
-		"skew_normal":        {sc(0, 0, 1), sc(0, -1, 1)},
-		"von_mises":          {sc(0, -1)},
-		"bernoulli":          {sc(1.5), sc(-0.1)},
-		"binomial":           {sc(5, 1.5), sc(5, -0.5), sc(-1, 0.5), sc(2.5, 0.5), sc(1<<31, 0.5)},
-		"binomial_logit":     {sc(-1, 0), sc(2.5, 0)},
-		"beta_binomial":      {sc(5, 0, 1), sc(5, 1, -1), sc(-1, 1, 1), sc(0.5, 1, 1)},
+		"normal":                {sc(0, 0), sc(0, -1)},
+		"student_t":             {sc(0, 0, 1), sc(-1, 0, 1), sc(3, 0, 0)},
+		"cauchy":                {sc(0, 0), sc(0, -2)},
+		"double_exponential":    {sc(0, 0)},
+		"logistic":              {sc(1, -1)},
+		"exponential":           {sc(0), sc(-1)},
+		"gamma":                 {sc(0, 1), sc(1, 0), sc(-1, 1)},
+		"inv_gamma":             {sc(0, 1), sc(1, -1)},
+		"beta":                  {sc(0, 1), sc(1, 0)},
+		"lognormal":             {sc(0, 0)},
+		"uniform":               {sc(1, 1), sc(2, 1)},
+		"half_normal":           {sc(0), sc(-1)},
+		"half_cauchy":           {sc(0)},
+		"weibull":               {sc(0, 1), sc(1, 0)},
+		"skew_normal":           {sc(0, 0, 1), sc(0, -1, 1)},
+		"von_mises":             {sc(0, -1)},
+		"gumbel":                {sc(0, 0), sc(0, -1)},
+		"pareto":                {sc(0, 1), sc(1, 0), sc(-1, 1)},
+		"chi_square":            {sc(0), sc(-1)},
+		"inv_chi_square":        {sc(0), sc(-1)},
+		"scaled_inv_chi_square": {sc(0, 1), sc(1, 0), sc(1, -1)},
+		"rayleigh":              {sc(0), sc(-1)},
+		"frechet":               {sc(0, 1), sc(1, 0)},
+		"loglogistic":           {sc(0, 1), sc(1, -1)},
+		"exp_mod_normal":        {sc(0, 0, 1), sc(0, 1, 0), sc(0, -1, 1)},
+		"pareto_type_2":         {sc(0, 0, 1), sc(0, 1, 0), sc(0, -1, 1)},
+		"bernoulli":             {sc(1.5), sc(-0.1)},
+		"binomial":              {sc(5, 1.5), sc(5, -0.5), sc(-1, 0.5), sc(2.5, 0.5), sc(1<<31, 0.5)},
+		"binomial_logit":        {sc(-1, 0), sc(2.5, 0)},
+		"beta_binomial":         {sc(5, 0, 1), sc(5, 1, -1), sc(-1, 1, 1), sc(0.5, 1, 1)},
 		// Stan's bound: a rate of 2^30 or more does not fit its int.
 		"poisson":            {sc(-1), sc(1 << 30), sc(1e300)},
 		"poisson_log":        {sc(21), sc(800)},
