@@ -2,6 +2,7 @@ package compile_test
 
 import (
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -87,5 +88,35 @@ func TestStanDistributions(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestLogMix: a two-component normal mixture written with log_mix is the
+// hand-written one, energy and gradient, in a plate; log_mix of a whole
+// vector of log densities is elementwise.
+func TestLogMix(t *testing.T) {
+	data := map[string]any{"N": 4, "y": []float64{0.5, -1.2, 2.0, 0.1}}
+	head := "data { N: int  y: real[N] }\nparam { mu: real[2]  sigma: real<lower=0>  theta: real<lower=0, upper=1> }\n"
+	prior := "mu ~ normal(0, 1)\n  sigma ~ exponential(1)\n  "
+	theta := []float64{0.3, -0.8, math.Log(1.4), 0.4}
+	hand := "for n in plate(N) { target += log(theta * exp(normal_lpdf(y[n] | mu[1], sigma)) + (1 - theta) * exp(normal_lpdf(y[n] | mu[2], sigma))) }"
+	for _, body := range []string{
+		"for n in plate(N) { target += log_mix(theta, normal_lpdf(y[n] | mu[1], sigma), normal_lpdf(y[n] | mu[2], sigma)) }",
+		"target += sum(log_mix(theta, -0.5 * ((y - mu[1]) / sigma) ^ 2, -0.5 * ((y - mu[2]) / sigma) ^ 2) - log(sigma) - 0.5 * log(2 * pi()))",
+	} {
+		ua, ga := energyAt(t, head+"model {\n  "+prior+hand+"\n}", data, theta)
+		ub, gb := energyAt(t, head+"model {\n  "+prior+body+"\n}", data, theta)
+		if math.Abs(ua-ub) > 1e-10 {
+			t.Errorf("%s: energy %.15g, %.15g written out", body, ub, ua)
+		}
+		for i := range ga {
+			if math.Abs(ga[i]-gb[i]) > 1e-10 {
+				t.Errorf("%s: gradient %v, %v written out", body, gb, ga)
+				break
+			}
+		}
+	}
+	if _, err := tryCompile(head+"model { target += log_mix(theta, 1) }", data); err == nil || !strings.Contains(err.Error(), "log_mix") {
+		t.Errorf("log_mix with 2 arguments: %v", err)
 	}
 }

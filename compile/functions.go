@@ -116,6 +116,12 @@ func init() {
 		n := b.align(a)
 		return value{node: ad.IfElse(n[0], n[1], n[2]), batched: anyBatched(a)}
 	}}
+	// log_mix(theta, lp1, lp2) is Stan's two-component mixture of log
+	// densities, log(θ e^lp1 + (1-θ) e^lp2), computed stably.
+	functions["log_mix"] = function{params: []string{"theta", "lp1", "lp2"}, build: func(b *builder, a []value) value {
+		n := b.align(a)
+		return value{node: stdlib.LogMix(n[0], n[1], n[2]), batched: anyBatched(a)}
+	}}
 	functions["dot"] = function{params: []string{"x", "y"}, build: func(b *builder, a []value) value {
 		// Judged on the shapes the user wrote (one row of a plate), so that
 		// the minibatch's axis never shows in the message.

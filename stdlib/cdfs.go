@@ -26,14 +26,15 @@ func LookupLogCDF(name string) (LogCDF, bool) {
 }
 
 // HostOnly lists the elementwise functions that have no device kernel
-// yet, the log CDFs and the densities of hostOnlyDensities: a model that
-// calls one compiles for the CPU, and the CUDA backend names the op it
-// cannot run (autodiff's noKernel) rather than run it.
+// yet, the log CDFs, the densities of hostOnlyDensities and log_mix: a
+// model that calls one compiles for the CPU, and the CUDA backend names
+// the op it cannot run (autodiff's noKernel) rather than run it.
 func HostOnly() []string {
 	var names []string
 	for _, d := range hostOnlyDensities {
 		names = append(names, d.name)
 	}
+	names = append(names, logMixFunc.Name)
 	for _, c := range logCDFs {
 		names = append(names, c.Lower.Name, c.Upper.Name)
 	}
