@@ -180,7 +180,7 @@ func TestTerminal(t *testing.T) {
 
 	// Ctrl-C during a run stops it; the draws so far are summarised. The
 	// progress line says the run is under way before the interrupt.
-	tm.send(":run iters=100000000 chains=2\r")
+	tm.send(":run iters=100000000 thin=1000 chains=2\r")
 	tm.expect("Ctrl-C stops")
 	tm.expect("of 100000000 iterations")
 	tm.send("\x03")

@@ -185,7 +185,7 @@ func TestRunInterrupted(t *testing.T) {
 		}
 	}
 	s.out.Reset()
-	s.Eval(ctx, ":run iters=100000000 chains=2")
+	s.Eval(ctx, ":run sghmc iters=1000000 chains=2")
 	out := s.out.String()
 	for _, w := range []string{"interrupted after 250 iterations; the 250 draws per chain made so far are kept", "mu", "ess_bulk"} {
 		if !strings.Contains(out, w) {
