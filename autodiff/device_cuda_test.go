@@ -658,6 +658,14 @@ func TestDeviceRefusesUnknownOps(t *testing.T) {
 			x, _ := c.Apply(g.Input("u", ad.Param, 2, 3), 3)
 			return x
 		},
+		// The linear algebra of GPs, the CPU's alone (linalg.go).
+		"cholesky_decompose": func(g *ad.Graph) *ad.Node { return ad.CholeskyDecompose(g.Input("A", ad.Param, 3, 3)) },
+		"inverse":            func(g *ad.Graph) *ad.Node { return ad.Inverse(g.Input("A", ad.Param, 3, 3)) },
+		"log_determinant":    func(g *ad.Graph) *ad.Node { return ad.LogDeterminant(g.Input("A", ad.Param, 3, 3)) },
+		"mdivide_left_tri_low": func(g *ad.Graph) *ad.Node {
+			return ad.MdivideLeftTriLow(g.Input("L", ad.Param, 3, 3), g.Input("b", ad.Param, 3))
+		},
+		"cumulative_sum": func(g *ad.Graph) *ad.Node { return ad.CumulativeSum(g.Input("v", ad.Param, 3)) },
 	} {
 		g := ad.NewGraph(2)
 		out := ad.SumAll(ad.Exp(build(g)))
