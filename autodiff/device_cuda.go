@@ -132,13 +132,21 @@ func grid1(total int64) (grid, block [3]uint32) {
 
 func compileCUDA(g *Graph, f32 bool, outputs []*Node) (DeviceProgram, error) {
 	pl, err := planProgram(g, outputs, f32)
+	if err != nil && f32 {
+		// An op without a float32 kernel may have no CUDA kernel either
+		// (the CPU's linear algebra): say that, which float64 would not
+		// cure, rather than send the user to float64 first.
+		if pl64, err64 := planProgram(g, outputs, false); err64 == nil {
+			if err := checkLowerings(pl64); err != nil {
+				return nil, err
+			}
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
-	for _, n := range pl.order {
-		if n.op != nil && aliasOf(n) == nil && lowering(n) == nil {
-			return nil, noKernel(n)
-		}
+	if err := checkLowerings(pl); err != nil {
+		return nil, err
 	}
 	dev, err := openGPU()
 	if err != nil {
@@ -317,6 +325,17 @@ func (p *cudaProgram) lower() error {
 				return err
 			}
 			p.backward[i] = append(p.backward[i], steps...)
+		}
+	}
+	return nil
+}
+
+// checkLowerings names the first op of a plan the backend has no kernel
+// for.
+func checkLowerings(pl *programPlan) error {
+	for _, n := range pl.order {
+		if n.op != nil && aliasOf(n) == nil && lowering(n) == nil {
+			return noKernel(n)
 		}
 	}
 	return nil
