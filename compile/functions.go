@@ -16,6 +16,9 @@ type function struct {
 	params []string
 	build  func(b *builder, args []value) value
 	intIf  []int // the result is an int when these arguments are (lang.Signature.IntIf)
+	// intResult: the result is always an int (rows(A), a size known when
+	// the model is compiled).
+	intResult bool
 
 	// A layer (layers.go) ends its parameters with settings, integer
 	// constants that shape its result (a stride, a window's size), the
@@ -237,7 +240,7 @@ func Env() *lang.Env {
 	}
 	for name, f := range functions {
 		sig := lang.Signature{Params: slices.Clone(f.params), Int: make([]bool, len(f.params)), IntIf: slices.Clone(f.intIf),
-			Optional: f.optional, Ranks: slices.Clone(f.ranks)}
+			Optional: f.optional, Ranks: slices.Clone(f.ranks), IntResult: f.intResult}
 		for i := len(f.params) - f.settings; i < len(f.params); i++ {
 			sig.Int[i] = true
 		}
