@@ -3,6 +3,7 @@ package compile
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	ad "github.com/temper-ppl/temper/autodiff"
@@ -455,10 +456,7 @@ func (b *builder) binary(e *lang.Binary) value {
 	}
 	batched := l.batched || r.batched
 	if e.Op == "@" {
-		if r.batched {
-			return b.fail(e.Pos, "the right operand of @ cannot depend on the plate index")
-		}
-		return value{node: ad.Matmul(l.node, r.node), batched: l.batched}
+		return b.product(l, r)
 	}
 	n := b.align([]value{l, r})
 	op, ok := binaryOps[e.Op]
@@ -561,19 +559,31 @@ func rowShape(shape []int, batched bool) []int {
 	return shape
 }
 
+// vector compiles a vector literal: of scalars, or of arrays of one shape
+// (nested literals, a matrix's rows); in a plate, of each row's values
+// ([x1[n], x2[n]], a row built from data columns).
 func (b *builder) vector(e *lang.Vector) value {
-	var parts []*ad.Node
-	for _, el := range e.Elems {
-		v := b.expr(el)
+	elems := make([]value, len(e.Elems))
+	for i, el := range e.Elems {
+		elems[i] = b.expr(el)
 		if b.err != nil {
 			return value{}
 		}
-		if v.batched || len(v.node.Shape()) != 0 {
-			return b.fail(el.Position(), "a vector literal takes scalars that do not depend on the plate")
+		first, this := rowShape(elems[0].node.Shape(), elems[0].batched), rowShape(elems[i].node.Shape(), elems[i].batched)
+		if !slices.Equal(first, this) {
+			return b.fail(el.Position(), "the elements of a vector literal must have one shape, and this has shape %s after %s", shapeString(this), shapeString(first))
 		}
-		parts = append(parts, ad.Reshape(v.node, 1))
 	}
-	return value{node: ad.Concat(0, parts...)}
+	parts, batched := b.together(elems...)
+	axis := 0
+	if batched {
+		axis = 1
+	}
+	for i, p := range parts {
+		s := p.Shape()
+		parts[i] = ad.Reshape(p, append(append(s[:axis:axis], 1), s[axis:]...)...)
+	}
+	return value{node: ad.Concat(axis, parts...), batched: batched}
 }
 
 // isDataIndex reports whether e has the form of an index by data: an int

@@ -170,10 +170,7 @@ func init() {
 		return value{node: ad.Mul(n[0], n[1]), batched: anyBatched(a)}
 	}}
 	matmul := function{params: []string{"x", "y"}, build: func(b *builder, a []value) value {
-		if a[1].batched {
-			return value{node: b.g.Fail(nil, "the right operand of a matrix product cannot depend on the plate index")}
-		}
-		return value{node: ad.Matmul(a[0].node, a[1].node), batched: a[0].batched}
+		return b.product(a[0], a[1])
 	}}
 	functions["matmul"] = matmul
 	functions["dense"] = function{params: []string{"x", "W", "b"}, build: func(b *builder, a []value) value {

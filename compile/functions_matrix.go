@@ -160,18 +160,24 @@ func (b *builder) transposed(v value) value {
 	return value{node: ad.Transpose(v.node, 1, 0)}
 }
 
-// product is the matrix product x·y of one row's matrices [M, K] and [K,
-// N]. A y that depends on the plate cannot be Matmul's shared right
-// operand: the product is then a broadcast multiply summed over K.
+// product is the matrix product of one row's values, as @ (matmul).
+// An operand on the right that depends on the plate cannot be Matmul's
+// shared right operand (W @ x[n], Stan's matrix times each row's vector):
+// the product is then a broadcast multiply summed over the inner axis, of
+// vectors [K] and matrices [M, K] or [K, N].
 func (b *builder) product(x, y value) value {
 	if !y.batched {
 		return value{node: ad.Matmul(x.node, y.node), batched: x.batched}
 	}
+	xs, ys := rowShape(x.node.Shape(), x.batched), rowShape(y.node.Shape(), y.batched)
+	if len(xs) < 1 || len(xs) > 2 || len(ys) < 1 || len(ys) > 2 || xs[len(xs)-1] != ys[0] {
+		return value{node: b.g.Fail(nil, "matrix product of %s and %s: the inner dimensions must agree, of vectors or matrices", shapeString(xs), shapeString(ys))}
+	}
 	n, _ := b.together(x, y)
-	xs, ys := n[0].Shape(), n[1].Shape()
-	xe := ad.Reshape(n[0], xs[0], xs[1], xs[2], 1)
-	ye := ad.Reshape(n[1], ys[0], 1, ys[1], ys[2])
-	return value{node: ad.Sum(ad.Mul(xe, ye), 2), batched: true}
+	k, lm, rn := ys[0], xs[:len(xs)-1], ys[1:]
+	xe := append(append(append([]int{b.batch}, lm...), k), ones(len(rn))...)
+	ye := append(append(append([]int{b.batch}, ones(len(lm))...), k), rn...)
+	return value{node: ad.Sum(ad.Mul(ad.Reshape(n[0], xe...), ad.Reshape(n[1], ye...)), 1+len(lm)), batched: true}
 }
 
 // identityMatrix is the k × k identity.
@@ -294,7 +300,7 @@ func (b *builder) appendArrays(name string, a []value) value {
 	var axis int // of one row's value, after the reshapes
 	switch rx, ry := len(xs), len(ys); {
 	case rx > 2 || ry > 2 || (rx == 0 && ry == 0) || (rx == 0 && ry == 2) || (rx == 2 && ry == 0):
-		return fail("it takes vectors and matrices, or a scalar and a vector")
+		return fail("it takes vectors and matrices, or a scalar and a vector (a vector of scalars is a literal: [a, b])")
 	case rx <= 1 && ry <= 1 && (name == "append_row" || rx == 0 || ry == 0):
 		// Vectors end to end (a scalar is one entry): append_row's
 		// vectors, and append_col's row vector with a scalar.

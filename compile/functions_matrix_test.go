@@ -240,3 +240,41 @@ func TestMatrixFunctionErrors(t *testing.T) {
 		t.Error("energy with a positive definite matrix is NaN")
 	}
 }
+
+// TestRowsBuiltInPlate: a row built from data columns in a plate (a
+// vector literal of each row's scalars, append_row) and a matrix times
+// each row's vector (W @ x[n], once refused as a right operand that
+// "cannot depend on the plate index") give the energy written out.
+func TestRowsBuiltInPlate(t *testing.T) {
+	data := map[string]any{"N": 3, "x1": []float64{1, 2, 3}, "x2": []float64{0, 1, -1}, "y": []float64{0.5, 1, -2}}
+	theta := []float64{0.3, -0.7, 1.2, 0.4, -0.2, 0.9, 0.1}
+	want := 0.0
+	for n := range 3 {
+		x := []float64{data["x1"].([]float64)[n], data["x2"].([]float64)[n]}
+		w := theta[:2]
+		W := theta[2:6]
+		a := theta[6]
+		h0, h1 := W[0]*x[0]+W[1]*x[1], W[2]*x[0]+W[3]*x[1]
+		mu := a + w[0]*x[0] + w[1]*x[1] + h0 - h1 + (1 + x[0] + x[1]) // sum(append_row(1.0, [x1, x2]))
+		r := data["y"].([]float64)[n] - mu
+		want += 0.5*r*r + 0.5*math.Log(2*math.Pi)
+	}
+	for _, body := range []string{
+		`y[n] ~ normal(a + dot([x1[n], x2[n]], w) + dot(W @ [x1[n], x2[n]], [1, -1]) + sum(append_row(1.0, [x1[n], x2[n]])), 1)`,
+		`r = append_row(x1[n], [x2[n]])
+    y[n] ~ normal(a + r @ w + sum(matmul(W, r) * [1, -1]) + sum(append_row(1, r)), 1)`,
+		`X = [[x1[n], x2[n]]]
+    y[n] ~ normal(a + sum(X @ w) + sum(X @ transpose(W) * [1, -1]) + sum(append_col(1, X[1])), 1)`,
+	} {
+		src := "data { N: int  x1: real[N]  x2: real[N]  y: real[N] }\nparam { w: real[2]  W: real[2, 2]  a: real }\nmodel {\n  for n in plate(N) {\n    " + body + "\n  }\n}\n"
+		m, err := tryCompile(src, data)
+		if err != nil {
+			t.Errorf("%s: %v", body, err)
+			continue
+		}
+		if got, _ := evaluateAt(t, m, theta, 0); math.Abs(got-want) > 1e-12*math.Abs(want) {
+			t.Errorf("%s: energy %v, want %v", body, got, want)
+		}
+		checkEnergyGradient(t, m, theta, 0)
+	}
+}
