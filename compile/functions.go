@@ -231,8 +231,8 @@ func Env() *lang.Env {
 	}
 	for _, name := range stdlib.LogCDFNames() {
 		d, _ := stdlib.Lookup(name)
-		for _, suffix := range []string{"_lcdf", "_lccdf"} {
-			env.Functions[name+suffix] = lang.Signature{Params: d.Args}
+		for _, suffix := range cdfSuffixes {
+			env.Functions[name+suffix] = lang.Signature{Params: d.Args, Int: d.Int}
 		}
 	}
 	for name, f := range functions {
@@ -265,8 +265,10 @@ func densityName(name string, d stdlib.Distribution) string {
 // elements, each row of a plate apart (one value a row, as a ~ statement
 // in the plate counts it), for target += and for the log_lik of mixtures.
 func (b *builder) densityCall(e *lang.Call) value {
-	if strings.HasSuffix(e.Func, "_lcdf") || strings.HasSuffix(e.Func, "_lccdf") {
-		return b.logCDFCall(e)
+	for _, suffix := range cdfSuffixes {
+		if strings.HasSuffix(e.Func, suffix) {
+			return b.logCDFCall(e, suffix)
+		}
 	}
 	base := strings.TrimSuffix(strings.TrimSuffix(e.Func, "_lpdf"), "_lpmf")
 	d, ok := stdlib.Lookup(base)
@@ -296,13 +298,16 @@ func (b *builder) sumTerms(v value) value {
 	return value{node: stdlib.SumAll(v.node)}
 }
 
+// cdfSuffixes are the names of a distribution's CDFs as functions.
+var cdfSuffixes = []string{"_lcdf", "_lccdf", "_cdf"}
+
 // logCDFCall compiles NAME_lcdf(y | θ) = log P(Y ≤ y) and NAME_lccdf(y |
 // θ) = log P(Y > y), summed as densityCall sums: a censored observation's
-// likelihood, target += normal_lccdf(c | mu, sigma).
-func (b *builder) logCDFCall(e *lang.Call) value {
-	upper := strings.HasSuffix(e.Func, "_lccdf")
-	base := strings.TrimSuffix(strings.TrimSuffix(e.Func, "_lcdf"), "_lccdf")
-	c, ok := stdlib.LookupLogCDF(base)
+// likelihood, target += normal_lccdf(c | mu, sigma); and NAME_cdf(y | θ),
+// Stan's product of P(Y ≤ y) over y's elements, as the exponential of
+// that sum (each row of a plate its own).
+func (b *builder) logCDFCall(e *lang.Call, suffix string) value {
+	c, ok := stdlib.LookupLogCDF(strings.TrimSuffix(e.Func, suffix))
 	if !ok {
 		return b.fail(e.Pos, "unknown function %q", e.Func)
 	}
@@ -317,14 +322,18 @@ func (b *builder) logCDFCall(e *lang.Call) value {
 		return value{}
 	}
 	f := c.Lower
-	if upper {
+	if suffix == "_lccdf" {
 		f = c.Upper
 	}
 	out := value{node: ad.Elementwise(f, b.align(vals)...), batched: anyBatched(vals)}
 	if !b.check(e.Pos) {
 		return value{}
 	}
-	return b.sumTerms(out)
+	sum := b.sumTerms(out)
+	if suffix == "_cdf" {
+		sum.node = ad.Exp(sum.node)
+	}
+	return sum
 }
 
 // lkjRNG draws a variate whose shape is an argument's value (lkjCall).

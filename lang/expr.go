@@ -44,9 +44,9 @@ type exprParser struct {
 // IsDensityCall reports whether a function's name is a density's or a
 // log CDF's, called as Stan calls them with a bar after the first
 // argument: NAME_lpdf(y | θ) (or _lpmf for a discrete variate), and
-// NAME_lcdf(y | θ), NAME_lccdf(y | θ).
+// NAME_lcdf(y | θ), NAME_lccdf(y | θ), NAME_cdf(y | θ).
 func IsDensityCall(name string) bool {
-	for _, suffix := range []string{"_lpdf", "_lpmf", "_lcdf", "_lccdf"} {
+	for _, suffix := range []string{"_lpdf", "_lpmf", "_lcdf", "_lccdf", "_cdf"} {
 		if strings.HasSuffix(name, suffix) {
 			return true
 		}
