@@ -4,6 +4,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // energyAt is the model's exact energy and gradient at theta.
@@ -103,7 +105,57 @@ model {
 	}
 	if _, err := tryCompile(`data { N: int  c: real[N] }
 param { mu: real }
-model { target += gamma_lcdf(c | mu, 1) }`, data); err == nil || !strings.Contains(err.Error(), `unknown function "gamma_lcdf"`) {
-		t.Errorf("gamma_lcdf: %v", err)
+model { target += von_mises_lcdf(c | mu, 1) }`, data); err == nil || !strings.Contains(err.Error(), `unknown function "von_mises_lcdf"`) {
+		t.Errorf("von_mises_lcdf: %v", err)
+	}
+}
+
+// TestCDFCalls: gamma_lccdf in a plate, gamma_cdf (Stan's product of the
+// CDF over a vector's elements) and poisson_lcdf of counts are gonum's
+// gamma and Poisson CDFs at the parameters; the gradient matches finite
+// differences; an unknown _cdf, a _cdf short of parameters and a real
+// count are errors at compile time.
+func TestCDFCalls(t *testing.T) {
+	data := map[string]any{"N": 3, "c": []float64{1.5, 0.4, 2.2}, "k": []int{0, 3, 7}}
+	src := `data { N: int  c: real[N]  k: int[N] }
+param { a: real<lower=0>  b: real<lower=0> }
+model {
+  for n in plate(N) { target += gamma_lccdf(c[n] | a, b) }
+  target += log(gamma_cdf(c | a, b))
+  target += poisson_lcdf(k | a)
+}`
+	theta := []float64{math.Log(1.7), math.Log(0.9)}
+	u, g := energyAt(t, src, data, theta)
+	want := -theta[0] - theta[1] // the log-Jacobians
+	for n, c := range data["c"].([]float64) {
+		p := distuv.Gamma{Alpha: 1.7, Beta: 0.9}.CDF(c)
+		want -= math.Log(1-p) + math.Log(p) + math.Log(distuv.Poisson{Lambda: 1.7}.CDF(float64(data["k"].([]int)[n])))
+	}
+	if math.Abs(u-want) > 1e-10 {
+		t.Errorf("energy %.15g, want %.15g", u, want)
+	}
+	for i := range theta {
+		h := 1e-6
+		up, down := append([]float64(nil), theta...), append([]float64(nil), theta...)
+		up[i] += h
+		down[i] -= h
+		uu, _ := energyAt(t, src, data, up)
+		ud, _ := energyAt(t, src, data, down)
+		if fd := (uu - ud) / (2 * h); math.Abs(fd-g[i]) > 1e-6*math.Max(1, math.Abs(fd)) {
+			t.Errorf("∂U/∂θ%d %.10g, finite differences %.10g", i, g[i], fd)
+		}
+	}
+	for _, c := range []struct{ body, want string }{
+		{"target += log(von_mises_cdf(c | a, b))", `unknown function "von_mises_cdf"`},
+		{"target += log(frechett_cdf(c | a, b))", `unknown function "frechett_cdf"; did you mean "frechet_cdf"?`},
+		{"target += log(gamma_cdf(c | a))", "gamma_cdf"},
+		{"target += poisson_lcdf(c | a)", "int"},
+	} {
+		_, err := tryCompile(`data { N: int  c: real[N]  k: int[N] }
+param { a: real<lower=0>  b: real<lower=0> }
+model { `+c.body+` }`, data)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want an error saying %q", c.body, err, c.want)
+		}
 	}
 }
