@@ -60,15 +60,14 @@ func (r *cdfRow) pair() LogCDF {
 			return lower
 		}
 		return &autodiff.ScalarFunc{Name: r.name + suffix, Arity: len(r.args) + 1, Value: value,
-			Grad: func(dx, x []float64, _ float64) {
+			Grad: func(dx, x []float64, logv float64) {
 				clear(dx)
-				lower, up := logs(x)
+				lower, up, sign := logv, log1mExp(logv), 1.0 // the other tail from this one's value
+				if upper {
+					lower, up, sign = up, lower, -1 // ∂ log(1 - F) = -∂F / (1 - F)
+				}
 				if !(lower > math.Inf(-1) && up > math.Inf(-1)) {
 					return
-				}
-				logv, sign := lower, 1.0
-				if upper {
-					logv, sign = up, -1 // ∂ log(1 - F) = -∂F / (1 - F)
 				}
 				r.slopes(dx, x, lower, up, logv)
 				for i := range dx {
