@@ -424,7 +424,8 @@ var cdfRows = []*cdfRow{
 			dx[0], dx[1] = p, -p*z
 		}},
 
-	// (2/π) atan(y/σ), the upper tail (2/π) atan(σ/y).
+	// (2/π) atan(y/σ), the upper tail (2/π) atan(σ/y), each tail the
+	// smaller one's complement where it is the larger.
 	{name: "half_cauchy", args: []string{"sigma"},
 		logs: func(x []float64) (float64, float64) {
 			y, sigma := x[0], x[1]
@@ -433,8 +434,13 @@ var cdfRows = []*cdfRow{
 				return nan2()
 			case y <= 0:
 				return math.Inf(-1), 0
+			case y < sigma:
+				p := math.Atan(y/sigma) / (math.Pi / 2)
+				return math.Log(p), math.Log1p(-p)
+			default:
+				q := math.Atan(sigma/y) / (math.Pi / 2)
+				return math.Log1p(-q), math.Log(q)
 			}
-			return lnHalfCau + math.Log(math.Atan(y/sigma)), lnHalfCau + math.Log(math.Atan(sigma/y))
 		},
 		slopes: func(dx, x []float64, _, _, logv float64) {
 			z := x[0] / x[1]

@@ -18,11 +18,7 @@ import (
 // independent route to a density R has no function for.
 func TestStanDensitiesAgainstR(t *testing.T) {
 	rscript := rclient.Require(t, "stats")
-	cases := []struct {
-		name   string
-		points [][]float64
-		r      string // an R expression of y and the arguments a1, a2, a3
-	}{
+	cases := []rCase{
 		// e^(-(Y-μ)/β) ~ Exp(1) for Y ~ gumbel(μ, β).
 		{"gumbel", [][]float64{{0.5, 0, 1}, {-2, 1, 2}, {40, 0, 3}}, "dexp(exp(-(y-a1)/a2), log=TRUE) - (y-a1)/a2 - log(a2)"},
 		// log(Y/y_min) ~ Exp(α).
@@ -42,23 +38,16 @@ func TestStanDensitiesAgainstR(t *testing.T) {
 	var script strings.Builder
 	for _, c := range cases {
 		for _, p := range c.points {
-			fmt.Fprintf(&script, "y <- %.17g; a1 <- %.17g; a2 <- %.17g; a3 <- %.17g; cat(sprintf('%%.17g\\n', %s))\n",
-				p[0], p[1], at(p, 2), at(p, 3), c.r)
+			printAt(&script, p, "", c.r)
 		}
 	}
-	lines := strings.Fields(rclient.Output(t, rscript, script.String()))
+	values := rNumbers(t, rscript, script.String())
 	k := 0
 	for _, c := range cases {
 		got, _ := evalDensityAt(t, c.name, c.points)
 		for j, p := range c.points {
-			if k >= len(lines) {
-				t.Fatalf("R printed %d values", len(lines))
-			}
-			want, err := strconv.ParseFloat(lines[k], 64)
+			want := values[k]
 			k++
-			if err != nil {
-				t.Fatal(err)
-			}
 			tol := 1e-12
 			if c.name == "exp_mod_normal" {
 				tol = 1e-9 // integrate's tolerance
@@ -68,6 +57,53 @@ func TestStanDensitiesAgainstR(t *testing.T) {
 			}
 		}
 	}
+}
+
+// rCase is a distribution's points, y then the arguments, and an R
+// expression of y and the arguments a1, a2, a3 to evaluate at each.
+type rCase struct {
+	name   string
+	points [][]float64
+	r      string
+}
+
+// printAt writes a line of R that prints expr at the point p, y then a1,
+// a2, a3 (0 past p's end), after the assignments extra.
+func printAt(script *strings.Builder, p []float64, extra, expr string) {
+	fmt.Fprintf(script, "y <- %.17g; a1 <- %.17g; a2 <- %.17g; a3 <- %.17g; %s cat(sprintf('%%.17g\\n', %s))\n",
+		p[0], at(p, 1), at(p, 2), at(p, 3), extra, expr)
+}
+
+// rNumbers runs an R script of printAt's lines and returns the numbers it
+// printed, one a line. The lines go to Rscript -e in chunks of under 5,000
+// bytes: Rscript escapes each space and newline as three bytes, and R
+// drops an -e expression over 10,000 bytes with only a warning.
+func rNumbers(t *testing.T, rscript, script string) []float64 {
+	t.Helper()
+	want := strings.Count(script, "\n")
+	var lines []string
+	for chunk := ""; script != "" || chunk != ""; {
+		line, rest, _ := strings.Cut(script, "\n")
+		if chunk != "" && (script == "" || len(chunk)+len(line) >= 5000) {
+			lines = append(lines, strings.Fields(rclient.Output(t, rscript, chunk))...)
+			chunk = ""
+			continue
+		}
+		chunk += line + "\n"
+		script = rest
+	}
+	if len(lines) != want {
+		t.Fatalf("R printed %d values for %d lines", len(lines), want)
+	}
+	values := make([]float64, len(lines))
+	for i, l := range lines {
+		v, err := strconv.ParseFloat(l, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		values[i] = v
+	}
+	return values
 }
 
 func at(p []float64, i int) float64 {
