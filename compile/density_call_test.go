@@ -92,17 +92,7 @@ model {
 	if math.Abs(u-want) > 1e-10 {
 		t.Errorf("energy %.15g, want %.15g", u, want)
 	}
-	for i := range theta {
-		h := 1e-6
-		up, down := append([]float64(nil), theta...), append([]float64(nil), theta...)
-		up[i] += h
-		down[i] -= h
-		uu, _ := energyAt(t, src, data, up)
-		ud, _ := energyAt(t, src, data, down)
-		if fd := (uu - ud) / (2 * h); math.Abs(fd-g[i]) > 1e-6*math.Max(1, math.Abs(fd)) {
-			t.Errorf("∂U/∂θ%d %.10g, finite differences %.10g", i, g[i], fd)
-		}
-	}
+	checkEnergyGradient(t, src, data, theta, g)
 	if _, err := tryCompile(`data { N: int  c: real[N] }
 param { mu: real }
 model { target += von_mises_lcdf(c | mu, 1) }`, data); err == nil || !strings.Contains(err.Error(), `unknown function "von_mises_lcdf"`) {
@@ -134,17 +124,7 @@ model {
 	if math.Abs(u-want) > 1e-10 {
 		t.Errorf("energy %.15g, want %.15g", u, want)
 	}
-	for i := range theta {
-		h := 1e-6
-		up, down := append([]float64(nil), theta...), append([]float64(nil), theta...)
-		up[i] += h
-		down[i] -= h
-		uu, _ := energyAt(t, src, data, up)
-		ud, _ := energyAt(t, src, data, down)
-		if fd := (uu - ud) / (2 * h); math.Abs(fd-g[i]) > 1e-6*math.Max(1, math.Abs(fd)) {
-			t.Errorf("∂U/∂θ%d %.10g, finite differences %.10g", i, g[i], fd)
-		}
-	}
+	checkEnergyGradient(t, src, data, theta, g)
 	for _, c := range []struct{ body, want string }{
 		{"target += log(von_mises_cdf(c | a, b))", `unknown function "von_mises_cdf"`},
 		{"target += log(frechett_cdf(c | a, b))", `unknown function "frechett_cdf"; did you mean "frechet_cdf"?`},
@@ -156,6 +136,23 @@ param { a: real<lower=0>  b: real<lower=0> }
 model { `+c.body+` }`, data)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want an error saying %q", c.body, err, c.want)
+		}
+	}
+}
+
+// checkEnergyGradient checks the energy's gradient g at theta against
+// central finite differences (h = 1e-6, relative 1e-6).
+func checkEnergyGradient(t *testing.T, src string, data map[string]any, theta, g []float64) {
+	t.Helper()
+	for i := range theta {
+		h := 1e-6
+		up, down := append([]float64(nil), theta...), append([]float64(nil), theta...)
+		up[i] += h
+		down[i] -= h
+		uu, _ := energyAt(t, src, data, up)
+		ud, _ := energyAt(t, src, data, down)
+		if fd := (uu - ud) / (2 * h); math.Abs(fd-g[i]) > 1e-6*math.Max(1, math.Abs(fd)) {
+			t.Errorf("∂U/∂θ%d %.10g, finite differences %.10g", i, g[i], fd)
 		}
 	}
 }

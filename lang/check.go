@@ -886,6 +886,20 @@ func (c *checker) unknownName(id *Ident, candidates []string) {
 	}
 }
 
+// suggestFunction is the known function nearest an unknown name: for a
+// density called with the wrong one of _lpdf and _lpmf, the other, which
+// the spelling alone ties with the distribution's _lcdf.
+func (c *checker) suggestFunction(name string) string {
+	for _, swap := range [][2]string{{"_lpdf", "_lpmf"}, {"_lpmf", "_lpdf"}} {
+		if base, ok := strings.CutSuffix(name, swap[0]); ok {
+			if _, known := c.env.Functions[base+swap[1]]; known {
+				return base + swap[1]
+			}
+		}
+	}
+	return Suggest(name, keys(c.env.Functions))
+}
+
 // call checks a function call and reports whether its result is
 // integer-valued.
 func (c *checker) call(e *Call, s *scope) bool {
@@ -897,7 +911,7 @@ func (c *checker) call(e *Call, s *scope) bool {
 			c.errorf(e.Pos, `%s is a distribution, not a function: use it after "~"`, e.Func)
 		default:
 			msg := fmt.Sprintf("unknown function %q", e.Func)
-			if sugg := Suggest(e.Func, keys(c.env.Functions)); sugg != "" {
+			if sugg := c.suggestFunction(e.Func); sugg != "" {
 				msg += fmt.Sprintf("; did you mean %q?", sugg)
 			}
 			c.errorf(e.Pos, "%s", msg)
