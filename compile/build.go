@@ -341,11 +341,8 @@ func (b *builder) sample(s *lang.Sample) value {
 // more values than the left side would count some twice.
 func (b *builder) checkPrior(s *lang.Sample, lhs, density *ad.Node) {
 	item := 1 // the values one density is of: a vector's, or a matrix's
-	if d, _ := stdlib.Lookup(s.Dist); d.Layout == stdlib.Vector {
-		rank, shape := 1, lhs.Shape()
-		if s.Dist == "lkj_corr_cholesky" {
-			rank = 2
-		}
+	if rank := stdlib.VariateRank(s.Dist); rank > 0 {
+		shape := lhs.Shape()
 		if len(shape) >= rank {
 			item = sizeOf(shape[len(shape)-rank:])
 		}

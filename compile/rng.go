@@ -18,7 +18,8 @@ type rngSource struct {
 }
 
 // rngOp draws variates of a distribution, one per element of its
-// arguments' broadcast leading axes (times K for a vector variate). It has
+// arguments' broadcast leading axes (times K for a vector variate, K×K
+// for a matrix). It has
 // no gradient: the generated block is evaluated forward only.
 type rngOp struct {
 	gen   stdlib.RNG
@@ -131,6 +132,7 @@ func (b *builder) rngCall(e *lang.Call) value {
 	}
 	op := &rngOp{gen: gen, src: b.rng.src, pos: e.Pos, args: make([][]float64, len(nodes)), k: 1}
 	var lead ad.Shape
+	side := 0 // the variate's K: the last axis of the first argument of rank ≥ 1
 	for i, n := range nodes {
 		shape := n.Shape()
 		r := gen.Rank[i]
@@ -143,8 +145,8 @@ func (b *builder) rngCall(e *lang.Call) value {
 		for _, t := range trail {
 			size *= t
 		}
-		if r > 0 && op.k == 1 && gen.OutRank > 0 {
-			op.k = trail[0]
+		if r > 0 && side == 0 {
+			side = trail[0]
 		}
 		op.ins, op.trail = append(op.ins, in), append(op.trail, size)
 		next, err := ad.BroadcastShapes(lead, in)
@@ -162,8 +164,9 @@ func (b *builder) rngCall(e *lang.Call) value {
 	}
 	op.lead = lead
 	out := lead.Clone()
-	if gen.OutRank > 0 {
-		out = append(out, op.k)
+	for range gen.OutRank { // a vector of K, or a K × K matrix
+		out = append(out, side)
+		op.k *= side
 	}
 	b.rng.ops = append(b.rng.ops, op)
 	return value{node: b.g.Apply(op, out, nodes...), batched: batched}

@@ -28,19 +28,25 @@ func MultiNormalLPDF(y, mu, sigma *autodiff.Node) *autodiff.Node {
 	if g == nil || stop != nil {
 		return stop
 	}
-	rows, bad := mvnLayoutOf(g, "multi_normal", "the covariance", "Sigma", y, mu, sigma)
+	rows, bad := mvnLayoutOf(g, "multi_normal", "the covariance", "Sigma", y, mu, sigma, nil)
 	if bad != nil {
 		return bad
 	}
 	return g.Apply(&mvnCovOp{rows}, rows.batch, y, mu, sigma)
 }
 
-// mvnCovOp is multi_normal_lpdf per row of y and mu. It keeps no factor
-// between Forward and Backward (replicas run the op concurrently), so each
-// factors Σ once per call: O(K³) against O(K²) per row.
+// mvnCovOp is multi_normal_lpdf per row of y and mu, or multi_student_t_lpdf
+// (studentT). It keeps no factor between Forward and Backward (replicas run
+// the op concurrently), so each factors Σ once per call: O(K³) against
+// O(K²) per row.
 type mvnCovOp struct{ mvnLayout }
 
-func (op *mvnCovOp) Name() string { return "multi_normal" }
+func (op *mvnCovOp) Name() string {
+	if op.studentT {
+		return "multi_student_t"
+	}
+	return "multi_normal"
+}
 
 func (op *mvnCovOp) Forward(a *autodiff.Args) {
 	k := op.k
@@ -48,17 +54,18 @@ func (op *mvnCovOp) Forward(a *autodiff.Args) {
 	scratch := floats(buf[:], k*k+k)
 	l, z := scratch[:k*k], scratch[k*k:]
 	ok := choleskyOf(l, a.In[2], k)
-	c := -float64(k) * lnSqrt2Pi
+	logDet := 0.0
 	for i := 0; ok && i < k; i++ {
-		c -= math.Log(l[i*k+i])
+		logDet += math.Log(l[i*k+i])
 	}
-	op.forward(a, l, c, ok, z)
+	op.forward(a, l, logDet, ok, z)
 }
 
 // Backward: with w = Σ⁻¹ r, ∂/∂y = -w, ∂/∂μ = w and ∂/∂Σ = -½(Σ⁻¹ - w wᵀ)
-// (see MultiNormalLPDF for the split between Σ_ij and Σ_ji). The Σ⁻¹ term is
-// the same for every row, so it is added once, weighted by the rows'
-// summed output gradients.
+// (see MultiNormalLPDF for the split between Σ_ij and Σ_ji); the
+// Student-t's w terms are these times rowScale's s. The Σ⁻¹ term is the
+// same for every row, so it is added once, weighted by the rows' summed
+// output gradients.
 func (op *mvnCovOp) Backward(a *autodiff.Args) {
 	k := op.k
 	gs := a.GradIn[2]
@@ -75,9 +82,11 @@ func (op *mvnCovOp) Backward(a *autodiff.Args) {
 		}
 		op.solve(z, a, b, l)
 		upperSolveT(w, z, l, k)
-		op.addRowPartials(a, b, g, w)
+		q := sumSquares(z)
+		gw := g * op.rowScale(a, b, g, q)
+		op.addRowPartials(a, b, gw, w)
 		if gs != nil {
-			addSymmetric(gs, k, func(i, j int) float64 { return 0.5 * g * w[i] * w[j] })
+			addSymmetric(gs, k, func(i, j int) float64 { return 0.5 * gw * w[i] * w[j] })
 		}
 		weight += g
 	}

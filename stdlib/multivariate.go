@@ -257,7 +257,7 @@ func MultiNormalCholeskyLPDF(y, mu, l *autodiff.Node) *autodiff.Node {
 	if g == nil || stop != nil {
 		return stop
 	}
-	rows, bad := mvnLayoutOf(g, "multi_normal_cholesky", "the Cholesky factor", "L", y, mu, l)
+	rows, bad := mvnLayoutOf(g, "multi_normal_cholesky", "the Cholesky factor", "L", y, mu, l, nil)
 	if bad != nil {
 		return bad
 	}
@@ -265,17 +265,25 @@ func MultiNormalCholeskyLPDF(y, mu, l *autodiff.Node) *autodiff.Node {
 }
 
 // mvnLayout is where the rows of y and mu [..., K] of a multivariate normal
-// with a K × K matrix lie in the broadcast of their leading axes.
+// with a K × K matrix lie in the broadcast of their leading axes. The same
+// layout, with studentT set, makes the ops multi_student_t's: the Student-t
+// differs from the normal only in the function of q = rᵀΣ⁻¹r that the log
+// density is (kernel) and in a per-row factor of its partials (rowScale),
+// so the two share one piece of code, the operands in the order y, μ, the
+// matrix and, for the Student-t, ν.
 type mvnLayout struct {
 	k         int
 	batch     autodiff.Shape
 	yAt, muAt []int // per result element, its row of y and of mu (bcastIndex)
+	studentT  bool  // multi_student_t: operand 3 is ν, at nuAt per result element
+	nuAt      []int
 }
 
 // mvnLayoutOf checks that m (the covariance or its factor, called what and
 // sym in messages) is square and that y and mu end in its size with leading
-// axes that broadcast; bad is the failed node when not.
-func mvnLayoutOf(g *autodiff.Graph, name, what, sym string, y, mu, m *autodiff.Node) (rows mvnLayout, bad *autodiff.Node) {
+// axes that broadcast, with nu's shape too when nu is not nil (the
+// Student-t's degrees of freedom); bad is the failed node when not.
+func mvnLayoutOf(g *autodiff.Graph, name, what, sym string, y, mu, m, nu *autodiff.Node) (rows mvnLayout, bad *autodiff.Node) {
 	ms, ys, mus := m.Shape(), y.Shape(), mu.Shape()
 	if len(ms) != 2 || ms[0] != ms[1] {
 		return rows, g.Fail(nil, "%s: %s must be a square matrix, got shape %v", name, what, ms)
@@ -289,15 +297,28 @@ func mvnLayoutOf(g *autodiff.Graph, name, what, sym string, y, mu, m *autodiff.N
 	if err != nil {
 		return rows, g.Fail(nil, "%s: y %v and mu %v: %v", name, ys, mus, err)
 	}
-	return mvnLayout{k: k, batch: batch, yAt: bcastIndex(batch, yl), muAt: bcastIndex(batch, ml)}, nil
+	if nu == nil {
+		return mvnLayout{k: k, batch: batch, yAt: bcastIndex(batch, yl), muAt: bcastIndex(batch, ml)}, nil
+	}
+	if batch, err = autodiff.BroadcastShapes(batch, nu.Shape()); err != nil {
+		return rows, g.Fail(nil, "%s: y %v, mu %v and nu %v: %v", name, ys, mus, nu.Shape(), err)
+	}
+	return mvnLayout{k: k, batch: batch, yAt: bcastIndex(batch, yl), muAt: bcastIndex(batch, ml),
+		studentT: true, nuAt: bcastIndex(batch, nu.Shape())}, nil
 }
 
 // mvnCholeskyOp is multi_normal_cholesky_lpdf per row of y and mu.
 type mvnCholeskyOp struct{ mvnLayout }
 
-func (op *mvnCholeskyOp) Name() string { return "multi_normal_cholesky" }
+func (op *mvnCholeskyOp) Name() string {
+	if op.studentT {
+		return "multi_student_t_cholesky"
+	}
+	return "multi_normal_cholesky"
+}
 
-// DeviceKernel implements autodiff.DeviceOp.
+// DeviceKernel implements autodiff.DeviceOp. The Student-t's name has no
+// kernel, so a backend refuses it.
 func (op *mvnCholeskyOp) DeviceKernel() autodiff.DeviceKernel {
 	return autodiff.DeviceKernel{Name: op.Name(), Ints: []int{op.k}, Tables: [][]int{op.yAt, op.muAt}}
 }
@@ -332,26 +353,64 @@ func (r mvnLayout) solve(z []float64, a *autodiff.Args, b int, l []float64) {
 	lowerSolve(z, l, r.k)
 }
 
-// forward sets every result to c - ½|L⁻¹(y - μ)|², the normal log density
-// with c its constant and log-determinant terms, or to -Inf where the
-// factor is not valid (ok false) or y or μ is infinite (q infinite or NaN).
-func (r mvnLayout) forward(a *autodiff.Args, l []float64, c float64, ok bool, z []float64) {
+// forward sets every result to kernel(q) - logDet, with q = |L⁻¹(y - μ)|²
+// and logDet = Σ log L_ii, or to -Inf where the factor is not valid (ok
+// false) or y or μ is infinite (q infinite or NaN).
+func (r mvnLayout) forward(a *autodiff.Args, l []float64, logDet float64, ok bool, z []float64) {
 	for b := range a.Out {
 		if !ok {
 			a.Out[b] = math.Inf(-1)
 			continue
 		}
 		r.solve(z, a, b, l)
-		q := 0.0
-		for _, v := range z {
-			q += v * v
-		}
-		if lp := c - 0.5*q; !math.IsNaN(lp) {
+		if lp := r.kernel(a, b, sumSquares(z)) - logDet; !math.IsNaN(lp) {
 			a.Out[b] = lp
 		} else {
 			a.Out[b] = math.Inf(-1)
 		}
 	}
+}
+
+// sumSquares is zᵀz.
+func sumSquares(z []float64) float64 {
+	q := 0.0
+	for _, v := range z {
+		q += v * v
+	}
+	return q
+}
+
+// kernel is result element b's log density but for its -½ log det Σ term,
+// as a function of q = rᵀΣ⁻¹r: the normal's -K log √(2π) - q/2, or the
+// Student-t's (MultiStudentTLPDF), -Inf for ν not positive and finite.
+func (r mvnLayout) kernel(a *autodiff.Args, b int, q float64) float64 {
+	if !r.studentT {
+		return -float64(r.k)*lnSqrt2Pi - 0.5*q
+	}
+	nu, fk := a.In[3][bcastAt(r.nuAt, b)], float64(r.k)
+	if !(nu > 0) || math.IsInf(nu, 1) {
+		return math.Inf(-1)
+	}
+	return autodiff.Lgamma64((nu+fk)/2) - autodiff.Lgamma64(nu/2) - fk/2*(math.Log(nu)+lnPi) - (nu+fk)/2*math.Log1p(q/nu)
+}
+
+// rowScale returns the factor s by which result element b's partials in
+// y, μ and the q-term of the matrix's are the normal's, and adds g times
+// its partial in ν for the Student-t. The normal's is 1; the Student-t's
+// ∂lp/∂q is -s/2 with s = (ν+K)/(ν+q), against the normal's -1/2, and
+//
+//	∂lp/∂ν = ½[ψ((ν+K)/2) - ψ(ν/2) - K/ν - log(1 + q/ν) + (ν+K)q/(ν(ν+q))].
+func (r mvnLayout) rowScale(a *autodiff.Args, b int, g, q float64) float64 {
+	if !r.studentT {
+		return 1
+	}
+	at := bcastAt(r.nuAt, b)
+	nu, fk := a.In[3][at], float64(r.k)
+	if gn := a.GradIn[3]; gn != nil {
+		gn[at] += g * 0.5 * (autodiff.Digamma64((nu+fk)/2) - autodiff.Digamma64(nu/2) - fk/nu -
+			math.Log1p(q/nu) + (nu+fk)*q/(nu*(nu+q)))
+	}
+	return (nu + fk) / (nu + q)
 }
 
 // addRowPartials adds result element b's partials -g·w to its row of y and
@@ -384,11 +443,11 @@ func (op *mvnCholeskyOp) Forward(a *autodiff.Args) {
 	ld, ok := op.logDet(a.In[2])
 	var buf [128]float64
 	z, _ := scratch2(&buf, op.k)
-	op.forward(a, a.In[2], -float64(op.k)*lnSqrt2Pi-ld, ok, z)
+	op.forward(a, a.In[2], ld, ok, z)
 }
 
 // Backward: with w = L⁻ᵀz, ∂/∂y = -w, ∂/∂μ = w and ∂/∂L = tril(w zᵀ) -
-// diag(1/L_ii).
+// diag(1/L_ii); the Student-t's w terms are these times rowScale's s.
 func (op *mvnCholeskyOp) Backward(a *autodiff.Args) {
 	k, l := op.k, a.In[2]
 	gl := a.GradIn[2]
@@ -400,10 +459,11 @@ func (op *mvnCholeskyOp) Backward(a *autodiff.Args) {
 		}
 		op.solve(z, a, b, l)
 		upperSolveT(w, z, l, k)
-		op.addRowPartials(a, b, g, w)
+		gs := g * op.rowScale(a, b, g, sumSquares(z))
+		op.addRowPartials(a, b, gs, w)
 		if gl != nil {
 			for i := range k {
-				gw := g * w[i]
+				gw := gs * w[i]
 				for j := range i {
 					gl[i*k+j] += gw * z[j]
 				}

@@ -25,15 +25,17 @@ type RNG struct {
 	// (multi_normal's Sigma). The leading axes of every argument broadcast.
 	Rank []int
 	// OutRank is the variate's rank: 0 a scalar, 1 a vector whose length
-	// is the last axis of the first argument of rank ≥ 1.
+	// is the last axis of the first argument of rank ≥ 1, 2 a square
+	// matrix of that size (wishart's).
 	OutRank int
 	// IntOut marks an integer variate (a count or a label).
 	IntOut bool
-	// Draw writes one variate into out (length 1, or K for a vector
-	// variate) from one set of arguments (args[i] of length 1, K or K×K by
-	// Rank, matrices row-major). It reports false when the arguments lie
-	// outside the distribution's domain (a negative scale, a probability
-	// above 1), in which case out is left to the caller.
+	// Draw writes one variate into out (length 1, K for a vector
+	// variate, K×K for a matrix) from one set of arguments (args[i] of
+	// length 1, K or K×K by Rank, matrices row-major). It reports false
+	// when the arguments lie outside the distribution's domain (a negative
+	// scale, a probability above 1), in which case out is left to the
+	// caller.
 	Draw func(r *rand.Rand, args [][]float64, out []float64) bool
 }
 
