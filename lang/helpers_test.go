@@ -45,6 +45,9 @@ func testEnv() *Env {
 			"von_mises":           real("y", "mu", "kappa"),
 			"bernoulli_logit_glm": ints(real("y", "x", "alpha", "beta"), 0),
 			"normal_id_glm":       real("y", "x", "alpha", "beta", "sigma"),
+			"wishart":             real("W", "nu", "Sigma"),
+			"multi_student_t":     real("y", "nu", "mu", "Sigma"),
+			"multinomial":         ints(real("y", "theta"), 0),
 		},
 		Functions: map[string]Signature{
 			"dot":         real("x", "y"),
