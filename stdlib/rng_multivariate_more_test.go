@@ -16,6 +16,10 @@ import (
 // n): the parameters are chosen so that the fourth moments those estimates
 // need are finite.
 
+// multivariateMoreRNGs are the generators this file checks, for
+// TestRNGCoverage.
+var multivariateMoreRNGs = []string{"multi_student_t", "multi_student_t_cholesky", "multinomial", "multinomial_logit", "wishart", "inv_wishart"}
+
 // checkMeanCov checks draws against exact means and covariances
 // (cov[i*k+j] for components i and j of k).
 func checkMeanCov(t *testing.T, label string, draws [][]float64, mean, cov []float64) {

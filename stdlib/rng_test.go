@@ -397,9 +397,15 @@ var rngExceptions = map[string]string{
 	"normal_id_glm":       "a likelihood shorthand; Stan has no rng",
 }
 
+// rngExtraArgs are the generators that take arguments after the density's
+// (how many), as Stan's do: multinomial_rng(theta, N) needs the number of
+// trials that the density reads off its variate's counts.
+var rngExtraArgs = map[string]int{"multinomial": 1, "multinomial_logit": 1}
+
 // TestRNGCoverage: every density of the language has a generator (unless
 // listed in rngExceptions), with the density's arguments after the variate,
-// in order, the same integer arguments, and an integer variate exactly
+// in order (then rngExtraArgs' own), the same integer arguments, and an
+// integer variate exactly
 // where the density's variate is an integer. And every generator has a
 // moment case here.
 func TestRNGCoverage(t *testing.T) {
@@ -412,7 +418,11 @@ func TestRNGCoverage(t *testing.T) {
 			}
 			continue
 		}
-		if !slices.Equal(g.Args, d.Args[1:]) || !slices.Equal(g.Int, d.Int[1:]) || g.IntOut != d.Int[0] {
+		args, ints := g.Args, g.Int
+		if extra, ok := rngExtraArgs[name]; ok && len(args) > extra {
+			args, ints = args[:len(args)-extra], ints[:len(ints)-extra]
+		}
+		if !slices.Equal(args, d.Args[1:]) || !slices.Equal(ints, d.Int[1:]) || g.IntOut != d.Int[0] {
 			t.Errorf("%s: generator args %v ints %v intOut %v; density args %v ints %v",
 				name, g.Args, g.Int, g.IntOut, d.Args, d.Int)
 		}
@@ -423,6 +433,9 @@ func TestRNGCoverage(t *testing.T) {
 	}
 	for _, c := range vectorCases {
 		tested[c.name] = true
+	}
+	for _, name := range multivariateMoreRNGs {
+		tested[name] = true
 	}
 	for _, name := range stdlib.RNGNames() {
 		g, _ := stdlib.LookupRNG(name)
