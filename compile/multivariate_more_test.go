@@ -13,7 +13,7 @@ import (
 // the ~ form in a plate, the _lpdf form there, and the _lpdf form of the
 // whole array.
 const multivariateMoreModel = `
-data { N: int  Y: real[N, 2]  C: int[N, 3]  W: real[2, 2] }
+data { N: int  Y: real[N, 2]  C: int[N, 3]  W: real[2, 2]  LW: real[2, 2] }
 param {
   mu: real[2]
   nu: real<lower=0>
@@ -31,6 +31,7 @@ model {
   S ~ wishart(4, W)
   V ~ inv_wishart(4, W)
   Omega ~ lkj_corr(2)
+  L ~ wishart_cholesky(5, LW)
   FORM
 }`
 
@@ -62,10 +63,11 @@ var multivariateMoreForms = [][]string{
 // floor).
 func TestMultivariateMoreCompile(t *testing.T) {
 	data := map[string]any{
-		"N": 4,
-		"Y": [][]float64{{0.1, 0.2}, {-1, 0.5}, {0.3, 0.3}, {2, -1}},
-		"C": [][]int{{1, 0, 3}, {2, 2, 0}, {0, 0, 4}, {1, 1, 1}},
-		"W": [][]float64{{1, 0.3}, {0.3, 2}},
+		"N":  4,
+		"Y":  [][]float64{{0.1, 0.2}, {-1, 0.5}, {0.3, 0.3}, {2, -1}},
+		"C":  [][]int{{1, 0, 3}, {2, 2, 0}, {0, 0, 4}, {1, 1, 1}},
+		"W":  [][]float64{{1, 0.3}, {0.3, 2}},
+		"LW": [][]float64{{1, 0}, {0.3, 1.4}},
 	}
 	// mu 2, nu 1, S 3, V 3, L 3, Omega 1, theta 2, gamma 3.
 	theta := []float64{0.2, -0.4, math.Log(3), 0.1, -0.2, 0.3, 0.2, 0.1, -0.3, 0.2, 0.4, 0.5, 0.2, -0.3, 0.1, 0.4, -0.5, 1}
@@ -110,7 +112,7 @@ func TestMultivariateMoreCompile(t *testing.T) {
 // symmetric with a positive diagonal, the counts sum to N.
 func TestMultivariateMoreRNG(t *testing.T) {
 	const src = `
-data { N: int  mu: real[2]  S: real[2, 2]  theta: real[3] }
+data { N: int  mu: real[2]  S: real[2, 2]  LS: real[2, 2]  theta: real[3] }
 generated {
   for n in plate(N) {
     y = multi_student_t_rng(4, mu, S)
@@ -119,8 +121,9 @@ generated {
   }
   W = wishart_rng(5, S)
   V = inv_wishart_rng(5, S)
+  LV = inv_wishart_cholesky_rng(5, LS)
 }`
-	g, err := compileGenerator(src, map[string]any{"N": 2, "mu": []float64{1, -1}, "S": [][]float64{{2, 0.5}, {0.5, 1}}, "theta": []float64{0.2, 0.3, 0.5}})
+	g, err := compileGenerator(src, map[string]any{"N": 2, "mu": []float64{1, -1}, "S": [][]float64{{2, 0.5}, {0.5, 1}}, "LS": [][]float64{{1.2, 0}, {0.3, 0.9}}, "theta": []float64{0.2, 0.3, 0.5}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,6 +147,9 @@ generated {
 			if out[at(m+".1.2")] != out[at(m+".2.1")] || !(out[at(m+".1.1")] > 0) || !(out[at(m+".2.2")] > 0) {
 				t.Fatalf("seed %d: %s = %v", s, m, out)
 			}
+		}
+		if out[at("LV.1.2")] != 0 || !(out[at("LV.1.1")] > 0) || !(out[at("LV.2.2")] > 0) {
+			t.Fatalf("seed %d: LV = %v, not a Cholesky factor", s, out)
 		}
 		for _, c := range []string{"c", "d"} {
 			for n := 1; n <= 2; n++ {

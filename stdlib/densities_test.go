@@ -601,7 +601,8 @@ func TestLookup(t *testing.T) {
 	want := []string{"categorical", "categorical_logit", "multi_normal_cholesky", "multi_normal_diag",
 		"multi_normal", "dirichlet", "lkj_corr_cholesky", "ordered_logistic",
 		"bernoulli_logit_glm", "poisson_log_glm", "normal_id_glm",
-		"multi_student_t", "multi_student_t_cholesky", "multinomial", "multinomial_logit", "wishart", "inv_wishart", "lkj_corr"}
+		"multi_student_t", "multi_student_t_cholesky", "multinomial", "multinomial_logit", "wishart", "inv_wishart",
+		"wishart_cholesky", "inv_wishart_cholesky", "lkj_corr"}
 	for _, c := range scalarCases {
 		want = append(want, c.name)
 	}

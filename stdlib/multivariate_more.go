@@ -10,7 +10,8 @@ import (
 // "Multivariate discrete distributions", "Unbounded vector distributions",
 // "Covariance matrix distributions", "Correlation matrix distributions"):
 // the multivariate Student-t, the multinomial, the Wishart and inverse
-// Wishart, and the LKJ density of a correlation matrix. None has a device kernel: their ops implement no
+// Wishart (of a matrix or of its Cholesky factor), and the LKJ density of
+// a correlation matrix. None has a device kernel: their ops implement no
 // autodiff.DeviceOp, or name a kernel no backend has, so a backend
 // refuses them by name and a model using one runs on the CPU.
 
@@ -27,6 +28,8 @@ func init() {
 		{"multinomial_logit", []string{"y", "gamma"}, []bool{true, false}, func(x []*autodiff.Node) *autodiff.Node { return MultinomialLogitLPMF(x[0], x[1]) }},
 		{"wishart", []string{"W", "nu", "Sigma"}, nil, func(x []*autodiff.Node) *autodiff.Node { return WishartLPDF(x[0], x[1], x[2]) }},
 		{"inv_wishart", []string{"W", "nu", "Sigma"}, nil, func(x []*autodiff.Node) *autodiff.Node { return InvWishartLPDF(x[0], x[1], x[2]) }},
+		{"wishart_cholesky", []string{"L_W", "nu", "L_S"}, nil, func(x []*autodiff.Node) *autodiff.Node { return WishartCholeskyLPDF(x[0], x[1], x[2]) }},
+		{"inv_wishart_cholesky", []string{"L_W", "nu", "L_S"}, nil, func(x []*autodiff.Node) *autodiff.Node { return InvWishartCholeskyLPDF(x[0], x[1], x[2]) }},
 		{"lkj_corr", []string{"Omega", "eta"}, nil, func(x []*autodiff.Node) *autodiff.Node { return LKJCorrLPDF(x[0], x[1]) }},
 	}
 	for _, v := range vectors {
@@ -37,12 +40,12 @@ func init() {
 }
 
 // VariateRank is the rank of one variate of a distribution: 2 for those
-// of matrices (lkj_corr_cholesky, lkj_corr, wishart, inv_wishart), 1 for
+// of matrices (lkj_corr_cholesky, lkj_corr, the Wisharts), 1 for
 // the other Vector layouts' (a vector, or its label for categorical), 0
 // for the elementwise densities.
 func VariateRank(name string) int {
 	switch name {
-	case "lkj_corr_cholesky", "lkj_corr", "wishart", "inv_wishart":
+	case "lkj_corr_cholesky", "lkj_corr", "wishart", "inv_wishart", "wishart_cholesky", "inv_wishart_cholesky":
 		return 2
 	}
 	if d, ok := distributions[name]; ok && d.Layout == Vector {
@@ -237,7 +240,7 @@ func (op *multinomialOp) Backward(a *autodiff.Args) {
 // W and Σ as MultiNormalLPDF's are: each gets the partial of the
 // function of the symmetric parts.
 func WishartLPDF(w, nu, sigma *autodiff.Node) *autodiff.Node {
-	return wishart(false, w, nu, sigma)
+	return wishart(wishartOp{}, w, nu, sigma)
 }
 
 // InvWishartLPDF is Stan's inv_wishart_lpdf(W | nu, Sigma), the inverse
@@ -247,63 +250,110 @@ func WishartLPDF(w, nu, sigma *autodiff.Node) *autodiff.Node {
 //
 // with shapes, support and partials as for WishartLPDF.
 func InvWishartLPDF(w, nu, sigma *autodiff.Node) *autodiff.Node {
-	return wishart(true, w, nu, sigma)
+	return wishart(wishartOp{inverse: true}, w, nu, sigma)
 }
 
-func wishart(inverse bool, w, nu, sigma *autodiff.Node) *autodiff.Node {
-	op := &wishartOp{inverse: inverse}
+// WishartCholeskyLPDF is Stan's wishart_cholesky_lpdf(L_W | nu, L_S): the
+// density of the lower-triangular Cholesky factor L_W of W = L_W L_Wᵀ ~
+// Wishart(ν, L_S L_Sᵀ), the Wishart's of W plus the log-Jacobian of
+// L ↦ L Lᵀ, K log 2 + Σ_i (K - i + 1) log L_ii (i from 1). The factors'
+// upper triangles are ignored and get gradient 0; it is -Inf where a
+// diagonal entry is not positive or an entry of the lower triangles is
+// not finite, or ν ≤ K - 1.
+func WishartCholeskyLPDF(lw, nu, ls *autodiff.Node) *autodiff.Node {
+	return wishart(wishartOp{cholesky: true}, lw, nu, ls)
+}
+
+// InvWishartCholeskyLPDF is Stan's inv_wishart_cholesky_lpdf(L_W | nu,
+// L_S): the inverse Wishart's density of W = L_W L_Wᵀ with scale L_S L_Sᵀ
+// carried to L_W, as WishartCholeskyLPDF carries the Wishart's.
+func InvWishartCholeskyLPDF(lw, nu, ls *autodiff.Node) *autodiff.Node {
+	return wishart(wishartOp{inverse: true, cholesky: true}, lw, nu, ls)
+}
+
+func wishart(op wishartOp, w, nu, sigma *autodiff.Node) *autodiff.Node {
 	g, stop := graphOf(w, nu, sigma)
 	if g == nil || stop != nil {
 		return stop
 	}
 	ws, ss := w.Shape(), sigma.Shape()
 	if len(ws) < 2 || len(ss) < 2 || ws[len(ws)-1] != ws[len(ws)-2] || !ss[len(ss)-2:].Equal(ws[len(ws)-2:]) {
-		return g.Fail(nil, "%s: W %v and Sigma %v must be square matrices of one size", op.Name(), ws, ss)
+		return g.Fail(nil, "%s: %s %v and %s %v must be square matrices of one size", op.Name(), op.args()[0], ws, op.args()[2], ss)
 	}
 	wl, sl := ws[:len(ws)-2], ss[:len(ss)-2]
 	batch, err := autodiff.BroadcastShapes(wl, nu.Shape(), sl)
 	if err != nil {
-		return g.Fail(nil, "%s: W %v, nu %v and Sigma %v: %v", op.Name(), ws, nu.Shape(), ss, err)
+		return g.Fail(nil, "%s: %s %v, nu %v and %s %v: %v", op.Name(), op.args()[0], ws, nu.Shape(), op.args()[2], ss, err)
 	}
 	op.k = ws[len(ws)-1]
 	op.at = [3][]int{bcastIndex(batch, wl), bcastIndex(batch, nu.Shape()), bcastIndex(batch, sl)}
-	return g.Apply(op, batch, w, nu, sigma)
+	return g.Apply(&op, batch, w, nu, sigma)
 }
 
-// wishartOp is wishart_lpdf or inv_wishart_lpdf per pair of matrices. Both
-// are c(ν) + c_W log det W + c_Σ log det Σ - ½ tr(Q⁻¹P), with P = W and
-// Q = Σ for the Wishart, P = Σ and Q = W for the inverse Wishart.
+// wishartOp is wishart_lpdf or inv_wishart_lpdf per pair of matrices, or
+// their Cholesky forms. Both are c(ν) + c_W log det W + c_Σ log det Σ -
+// ½ tr(Q⁻¹P), with P = W and Q = Σ for the Wishart, P = Σ and Q = W for
+// the inverse Wishart.
 type wishartOp struct {
-	inverse bool
-	k       int
-	at      [3][]int // per result element, its W, ν and Σ (bcastIndex)
+	inverse, cholesky bool
+	k                 int
+	at                [3][]int // per result element, its W, ν and Σ (bcastIndex)
 }
 
 func (op *wishartOp) Name() string {
+	name := "wishart"
 	if op.inverse {
-		return "inv_wishart"
+		name = "inv_wishart"
 	}
-	return "wishart"
+	if op.cholesky {
+		name += "_cholesky"
+	}
+	return name
+}
+
+// args are the operands' names, Stan's.
+func (op *wishartOp) args() []string {
+	if op.cholesky {
+		return []string{"L_W", "nu", "L_S"}
+	}
+	return []string{"W", "nu", "Sigma"}
 }
 
 // wishartScratch holds one evaluation's factors: lw and ls the Cholesky
-// factors of W and Σ, m and n scratch matrices.
-type wishartScratch struct{ lw, ls, m, n, z, v []float64 }
+// factors of W and Σ, m a scratch matrix, z and v scratch vectors.
+type wishartScratch struct{ lw, ls, m, z, v []float64 }
 
 func newWishartScratch(k int) *wishartScratch {
-	f := make([]float64, 4*k*k+2*k)
 	kk := k * k
-	return &wishartScratch{lw: f[:kk], ls: f[kk : 2*kk], m: f[2*kk : 3*kk], n: f[3*kk : 4*kk], z: f[4*kk : 4*kk+k], v: f[4*kk+k:]}
+	f := make([]float64, 3*kk+2*k)
+	return &wishartScratch{lw: f[:kk], ls: f[kk : 2*kk], m: f[2*kk : 3*kk], z: f[3*kk : 3*kk+k], v: f[3*kk+k:]}
+}
+
+// factor sets l to the Cholesky factor of operand i's matrix for result
+// element b (for the Cholesky forms, the operand's lower triangle), or
+// reports false outside the support.
+func (op *wishartOp) factor(l []float64, a *autodiff.Args, i, b int) bool {
+	k, kk := op.k, op.k*op.k
+	m := a.In[i][bcastAt(op.at[i], b)*kk:][:kk]
+	if !op.cholesky {
+		return choleskyOf(l, m, k)
+	}
+	if !isCholeskyFactor(m, k) {
+		return false
+	}
+	for r := range k {
+		copy(l[r*k:r*k+r+1], m[r*k:r*k+r+1])
+		clear(l[r*k+r+1 : (r+1)*k])
+	}
+	return true
 }
 
 // eval factors result element b's W and Σ into sc and returns ν, log det W,
 // log det Σ and the coefficients c_W, c_Σ, or false outside the support.
 func (op *wishartOp) eval(a *autodiff.Args, b int, sc *wishartScratch) (nu, ldW, ldS, cW, cS float64, ok bool) {
-	k, kk := op.k, op.k*op.k
+	k := op.k
 	nu = a.In[1][bcastAt(op.at[1], b)]
-	if !(nu > float64(k-1)) || math.IsInf(nu, 1) ||
-		!choleskyOf(sc.lw, a.In[0][bcastAt(op.at[0], b)*kk:][:kk], k) ||
-		!choleskyOf(sc.ls, a.In[2][bcastAt(op.at[2], b)*kk:][:kk], k) {
+	if !(nu > float64(k-1)) || math.IsInf(nu, 1) || !op.factor(sc.lw, a, 0, b) || !op.factor(sc.ls, a, 2, b) {
 		return 0, 0, 0, 0, 0, false
 	}
 	for i := range k {
@@ -346,6 +396,12 @@ func (op *wishartOp) Forward(a *autodiff.Args) {
 		}
 		logC, _ := mvlgamma(k, nu/2)
 		v := -nu*float64(k)/2*math.Ln2 - logC + cW*ldW + cS*ldS - tr/2
+		if op.cholesky { // the log-Jacobian of L ↦ L Lᵀ
+			v += float64(k) * math.Ln2
+			for i := range k {
+				v += float64(k-i) * math.Log(sc.lw[i*k+i])
+			}
+		}
 		if math.IsNaN(v) {
 			v = math.Inf(-1)
 		}
@@ -353,18 +409,22 @@ func (op *wishartOp) Forward(a *autodiff.Args) {
 	}
 }
 
-// Backward: with T = Q⁻¹ P Q⁻¹ (P the symmetric part),
+// Backward: with T = Q⁻¹ P Q⁻¹ (P the symmetric part), the partials in W
+// and Σ taken as symmetric matrices are
 //
-//	∂/∂W = c_W W⁻¹ + (-½Σ⁻¹ for the Wishart, ½T for the inverse),
-//	∂/∂Σ = c_Σ Σ⁻¹ + (½T for the Wishart, -½W⁻¹ for the inverse),
+//	D_W = c_W W⁻¹ + (-½Σ⁻¹ for the Wishart, ½T for the inverse),
+//	D_Σ = c_Σ Σ⁻¹ + (½T for the Wishart, -½W⁻¹ for the inverse),
+//
+// each added to the (i, j) and (j, i) entries alike (addSymmetric), and
+//
 //	∂/∂ν = -K/2 log 2 - ½ Σ_{j=1}^{K} ψ(ν/2 + (1-j)/2) ± ½(log det W - log det Σ),
 //
-// + for the Wishart, - for the inverse; each matrix's partials are added
-// to its (i, j) and (j, i) entries alike (addSymmetric).
+// + for the Wishart, - for the inverse. The Cholesky forms carry D to the
+// factor, ∂/∂L = tril(2 D L), and add the Jacobian's (K - i + 1)/L_ii.
 func (op *wishartOp) Backward(a *autodiff.Args) {
 	k, kk := op.k, op.k*op.k
 	sc := newWishartScratch(k)
-	invW, invS, t := make([]float64, kk), make([]float64, kk), make([]float64, kk)
+	invW, invS, p, d := make([]float64, kk), make([]float64, kk), make([]float64, kk), make([]float64, kk)
 	for b, g := range a.GradOut {
 		if g == 0 || math.IsInf(a.Out[b], -1) {
 			continue
@@ -372,53 +432,101 @@ func (op *wishartOp) Backward(a *autodiff.Args) {
 		nu, ldW, ldS, cW, cS, _ := op.eval(a, b, sc)
 		if gn := a.GradIn[1]; gn != nil {
 			_, dC := mvlgamma(k, nu/2)
-			d := ldW - ldS
+			diff := ldW - ldS
 			if op.inverse {
-				d = -d
+				diff = -diff
 			}
-			gn[bcastAt(op.at[1], b)] += g * (-float64(k)/2*math.Ln2 - dC/2 + d/2)
+			gn[bcastAt(op.at[1], b)] += g * (-float64(k)/2*math.Ln2 - dC/2 + diff/2)
 		}
-		gw, gs := a.GradIn[0], a.GradIn[2]
-		if gw == nil && gs == nil {
+		if a.GradIn[0] == nil && a.GradIn[2] == nil {
 			continue
 		}
 		choleskyInverse(invW, sc.lw, k, sc.z, sc.v)
 		choleskyInverse(invS, sc.ls, k, sc.z, sc.v)
-		// T = Q⁻¹ P Q⁻¹ from P's symmetric part.
-		invQ, p := invS, a.In[0][bcastAt(op.at[0], b)*kk:][:kk]
+		// T = Q⁻¹ P Q⁻¹, into sc.m.
+		invQ, lp := invS, sc.lw
 		if op.inverse {
-			invQ, p = invW, a.In[2][bcastAt(op.at[2], b)*kk:][:kk]
+			invQ, lp = invW, sc.ls
 		}
-		for i := range k {
-			for j := range k {
-				s := 0.0
-				for m := range k {
-					s += invQ[i*k+m] * 0.5 * (p[m*k+j] + p[j*k+m])
+		op.product(p, a, b, lp)
+		matmul(d, invQ, p, k)
+		matmul(sc.m, d, invQ, k)
+		for i, c := range []struct {
+			operand int
+			coef    float64
+			inv, l  []float64
+			inP     bool // the operand is P (else Q)
+		}{{0, cW, invW, sc.lw, !op.inverse}, {2, cS, invS, sc.ls, op.inverse}} {
+			gi := a.GradIn[c.operand]
+			if gi == nil {
+				continue
+			}
+			for e := range d {
+				d[e] = c.coef * c.inv[e]
+				if c.inP {
+					d[e] -= 0.5 * invQ[e]
+				} else {
+					d[e] += 0.5 * sc.m[e]
 				}
-				sc.m[i*k+j] = s
+			}
+			off := bcastAt(op.at[c.operand], b) * kk
+			if !op.cholesky {
+				addSymmetric(gi[off:off+kk], k, func(r, s int) float64 { return g * d[r*k+s] })
+				continue
+			}
+			for r := range k {
+				for s := 0; s <= r; s++ {
+					v := 0.0
+					for m := s; m < k; m++ {
+						v += d[r*k+m] * c.l[m*k+s]
+					}
+					gi[off+r*k+s] += 2 * g * v
+				}
+				if i == 0 { // the Jacobian, in L_W
+					gi[off+r*k+r] += g * float64(k-r) / c.l[r*k+r]
+				}
 			}
 		}
+	}
+}
+
+// product sets p to result element b's P: the operand's symmetric part,
+// or L Lᵀ from its factor l for the Cholesky forms.
+func (op *wishartOp) product(p []float64, a *autodiff.Args, b int, l []float64) {
+	k, kk := op.k, op.k*op.k
+	if op.cholesky {
 		for i := range k {
-			for j := range k {
+			for j := 0; j <= i; j++ {
 				s := 0.0
-				for m := range k {
-					s += sc.m[i*k+m] * invQ[m*k+j]
+				for m := 0; m <= j; m++ {
+					s += l[i*k+m] * l[j*k+m]
 				}
-				t[i*k+j] = s
+				p[i*k+j], p[j*k+i] = s, s
 			}
 		}
-		dP, dQ := func(i, j int) float64 { return -0.5 * invQ[i*k+j] }, func(i, j int) float64 { return 0.5 * t[i*k+j] }
-		dW, dS := dP, dQ
-		if op.inverse {
-			dW, dS = dQ, dP
+		return
+	}
+	i := 0
+	if op.inverse {
+		i = 2
+	}
+	m := a.In[i][bcastAt(op.at[i], b)*kk:][:kk]
+	for r := range k {
+		for s := range k {
+			p[r*k+s] = 0.5 * (m[r*k+s] + m[s*k+r])
 		}
-		if gw != nil {
-			off := bcastAt(op.at[0], b) * kk
-			addSymmetric(gw[off:off+kk], k, func(i, j int) float64 { return g * (cW*invW[i*k+j] + dW(i, j)) })
-		}
-		if gs != nil {
-			off := bcastAt(op.at[2], b) * kk
-			addSymmetric(gs[off:off+kk], k, func(i, j int) float64 { return g * (cS*invS[i*k+j] + dS(i, j)) })
+	}
+}
+
+// matmul sets c = a b for k × k row-major matrices (c aliases neither).
+func matmul(c, a, b []float64, k int) {
+	for i := range k {
+		for j := range k {
+			s := 0.0
+			for m := range k {
+				s += a[i*k+m] * b[m*k+j]
+			}
+			c[i*k+j] = s
 		}
 	}
 }

@@ -237,6 +237,55 @@ func TestWishart(t *testing.T) {
 	}
 }
 
+// lowerSym is L Lᵀ for the lower triangle of l (k × k), for gonum.
+func lowerSym(l []float64, k int) *mat.SymDense {
+	low := mat.NewTriDense(k, mat.Lower, nil)
+	for i := range k {
+		for j := 0; j <= i; j++ {
+			low.SetTri(i, j, l[i*k+j])
+		}
+	}
+	s := mat.NewSymDense(k, nil)
+	s.SymOuterK(1, low)
+	return s
+}
+
+// TestWishartCholesky: the Cholesky forms are the Wisharts of L_W L_Wᵀ
+// with scale L_S L_Sᵀ (gonum's, through wishartRef) plus the log-Jacobian
+// K log 2 + Σ_i (K - i + 1) log L_ii of L ↦ L Lᵀ (i from 1), with the
+// factors' lower triangles drawn with a positive diagonal (their upper
+// triangles, ignored, get gradient 0, which the differences confirm).
+func TestWishartCholesky(t *testing.T) {
+	for _, inverse := range []bool{false, true} {
+		name, f := "wishart_cholesky", stdlib.WishartCholeskyLPDF
+		if inverse {
+			name, f = "inv_wishart_cholesky", stdlib.InvWishartCholeskyLPDF
+		}
+		for _, k := range []int{1, 2, 4} {
+			for _, nuShape := range []ad.Shape{{}, {2}} {
+				adtest.Run(t, adtest.Case{Name: fmt.Sprintf("%s/k%d_nu%v", name, k, nuShape),
+					Inputs: []adtest.Input{
+						{Shape: ad.Shape{k, k}, Draw: adtest.Uniform(0.4, 1.5)},
+						{Shape: nuShape, Draw: adtest.Uniform(float64(k)-0.5, float64(k)+6)},
+						{Shape: ad.Shape{k, k}, Draw: adtest.Uniform(0.4, 1.5)},
+					},
+					Build: func(x []*ad.Node) *ad.Node { return f(x[0], x[1], x[2]) },
+					Reference: func(x [][]float64) []float64 {
+						jac := float64(k) * math.Ln2
+						for i := range k {
+							jac += float64(k-i) * math.Log(x[0][i*k+i])
+						}
+						out := make([]float64, len(x[1]))
+						for i, nu := range x[1] {
+							out[i] = wishartRef(inverse, lowerSym(x[0], k), nu, lowerSym(x[2], k)) + jac
+						}
+						return out
+					}})
+			}
+		}
+	}
+}
+
 // corrMatrix is stdlib's corr_matrix[k] transform of u, the correlation
 // matrices' parameterisation by free values.
 func corrMatrix(t *testing.T, u *ad.Node, k int) *ad.Node {
@@ -431,6 +480,18 @@ func TestMultivariateMoreOutside(t *testing.T) {
 		add(f.name+"/Sigma not positive definite", d, mats, sigma, []float64{3}, notPD)
 		add(f.name+"/W asymmetric", d, mats, asym, []float64{3}, sigma)
 		add(f.name+"/W infinite", d, mats, []float64{math.Inf(1), 0, 0, 1}, []float64{3}, sigma)
+	}
+	for _, f := range []struct {
+		name string
+		f    func(w, nu, sigma *ad.Node) *ad.Node
+	}{{"wishart_cholesky", stdlib.WishartCholeskyLPDF}, {"inv_wishart_cholesky", stdlib.InvWishartCholeskyLPDF}} {
+		d := func(x ...*ad.Node) *ad.Node { return f.f(x[0], x[1], x[2]) }
+		mats := []ad.Shape{{2, 2}, {}, {2, 2}}
+		l := []float64{1.2, 0, 0.3, 0.8}
+		add(f.name+"/nu=K-1", d, mats, l, []float64{1}, l)
+		add(f.name+"/L_W negative diagonal", d, mats, []float64{1.2, 0, 0.3, -0.8}, []float64{3}, l)
+		add(f.name+"/L_S zero diagonal", d, mats, l, []float64{3}, []float64{0, 0, 0.3, 0.8})
+		add(f.name+"/L_W infinite", d, mats, []float64{1.2, 0, math.Inf(-1), 0.8}, []float64{3}, l)
 	}
 	lkj := func(x ...*ad.Node) *ad.Node { return stdlib.LKJCorrLPDF(x[0], x[1]) }
 	cs := []ad.Shape{{2, 2}, {}}

@@ -41,12 +41,13 @@ func init() {
 			}
 			return multinomialDraw(r, theta, a[1][0], out)
 		}})
-	registerRNG(RNG{Name: "wishart", Args: []string{"nu", "Sigma"}, Rank: []int{0, 2}, OutRank: 2,
-		Draw: func(r *rand.Rand, a [][]float64, out []float64) bool {
-			return wishartDraw(r, false, a[0][0], a[1], out)
-		}})
-	registerRNG(RNG{Name: "inv_wishart", Args: []string{"nu", "Sigma"}, Rank: []int{0, 2}, OutRank: 2,
-		Draw: func(r *rand.Rand, a [][]float64, out []float64) bool { return wishartDraw(r, true, a[0][0], a[1], out) }})
+	for _, inverse := range []bool{false, true} {
+		for _, factor := range []bool{false, true} {
+			op := wishartOp{inverse: inverse, cholesky: factor}
+			registerRNG(RNG{Name: op.Name(), Args: op.args()[1:], Rank: []int{0, 2}, OutRank: 2,
+				Draw: func(r *rand.Rand, a [][]float64, out []float64) bool { return wishartDraw(r, op, a[0][0], a[1], out) }})
+		}
+	}
 }
 
 // studentTDraw sets out = μ + √(ν/X) L z, z standard normal and X ~ χ²(ν)
@@ -94,22 +95,32 @@ func multinomialDraw(r *rand.Rand, theta []float64, n float64, out []float64) bo
 	return true
 }
 
-// wishartDraw sets out (K×K, row-major) to a draw of the Wishart with ν
-// degrees of freedom and scale Σ = L Lᵀ, or of the inverse Wishart when
-// inverse is set. Bartlett's decomposition: with A lower triangular,
-// A_ii = √χ²(ν - i) (i from 0) and A_ij standard normal below the
-// diagonal, A Aᵀ is Wishart(ν, I), and M A Aᵀ Mᵀ is Wishart(ν, M Mᵀ) for
-// any M. The Wishart draw is (LA)(LA)ᵀ; with M = L⁻ᵀ, whose M Mᵀ is Σ⁻¹,
-// the inverse of the Wishart(ν, Σ⁻¹) draw is (L A⁻ᵀ)(L A⁻ᵀ)ᵀ, an inverse
-// Wishart(ν, Σ) draw that never inverts Σ. It reports false unless Σ is
-// symmetric positive definite and finite, and ν > K - 1 is finite.
-func wishartDraw(r *rand.Rand, inverse bool, nu float64, sigma, out []float64) bool {
-	k := int(math.Round(math.Sqrt(float64(len(sigma)))))
-	if !(nu > float64(k-1)) || math.IsInf(nu, 1) || !allFiniteRow(sigma) {
+// wishartDraw sets out (K×K, row-major) to a draw of op's distribution:
+// the Wishart with ν degrees of freedom and scale Σ = L Lᵀ, the inverse
+// Wishart, or (op.cholesky, the scale given by its factor L) the Cholesky
+// factor of such a draw. Bartlett's decomposition: with A lower
+// triangular, A_ii = √χ²(ν - i) (i from 0) and A_ij standard normal below
+// the diagonal, A Aᵀ is Wishart(ν, I), and M A Aᵀ Mᵀ is Wishart(ν, M Mᵀ)
+// for any M. The Wishart draw is (LA)(LA)ᵀ, LA its Cholesky factor; with
+// M = L⁻ᵀ, whose M Mᵀ is Σ⁻¹, the inverse of the Wishart(ν, Σ⁻¹) draw is
+// (L A⁻ᵀ)(L A⁻ᵀ)ᵀ, an inverse Wishart(ν, Σ) draw that never inverts Σ.
+// It reports false unless Σ is symmetric positive definite and finite (L
+// a lower triangle with a positive diagonal), and ν > K - 1 is finite.
+func wishartDraw(r *rand.Rand, op wishartOp, nu float64, scale, out []float64) bool {
+	k := int(math.Round(math.Sqrt(float64(len(scale)))))
+	if !(nu > float64(k-1)) || math.IsInf(nu, 1) {
 		return false
 	}
-	l, err := cholesky(k, sigma)
-	if err != nil {
+	l := scale // only its lower triangle is read
+	if !op.cholesky {
+		var err error
+		if !allFiniteRow(scale) {
+			return false
+		}
+		if l, err = cholesky(k, scale); err != nil {
+			return false
+		}
+	} else if !isCholeskyFactor(scale, k) {
 		return false
 	}
 	a := make([]float64, k*k)
@@ -120,7 +131,21 @@ func wishartDraw(r *rand.Rand, inverse bool, nu float64, sigma, out []float64) b
 		a[i*k+i] = math.Exp(0.5 * (math.Ln2 + logGammaDraw(r, (nu-float64(i))/2)))
 	}
 	c := make([]float64, k*k) // LA, or L A⁻ᵀ
-	if inverse {
+	if !op.inverse {
+		for i := range k {
+			for j := 0; j <= i; j++ {
+				s := 0.0
+				for m := j; m <= i; m++ {
+					s += l[i*k+m] * a[m*k+j]
+				}
+				c[i*k+j] = s
+			}
+		}
+		if op.cholesky {
+			copy(out, c)
+			return true
+		}
+	} else {
 		ainv, col := make([]float64, k*k), make([]float64, k)
 		for j := range k { // column j of A⁻¹
 			clear(col)
@@ -139,16 +164,6 @@ func wishartDraw(r *rand.Rand, inverse bool, nu float64, sigma, out []float64) b
 				c[i*k+j] = s
 			}
 		}
-	} else {
-		for i := range k {
-			for j := 0; j <= i; j++ {
-				s := 0.0
-				for m := j; m <= i; m++ {
-					s += l[i*k+m] * a[m*k+j]
-				}
-				c[i*k+j] = s
-			}
-		}
 	}
 	for i := range k {
 		for j := 0; j <= i; j++ {
@@ -158,6 +173,13 @@ func wishartDraw(r *rand.Rand, inverse bool, nu float64, sigma, out []float64) b
 			}
 			out[i*k+j], out[j*k+i] = s, s
 		}
+	}
+	if op.cholesky { // the inverse Wishart draw's factor
+		f, err := cholesky(k, out)
+		if err != nil {
+			return false
+		}
+		copy(out, f)
 	}
 	return true
 }

@@ -2,6 +2,7 @@ package stdlib_test
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -18,7 +19,8 @@ import (
 
 // multivariateMoreRNGs are the generators this file checks, for
 // TestRNGCoverage.
-var multivariateMoreRNGs = []string{"multi_student_t", "multi_student_t_cholesky", "multinomial", "multinomial_logit", "wishart", "inv_wishart"}
+var multivariateMoreRNGs = []string{"multi_student_t", "multi_student_t_cholesky", "multinomial", "multinomial_logit",
+	"wishart", "inv_wishart", "wishart_cholesky", "inv_wishart_cholesky"}
 
 // checkMeanCov checks draws against exact means and covariances
 // (cov[i*k+j] for components i and j of k).
@@ -122,28 +124,49 @@ func TestRNGWishart(t *testing.T) {
 				return (2*s(i, j)*s(p, q) + (m-1)*(s(i, p)*s(j, q)+s(i, q)*s(j, p))) / (m * (m - 1) * (m - 1) * (m - 3))
 			}},
 	} {
-		args := [][]float64{{c.nu}, sigma}
-		label := c.name + labelOf(args)
-		draws := drawN(t, c.name, args, k*k, nDraws)
-		for _, d := range draws {
-			var chol mat.Cholesky
-			if !mat.EqualApprox(mat.NewDense(k, k, d), mat.NewDense(k, k, d).T(), 0) || !chol.Factorize(mat.NewSymDense(k, d)) {
-				t.Fatalf("%s: draw %v is not symmetric positive definite", label, d)
+		for _, factor := range []bool{false, true} {
+			name, args := c.name, [][]float64{{c.nu}, sigma}
+			if factor {
+				name, args = c.name+"_cholesky", [][]float64{{c.nu}, testL}
 			}
+			checkWishartDraws(t, name+labelOf(args), drawN(t, name, args, k*k, nDraws), factor, c.mean, c.cov)
 		}
-		mean, cov := make([]float64, k*k), make([]float64, k*k*k*k)
-		for i := range k {
-			for j := range k {
-				mean[i*k+j] = c.mean(i, j)
-				for p := range k {
-					for q := range k {
-						cov[(i*k+j)*k*k+p*k+q] = c.cov(i, j, p, q)
-					}
+	}
+}
+
+// checkWishartDraws checks draws of a K×K matrix variate (of Cholesky
+// factors, lower triangular with a positive diagonal, when factor is set;
+// then of L Lᵀ) against the mean and covariances of its entries.
+func checkWishartDraws(t *testing.T, label string, draws [][]float64, factor bool, mean func(i, j int) float64, cov func(i, j, p, q int) float64) {
+	t.Helper()
+	const k = 3
+	for n, d := range draws {
+		if factor {
+			for i := range k {
+				if !(d[i*k+i] > 0) || slices.ContainsFunc(d[i*k+i+1:(i+1)*k], func(v float64) bool { return v != 0 }) {
+					t.Fatalf("%s: draw %v is not a Cholesky factor", label, d)
+				}
+			}
+			d = lowerTimesTranspose(d, k)
+			draws[n] = d
+		}
+		var chol mat.Cholesky
+		if !mat.EqualApprox(mat.NewDense(k, k, d), mat.NewDense(k, k, d).T(), 0) || !chol.Factorize(mat.NewSymDense(k, d)) {
+			t.Fatalf("%s: draw %v is not symmetric positive definite", label, d)
+		}
+	}
+	m, v := make([]float64, k*k), make([]float64, k*k*k*k)
+	for i := range k {
+		for j := range k {
+			m[i*k+j] = mean(i, j)
+			for p := range k {
+				for q := range k {
+					v[(i*k+j)*k*k+p*k+q] = cov(i, j, p, q)
 				}
 			}
 		}
-		checkMeanCov(t, label, draws, mean, cov)
 	}
+	checkMeanCov(t, label, draws, m, v)
 }
 
 // TestRNGMultivariateMoreDomain: arguments outside each domain are
@@ -167,6 +190,8 @@ func TestRNGMultivariateMoreDomain(t *testing.T) {
 		{"wishart", [][]float64{{3}, notPD}, 4},
 		{"inv_wishart", [][]float64{{0.5}, sigma}, 4},
 		{"inv_wishart", [][]float64{{3}, {2, 0.3, 0.2, 1}}, 4},
+		{"wishart_cholesky", [][]float64{{3}, {1, 0, 0.5, -1}}, 4},
+		{"inv_wishart_cholesky", [][]float64{{1}, {1, 0, 0.5, 1}}, 4},
 	} {
 		g, _ := stdlib.LookupRNG(c.name)
 		if g.Draw(newRand(c.name), c.args, make([]float64, c.k)) {
