@@ -391,7 +391,28 @@ func (r mvnLayout) kernel(a *autodiff.Args, b int, q float64) float64 {
 	if !(nu > 0) || math.IsInf(nu, 1) {
 		return math.Inf(-1)
 	}
-	return autodiff.Lgamma64((nu+fk)/2) - autodiff.Lgamma64(nu/2) - fk/2*(math.Log(nu)+lnPi) - (nu+fk)/2*math.Log1p(q/nu)
+	return lgammaRatio(nu/2, fk/2) - fk/2*(math.Log(nu)+lnPi) - (nu+fk)/2*math.Log1p(q/nu)
+}
+
+// lgammaRatio is log Γ(x + h) - log Γ(x) for x > 0 and h ≥ 0, keeping its
+// digits where both terms are large (the Student-t's at large ν, where
+// their difference is about h log x): from x = 30 on by Stirling's series
+// log Γ(x) = (x - ½) log x - x + ½ log 2π + s(x), whose leading terms
+// cancel in the difference exactly,
+//
+//	(x - ½) log(1 + h/x) + h log(x + h) - h + s(x + h) - s(x),
+//
+// with s(x) = 1/(12x) - 1/(360x³) + 1/(1260x⁵) - 1/(1680x⁷), the next term
+// 1/(1188x⁹) below 5e-17 there.
+func lgammaRatio(x, h float64) float64 {
+	if x < 30 {
+		return autodiff.Lgamma64(x+h) - autodiff.Lgamma64(x)
+	}
+	s := func(x float64) float64 {
+		r := 1 / (x * x)
+		return (1.0/12 - r*(1.0/360-r*(1.0/1260-r/1680))) / x
+	}
+	return (x-0.5)*math.Log1p(h/x) + h*math.Log(x+h) - h + (s(x+h) - s(x))
 }
 
 // rowScale returns the factor s by which result element b's partials in
