@@ -45,7 +45,7 @@ func TestMultiStudentT(t *testing.T) {
 		{"nu_per_row", ad.Shape{3}, ad.Shape{}, ad.Shape{3}, 2, false, 12},
 		{"outer_both", ad.Shape{4}, ad.Shape{2, 1}, ad.Shape{}, 2, false, 12},
 		{"k1", ad.Shape{5}, ad.Shape{}, ad.Shape{}, 1, false, 12},
-		{"k17", ad.Shape{2}, ad.Shape{}, ad.Shape{}, 17, true, 12}, // beyond the stack scratch (K ≤ 16)
+		{"k17", ad.Shape{2}, ad.Shape{}, ad.Shape{}, 17, true, 12},         // beyond the stack scratch (K ≤ 16)
 		{"large_nu", ad.Shape{3}, ad.Shape{}, ad.Shape{3}, 3, false, 2400}, // lgammaRatio's Stirling branch, ν ≥ 60
 	}
 	for _, l := range layouts {
