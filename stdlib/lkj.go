@@ -34,22 +34,32 @@ import (
 // rows of L have unit length is not checked, as in Stan: it is the
 // constraining transform's job.
 func LKJCorrCholeskyLPDF(l, eta *autodiff.Node) *autodiff.Node {
-	const name = "lkj_corr_cholesky"
 	g, stop := graphOf(l, eta)
 	if g == nil || stop != nil {
 		return stop
 	}
-	ls := l.Shape()
-	if len(ls) < 2 || ls[len(ls)-1] != ls[len(ls)-2] {
-		return g.Fail(nil, "%s: the Cholesky factor must be a square matrix, got shape %v", name, ls)
+	k, batch, lAt, etaAt, bad := lkjLayoutOf(g, "lkj_corr_cholesky", "the Cholesky factor", "L", l, eta)
+	if bad != nil {
+		return bad
 	}
-	lead := ls[:len(ls)-2]
+	return g.Apply(&lkjOp{k: k, lAt: lAt, etaAt: etaAt}, batch, l, eta)
+}
+
+// lkjLayoutOf checks that m (called what and sym in messages) is
+// [..., K, K] with leading axes that broadcast against eta's shape, and
+// returns K, the broadcast shape, and per result element its matrix and
+// its eta (bcastIndex); bad is the failed node when not.
+func lkjLayoutOf(g *autodiff.Graph, name, what, sym string, m, eta *autodiff.Node) (k int, batch autodiff.Shape, mAt, etaAt []int, bad *autodiff.Node) {
+	ms := m.Shape()
+	if len(ms) < 2 || ms[len(ms)-1] != ms[len(ms)-2] {
+		return 0, nil, nil, nil, g.Fail(nil, "%s: %s must be a square matrix, got shape %v", name, what, ms)
+	}
+	lead := ms[:len(ms)-2]
 	batch, err := autodiff.BroadcastShapes(lead, eta.Shape())
 	if err != nil {
-		return g.Fail(nil, "%s: L %v and eta %v: %v", name, ls, eta.Shape(), err)
+		return 0, nil, nil, nil, g.Fail(nil, "%s: %s %v and eta %v: %v", name, sym, ms, eta.Shape(), err)
 	}
-	op := &lkjOp{k: ls[len(ls)-1], lAt: bcastIndex(batch, lead), etaAt: bcastIndex(batch, eta.Shape())}
-	return g.Apply(op, batch, l, eta)
+	return ms[len(ms)-1], batch, bcastIndex(batch, lead), bcastIndex(batch, eta.Shape()), nil
 }
 
 // lkjOp is lkj_corr_cholesky_lpdf per matrix of L.

@@ -67,15 +67,7 @@ func VariateRank(name string) int {
 // finite; the partials in Σ are split between Σ_ij and Σ_ji as
 // MultiNormalLPDF's are.
 func MultiStudentTLPDF(y, nu, mu, sigma *autodiff.Node) *autodiff.Node {
-	g, stop := graphOf(y, nu, mu, sigma)
-	if g == nil || stop != nil {
-		return stop
-	}
-	rows, bad := mvnLayoutOf(g, "multi_student_t", "the scale matrix", "Sigma", y, mu, sigma, nu)
-	if bad != nil {
-		return bad
-	}
-	return g.Apply(&mvnCovOp{rows}, rows.batch, y, mu, sigma, nu)
+	return multiStudentT(false, y, nu, mu, sigma)
 }
 
 // MultiStudentTCholeskyLPDF is Stan's multi_student_t_cholesky_lpdf(y | nu,
@@ -83,15 +75,29 @@ func MultiStudentTLPDF(y, nu, mu, sigma *autodiff.Node) *autodiff.Node {
 // Cholesky factor L (its upper triangle is ignored and gets gradient 0), as
 // MultiNormalCholeskyLPDF is multi_normal's; -Inf where L_ii ≤ 0.
 func MultiStudentTCholeskyLPDF(y, nu, mu, l *autodiff.Node) *autodiff.Node {
-	g, stop := graphOf(y, nu, mu, l)
+	return multiStudentT(true, y, nu, mu, l)
+}
+
+// multiStudentT builds multi_normal's op, or multi_normal_cholesky's, on
+// the Student-t's layout.
+func multiStudentT(cholesky bool, y, nu, mu, m *autodiff.Node) *autodiff.Node {
+	name, what, sym := "multi_student_t", "the scale matrix", "Sigma"
+	if cholesky {
+		name, what, sym = "multi_student_t_cholesky", "the Cholesky factor", "L"
+	}
+	g, stop := graphOf(y, nu, mu, m)
 	if g == nil || stop != nil {
 		return stop
 	}
-	rows, bad := mvnLayoutOf(g, "multi_student_t_cholesky", "the Cholesky factor", "L", y, mu, l, nu)
+	rows, bad := mvnLayoutOf(g, name, what, sym, y, mu, m, nu)
 	if bad != nil {
 		return bad
 	}
-	return g.Apply(&mvnCholeskyOp{rows}, rows.batch, y, mu, l, nu)
+	var op autodiff.Op = &mvnCovOp{rows}
+	if cholesky {
+		op = &mvnCholeskyOp{rows}
+	}
+	return g.Apply(op, rows.batch, y, mu, m, nu)
 }
 
 // MultinomialLPMF is Stan's multinomial_lpmf(y | theta): y [..., K] holds
@@ -495,15 +501,7 @@ func (op *wishartOp) Backward(a *autodiff.Args) {
 func (op *wishartOp) product(p []float64, a *autodiff.Args, b int, l []float64) {
 	k, kk := op.k, op.k*op.k
 	if op.cholesky {
-		for i := range k {
-			for j := 0; j <= i; j++ {
-				s := 0.0
-				for m := 0; m <= j; m++ {
-					s += l[i*k+m] * l[j*k+m]
-				}
-				p[i*k+j], p[j*k+i] = s, s
-			}
-		}
+		selfOuter(k, l, p)
 		return
 	}
 	i := 0
@@ -556,21 +554,15 @@ func mvlgamma(k int, x float64) (v, dx float64) {
 // positive and finite. ∂/∂Ω = (η - 1) Ω⁻¹, split between Ω_ij and Ω_ji as
 // MultiNormalLPDF's partials in Σ are; ∂/∂η = log det Ω - ∂ log c_K/∂η.
 func LKJCorrLPDF(omega, eta *autodiff.Node) *autodiff.Node {
-	const name = "lkj_corr"
 	g, stop := graphOf(omega, eta)
 	if g == nil || stop != nil {
 		return stop
 	}
-	os := omega.Shape()
-	if len(os) < 2 || os[len(os)-1] != os[len(os)-2] {
-		return g.Fail(nil, "%s: the correlation matrix must be a square matrix, got shape %v", name, os)
+	k, batch, omegaAt, etaAt, bad := lkjLayoutOf(g, "lkj_corr", "the correlation matrix", "Omega", omega, eta)
+	if bad != nil {
+		return bad
 	}
-	lead := os[:len(os)-2]
-	batch, err := autodiff.BroadcastShapes(lead, eta.Shape())
-	if err != nil {
-		return g.Fail(nil, "%s: Omega %v and eta %v: %v", name, os, eta.Shape(), err)
-	}
-	return g.Apply(&lkjCorrOp{k: os[len(os)-1], omegaAt: bcastIndex(batch, lead), etaAt: bcastIndex(batch, eta.Shape())}, batch, omega, eta)
+	return g.Apply(&lkjCorrOp{k: k, omegaAt: omegaAt, etaAt: etaAt}, batch, omega, eta)
 }
 
 // lkjCorrOp is lkj_corr_lpdf per matrix of Omega.

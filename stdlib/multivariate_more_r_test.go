@@ -27,15 +27,9 @@ func TestMultinomialAgainstR(t *testing.T) {
 	for _, p := range points {
 		fmt.Fprintf(&script, "cat(sprintf('%%.17g\\n', dmultinom(c(%s), prob=c(%s), log=TRUE)))\n", rVector(p.y), rVector(p.theta))
 	}
-	lines := strings.Fields(rclient.Output(t, rscript, script.String()))
-	if len(lines) != len(points) {
-		t.Fatalf("R printed %d values for %d points", len(lines), len(points))
-	}
+	values := rValues(t, rscript, script.String(), len(points))
 	for i, p := range points {
-		want, err := strconv.ParseFloat(lines[i], 64)
-		if err != nil {
-			t.Fatal(err)
-		}
+		want := values[i]
 		k := len(p.y)
 		got, _ := evalDensity(t, func(x ...*ad.Node) *ad.Node { return stdlib.MultinomialLPMF(x[0], x[1]) },
 			[]ad.Shape{{k}, {k}}, [][]float64{p.y, p.theta})
@@ -45,6 +39,26 @@ func TestMultinomialAgainstR(t *testing.T) {
 	}
 }
 
+// rValues runs an R script that prints n numbers, one a line, and returns
+// them.
+func rValues(t *testing.T, rscript, script string, n int) []float64 {
+	t.Helper()
+	lines := strings.Fields(rclient.Output(t, rscript, script))
+	if len(lines) != n {
+		t.Fatalf("R printed %d values, want %d", len(lines), n)
+	}
+	values := make([]float64, n)
+	for i, l := range lines {
+		v, err := strconv.ParseFloat(l, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		values[i] = v
+	}
+	return values
+}
+
+// rVector is x as the arguments of R's c().
 func rVector(x []float64) string {
 	s := make([]string, len(x))
 	for i, v := range x {
@@ -76,15 +90,9 @@ func TestMultiStudentTAgainstR(t *testing.T) {
 	for _, p := range points {
 		fmt.Fprintf(&script, "cat(sprintf('%%.17g\\n', mvtnorm::dmvt(c(%s), delta=m, sigma=S, df=%.17g, log=TRUE)))\n", rVector(p.y), p.nu)
 	}
-	lines := strings.Fields(rclient.Output(t, rscript, script.String()))
-	if len(lines) != len(points) {
-		t.Fatalf("R printed %d values for %d points", len(lines), len(points))
-	}
+	values := rValues(t, rscript, script.String(), len(points))
 	for i, p := range points {
-		want, err := strconv.ParseFloat(lines[i], 64)
-		if err != nil {
-			t.Fatal(err)
-		}
+		want := values[i]
 		got, _ := evalDensity(t, func(x ...*ad.Node) *ad.Node { return stdlib.MultiStudentTLPDF(x[0], x[1], x[2], x[3]) },
 			[]ad.Shape{{3}, {}, {3}, {3, 3}}, [][]float64{p.y, {p.nu}, mu, sigma})
 		tol := 1e-12

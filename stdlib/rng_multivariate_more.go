@@ -143,26 +143,27 @@ func wishartDraw(r *rand.Rand, op wishartOp, nu float64, scale, out []float64) b
 		}
 		if op.cholesky {
 			copy(out, c)
-			return true
+		} else {
+			selfOuter(k, c, out)
 		}
-	} else {
-		ainv, col := make([]float64, k*k), make([]float64, k)
-		for j := range k { // column j of A⁻¹
-			clear(col)
-			col[j] = 1
-			lowerSolve(col, a, k)
-			for m := range k {
-				ainv[m*k+j] = col[m]
-			}
+		return true
+	}
+	ainv, col := make([]float64, k*k), make([]float64, k)
+	for j := range k { // column j of A⁻¹
+		clear(col)
+		col[j] = 1
+		lowerSolve(col, a, k)
+		for m := range k {
+			ainv[m*k+j] = col[m]
 		}
-		for i := range k { // (L A⁻ᵀ)_ij = Σ_m L_im (A⁻¹)_jm, both lower triangular
-			for j := range k {
-				s := 0.0
-				for m := 0; m <= min(i, j); m++ {
-					s += l[i*k+m] * ainv[j*k+m]
-				}
-				c[i*k+j] = s
+	}
+	for i := range k { // (L A⁻ᵀ)_ij = Σ_m L_im (A⁻¹)_jm, both lower triangular
+		for j := range k {
+			s := 0.0
+			for m := 0; m <= min(i, j); m++ {
+				s += l[i*k+m] * ainv[j*k+m]
 			}
+			c[i*k+j] = s
 		}
 	}
 	for i := range k {
