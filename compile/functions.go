@@ -185,7 +185,7 @@ func (b *builder) call(e *lang.Call) value {
 		return b.densityCall(e)
 	}
 	f, ok := functions[e.Func]
-	if e.Func == lkjRNG {
+	if e.Func == lkjRNG || e.Func == lkjCorrRNG {
 		return b.lkjCall(e)
 	}
 	if !ok && isRNG(e.Func) {
@@ -247,7 +247,9 @@ func Env() *lang.Env {
 		g, _ := stdlib.LookupRNG(name)
 		env.Functions[name+"_rng"] = lang.Signature{Params: g.Args, Int: g.Int, IntResult: g.IntOut, Random: true}
 	}
-	env.Functions[lkjRNG] = lang.Signature{Params: []string{"K", "eta"}, Int: []bool{true, false}, Random: true}
+	for _, name := range []string{lkjRNG, lkjCorrRNG} {
+		env.Functions[name] = lang.Signature{Params: []string{"K", "eta"}, Int: []bool{true, false}, Random: true}
+	}
 	return env
 }
 
@@ -336,8 +338,12 @@ func (b *builder) logCDFCall(e *lang.Call, suffix string) value {
 	return sum
 }
 
-// lkjRNG draws a variate whose shape is an argument's value (lkjCall).
-const lkjRNG = "lkj_corr_cholesky_rng"
+// lkjRNG and lkjCorrRNG draw variates whose shape is an argument's value
+// (lkjCall).
+const (
+	lkjRNG     = "lkj_corr_cholesky_rng"
+	lkjCorrRNG = "lkj_corr_rng"
+)
 
 // isRNG reports whether name is a distribution's random number generator.
 func isRNG(name string) bool {

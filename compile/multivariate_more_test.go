@@ -1,6 +1,7 @@
 package compile_test
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -108,8 +109,10 @@ func TestMultivariateMoreCompile(t *testing.T) {
 
 // TestMultivariateMoreRNG: the generators in a generated block, with a
 // plate of Student-t and multinomial rows and a Wishart and an inverse
-// Wishart matrix: the columns are named by entry, the matrices are
-// symmetric with a positive diagonal, the counts sum to N.
+// Wishart matrix, an inverse Wishart's Cholesky factor and an LKJ
+// correlation matrix: the columns are named by entry, the matrices are
+// symmetric with a positive diagonal (the correlation matrix's 1), the
+// factor lower triangular, the counts sum to N.
 func TestMultivariateMoreRNG(t *testing.T) {
 	const src = `
 data { N: int  mu: real[2]  S: real[2, 2]  LS: real[2, 2]  theta: real[3] }
@@ -122,6 +125,7 @@ generated {
   W = wishart_rng(5, S)
   V = inv_wishart_rng(5, S)
   LV = inv_wishart_cholesky_rng(5, LS)
+  O = lkj_corr_rng(3, 2)
 }`
 	g, err := compileGenerator(src, map[string]any{"N": 2, "mu": []float64{1, -1}, "S": [][]float64{{2, 0.5}, {0.5, 1}}, "LS": [][]float64{{1.2, 0}, {0.3, 0.9}}, "theta": []float64{0.2, 0.3, 0.5}})
 	if err != nil {
@@ -151,11 +155,19 @@ generated {
 		if out[at("LV.1.2")] != 0 || !(out[at("LV.1.1")] > 0) || !(out[at("LV.2.2")] > 0) {
 			t.Fatalf("seed %d: LV = %v, not a Cholesky factor", s, out)
 		}
+		for i := 1; i <= 3; i++ {
+			for j := 1; j <= 3; j++ {
+				o := out[at(fmt.Sprintf("O.%d.%d", i, j))]
+				if i == j && o != 1 || o != out[at(fmt.Sprintf("O.%d.%d", j, i))] || !(o >= -1 && o <= 1) {
+					t.Fatalf("seed %d: O = %v, not a correlation matrix", s, out)
+				}
+			}
+		}
 		for _, c := range []string{"c", "d"} {
 			for n := 1; n <= 2; n++ {
 				sum := 0.0
 				for k := 1; k <= 3; k++ {
-					sum += out[at(c+"."+string(rune('0'+n))+"."+string(rune('0'+k)))]
+					sum += out[at(fmt.Sprintf("%s.%d.%d", c, n, k))]
 				}
 				if sum != 10 {
 					t.Fatalf("seed %d: row %d of %s sums to %v", s, n, c, sum)

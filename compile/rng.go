@@ -173,9 +173,10 @@ func (b *builder) rngCall(e *lang.Call) value {
 }
 
 // lkjCall lowers lkj_corr_cholesky_rng(K, eta), Stan's draw of the
-// Cholesky factor of a K×K correlation matrix from LKJ(eta): its variate's
-// shape is K's value, so K must be a constant (an int literal or int data
-// scalar), and eta a scalar that does not depend on the plate.
+// Cholesky factor of a K×K correlation matrix from LKJ(eta), and
+// lkj_corr_rng(K, eta), of the matrix itself: the variate's shape is K's
+// value, so K must be a constant (an int literal or int data scalar), and
+// eta a scalar that does not depend on the plate.
 func (b *builder) lkjCall(e *lang.Call) value {
 	if b.rng == nil {
 		return b.fail(e.Pos, "%s draws random numbers: it is only allowed in the generated block", e.Func)
@@ -194,9 +195,13 @@ func (b *builder) lkjCall(e *lang.Call) value {
 	if eta.batched || len(eta.node.Shape()) != 0 {
 		return b.fail(lang.StartPos(e.Args[1]), "the eta of %s must be a scalar that does not depend on the plate", e.Func)
 	}
-	gen := stdlib.RNG{Name: "lkj_corr_cholesky", Args: []string{"eta"}, Int: []bool{false}, Rank: []int{0},
+	draw := stdlib.LKJCorrCholeskyDraw
+	if e.Func == lkjCorrRNG {
+		draw = stdlib.LKJCorrDraw
+	}
+	gen := stdlib.RNG{Name: strings.TrimSuffix(e.Func, "_rng"), Args: []string{"eta"}, Int: []bool{false}, Rank: []int{0},
 		Draw: func(r *rand.Rand, a [][]float64, out []float64) bool {
-			return stdlib.LKJCorrCholeskyDraw(r, k, a[0][0], out)
+			return draw(r, k, a[0][0], out)
 		}}
 	op := &rngOp{gen: gen, src: b.rng.src, pos: e.Pos, args: make([][]float64, 1), k: k * k,
 		ins: []ad.Shape{{}}, trail: []int{1}}

@@ -184,3 +184,19 @@ func wishartDraw(r *rand.Rand, op wishartOp, nu float64, scale, out []float64) b
 	}
 	return true
 }
+
+// LKJCorrDraw sets out (K×K, row-major) to a K×K correlation matrix drawn
+// from LKJ(η), Stan's lkj_corr: L Lᵀ for L drawn by LKJCorrCholeskyDraw,
+// its diagonal set to exactly 1 (each row of L has unit norm to rounding).
+// It reports false where LKJCorrCholeskyDraw does.
+func LKJCorrDraw(r *rand.Rand, K int, eta float64, out []float64) bool {
+	l := make([]float64, len(out))
+	if !LKJCorrCholeskyDraw(r, K, eta, l) {
+		return false
+	}
+	selfOuter(K, l, out)
+	for i := range K {
+		out[i*K+i] = 1
+	}
+	return true
+}

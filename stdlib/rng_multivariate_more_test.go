@@ -199,3 +199,43 @@ func TestRNGMultivariateMoreDomain(t *testing.T) {
 		}
 	}
 }
+
+// TestLKJCorrDraw: lkj_corr_rng's draws are correlation matrices
+// (symmetric, unit diagonal, positive definite), each off-diagonal entry r
+// with (r+1)/2 ~ beta(b, b), b = η - 1 + K/2: mean 0, variance 1/(2b+1),
+// fourth moment 3/((2b+1)(2b+3)), within 5 standard errors.
+func TestLKJCorrDraw(t *testing.T) {
+	for _, c := range []struct {
+		k   int
+		eta float64
+	}{{3, 2}, {4, 0.7}} {
+		k, b := c.k, c.eta-1+float64(c.k)/2
+		label := labelOf([][]float64{{float64(k), c.eta}})
+		r := newRand("lkj_corr" + label)
+		entries := make([][]float64, k*k)
+		out := make([]float64, k*k)
+		for range nDraws / 2 {
+			if !stdlib.LKJCorrDraw(r, k, c.eta, out) {
+				t.Fatalf("K = %d, η = %v: refused", k, c.eta)
+			}
+			var chol mat.Cholesky
+			if !mat.Equal(mat.NewDense(k, k, out), mat.NewDense(k, k, out).T()) || !chol.Factorize(mat.NewSymDense(k, out)) {
+				t.Fatalf("%s: draw %v is not symmetric positive definite", label, out)
+			}
+			for e, v := range out {
+				if e%(k+1) == 0 && v != 1 {
+					t.Fatalf("%s: draw %v has a diagonal entry %v", label, out, v)
+				}
+				entries[e] = append(entries[e], v)
+			}
+		}
+		for i := range k {
+			for j := range i {
+				checkMoments(t, label, entries[i*k+j], moments{0, 1 / (2*b + 1), 3 / ((2*b + 1) * (2*b + 3))})
+			}
+		}
+	}
+	if stdlib.LKJCorrDraw(newRand("lkj_corr refused"), 3, 0, make([]float64, 9)) {
+		t.Error("η = 0 drew a variate")
+	}
+}

@@ -385,8 +385,9 @@ func TestRNGQuantiles(t *testing.T) {
 // rngExceptions are the densities without a generator, and why.
 var rngExceptions = map[string]string{
 	// Its variate's shape (K×K) is the value of the argument K, which the
-	// table's OutRank cannot express: stdlib.LKJCorrCholeskyDraw instead,
-	// which the compiler's lkj_corr_cholesky_rng(K, eta) calls.
+	// table's OutRank cannot express: stdlib.LKJCorrCholeskyDraw and
+	// LKJCorrDraw instead, which the compiler's lkj_corr_cholesky_rng(K,
+	// eta) and lkj_corr_rng(K, eta) call.
 	"lkj_corr_cholesky": "variate shape set by an argument's value",
 	"lkj_corr":          "variate shape set by an argument's value",
 	// Likelihood shorthands for a linear predictor (being added to the
