@@ -1,6 +1,9 @@
 package lang
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // Pos is a position in a source file: 1-based line and column (in runes) and
 // a 0-based byte offset.
@@ -38,10 +41,24 @@ type File struct {
 	Generated        *Block // or nil
 	Predict          *Block // or nil
 	Infer            *Block // or nil
+	Functions        *Block // or nil: the user's functions
 	Blocks           []*Block
 }
 
-// BlockKind names the eight blocks.
+// Function returns the user-defined function of that name, or nil.
+func (f *File) Function(name string) *Function {
+	if f == nil || f.Functions == nil {
+		return nil
+	}
+	for _, fn := range f.Functions.Funcs {
+		if fn.Name == name {
+			return fn
+		}
+	}
+	return nil
+}
+
+// BlockKind names the nine blocks.
 type BlockKind string
 
 const (
@@ -53,11 +70,12 @@ const (
 	GeneratedBlock        BlockKind = "generated"
 	PredictBlock          BlockKind = "predict"
 	InferBlock            BlockKind = "infer"
+	FunctionsBlock        BlockKind = "functions"
 )
 
 // BlockKinds are the kinds of block in their canonical order, the order
 // the checker reads them in.
-var BlockKinds = []BlockKind{DataBlock, TransformedDataBlock, ParamBlock, TransformedParamBlock, ModelBlock, GeneratedBlock, PredictBlock, InferBlock}
+var BlockKinds = []BlockKind{FunctionsBlock, DataBlock, TransformedDataBlock, ParamBlock, TransformedParamBlock, ModelBlock, GeneratedBlock, PredictBlock, InferBlock}
 
 // AddBlock appends b to the file's blocks and, if it is the first of its
 // kind, sets the field of that kind (the checker reports a second one).
@@ -81,6 +99,8 @@ func (f *File) AddBlock(b *Block) {
 		slot = &f.Predict
 	case InferBlock:
 		slot = &f.Infer
+	case FunctionsBlock:
+		slot = &f.Functions
 	default:
 		return
 	}
@@ -90,13 +110,58 @@ func (f *File) AddBlock(b *Block) {
 }
 
 // Block is one block. Data and param blocks hold Decls; the infer block
-// holds Settings; the others hold Stmts.
+// holds Settings; the functions block holds Funcs; the others hold Stmts.
 type Block struct {
 	Pos      Pos
 	Kind     BlockKind
 	Decls    []*Decl
 	Stmts    []Stmt
 	Settings []*Setting
+	Funcs    []*Function
+}
+
+// Function is a user-defined function of the functions block:
+// `name(x: real, v: real[]): real { body }`. It is inlined where it is
+// called; its body sees its parameters and nothing else of the program.
+type Function struct {
+	Pos     Pos // the name's
+	Name    string
+	Params  []*FuncParam
+	Result  *FuncType
+	Body    []Stmt
+	BodyEnd Pos // the closing "}"
+}
+
+func (f *Function) Position() Pos { return f.Pos }
+
+// FuncParam is one parameter of a function, `x: real[]`.
+type FuncParam struct {
+	Pos  Pos
+	Name string
+	Type *FuncType
+}
+
+// FuncType is the type of a function's parameter or result: real or int
+// and a number of axes, written with empty brackets (real[] is a vector,
+// real[,] a matrix), since the sizes come with the arguments.
+type FuncType struct {
+	Pos  Pos
+	Int  bool
+	Rank int
+}
+
+func (p *FuncParam) Position() Pos { return p.Pos }
+func (t *FuncType) Position() Pos  { return t.Pos }
+
+func (t *FuncType) String() string {
+	s := "real"
+	if t.Int {
+		s = "int"
+	}
+	if t.Rank > 0 {
+		s += "[" + strings.Repeat(",", t.Rank-1) + "]"
+	}
+	return s
 }
 
 func (b *Block) Position() Pos { return b.Pos }
@@ -233,6 +298,67 @@ type Plate struct {
 	Size     Expr
 	Body     []Stmt
 }
+
+// LocalDecl is `name: type`, optionally `= value`, in a block of
+// statements: a local variable, which assignments may change (element by
+// element for an array). At the top level of transformed param and
+// generated it is written to the draws with its final value.
+type LocalDecl struct {
+	Pos   Pos
+	Name  string
+	Type  *Type
+	Value Expr // or nil
+}
+
+// Assign is `lhs = value` or `lhs += value` where lhs is a local variable
+// or an element of one: `sigma[t] = ...`, `acc += ...`. A plain
+// `name = value` whose name is a local variable in scope is parsed as a
+// Define; the checker and the compiler read it as an assignment.
+type Assign struct {
+	Pos   Pos // the left side's
+	Lhs   Expr
+	Op    string // "=" or "+="
+	OpPos Pos
+	Value Expr
+}
+
+// For is `for i in lo:hi { body }`: a loop over the integers lo..hi
+// (none when hi < lo), whose bounds are known when the model is compiled;
+// the compiler unrolls it.
+type For struct {
+	Pos      Pos
+	Index    string
+	IndexPos Pos
+	Lo, Hi   Expr
+	Body     []Stmt
+}
+
+// If is `if cond { then } else { otherwise }`, decided when the model is
+// compiled: cond may use data and loop indices only. An `else if` is an
+// Else of one If.
+type If struct {
+	Pos  Pos
+	Cond Expr
+	Then []Stmt
+	Else []Stmt // or nil
+}
+
+// Return is `return value` in a function's body.
+type Return struct {
+	Pos   Pos
+	Value Expr
+}
+
+func (s *LocalDecl) Position() Pos { return s.Pos }
+func (s *Assign) Position() Pos    { return s.Pos }
+func (s *For) Position() Pos       { return s.Pos }
+func (s *If) Position() Pos        { return s.Pos }
+func (s *Return) Position() Pos    { return s.Pos }
+func (*LocalDecl) stmt()           {}
+func (*Assign) stmt()              {}
+func (*For) stmt()                 {}
+func (*If) stmt()                  {}
+func (*Return) stmt()              {}
 
 func (s *Sample) Position() Pos    { return s.Pos }
 func (s *Define) Position() Pos    { return s.Pos }

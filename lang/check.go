@@ -65,10 +65,13 @@ type Env struct {
 type SymbolKind int
 
 const (
-	DataSym   SymbolKind = iota + 1 // a field of the data block
-	ParamSym                        // a parameter
-	DefineSym                       // a definition `name = e` of a block of statements
-	IndexSym                        // the index of a plate
+	DataSym      SymbolKind = iota + 1 // a field of the data block
+	ParamSym                           // a parameter
+	DefineSym                          // a definition `name = e` of a block of statements
+	IndexSym                           // the index of a plate
+	LocalSym                           // a local variable `name: type`, which assignments change
+	LoopSym                            // the index of a for loop
+	FuncParamSym                       // a parameter of a user-defined function
 )
 
 func (k SymbolKind) String() string {
@@ -81,6 +84,12 @@ func (k SymbolKind) String() string {
 		return "definition"
 	case IndexSym:
 		return "plate index"
+	case LocalSym:
+		return "local variable"
+	case LoopSym:
+		return "loop index"
+	case FuncParamSym:
+		return "function parameter"
 	}
 	return fmt.Sprintf("SymbolKind(%d)", int(k))
 }
@@ -92,9 +101,14 @@ type Symbol struct {
 	Name   string
 	Decl   *Decl   // DataSym and ParamSym
 	Define *Define // DefineSym
-	// Plate is the plate of an IndexSym, and of a DefineSym defined inside a
-	// plate body (a per-row value); nil for a definition outside plates.
+	// Plate is the plate of an IndexSym, and of a DefineSym or LocalSym
+	// defined inside a plate body (a per-row value); nil outside plates.
 	Plate *Plate
+	Local *LocalDecl // LocalSym
+	For   *For       // LoopSym
+	Param *FuncParam // FuncParamSym
+	Func  *Function  // the function whose body declares a symbol, or nil
+	Block BlockKind  // the block of a DefineSym or LocalSym
 }
 
 // Pos returns the position of the symbol's declaration.
@@ -106,6 +120,12 @@ func (s *Symbol) Pos() Pos {
 		return s.Define.Pos
 	case s.Plate != nil && s.Kind == IndexSym:
 		return s.Plate.IndexPos
+	case s.Local != nil:
+		return s.Local.Pos
+	case s.For != nil:
+		return s.For.IndexPos
+	case s.Param != nil:
+		return s.Param.Pos
 	}
 	return Pos{}
 }
@@ -188,6 +208,8 @@ type checker struct {
 
 	derived     *scope            // the transformed data and param blocks' definitions
 	plateScopes map[*Plate]*scope // each plate's body, for export
+
+	funcs map[string]*Function // the functions block's, by name
 }
 
 // defAt is where a name is defined (by a definition or as a plate index)
@@ -196,6 +218,8 @@ type defAt struct {
 	pos     Pos
 	block   BlockKind
 	inPlate bool
+	inBody  bool // inside a loop's or an if's body
+	loop    bool // the index of a loop
 }
 
 // collectDefs records the first definition of each name in stmts.
@@ -204,21 +228,60 @@ func collectDefs(stmts []Stmt, block BlockKind, out map[string]defAt) {
 		switch st := st.(type) {
 		case *Define:
 			if _, ok := out[st.Name]; !ok {
-				out[st.Name] = defAt{st.Pos, block, false}
+				out[st.Name] = defAt{pos: st.Pos, block: block}
 			}
 		case *Plate:
 			if _, ok := out[st.Index]; !ok {
-				out[st.Index] = defAt{st.IndexPos, block, true}
+				out[st.Index] = defAt{pos: st.IndexPos, block: block, inPlate: true}
 			}
 			for _, in := range st.Body {
 				if d, ok := in.(*Define); ok {
 					if _, ok := out[d.Name]; !ok {
-						out[d.Name] = defAt{d.Pos, block, true}
+						out[d.Name] = defAt{d.Pos, block, true, false, false}
 					}
 				}
 			}
+			collectBodyDefs(st.Body, block, true, out)
+		case *LocalDecl:
+			if _, ok := out[st.Name]; !ok {
+				out[st.Name] = defAt{pos: st.Pos, block: block}
+			}
+		case *For, *If:
+			collectBodyDefs([]Stmt{st}, block, false, out)
 		}
 	}
+}
+
+// collectBodyDefs records the names defined inside the bodies of the loops
+// and ifs of stmts.
+func collectBodyDefs(stmts []Stmt, block BlockKind, inPlate bool, out map[string]defAt) {
+	add := func(name string, d defAt) {
+		if _, ok := out[name]; !ok {
+			out[name] = d
+		}
+	}
+	var walk func(list []Stmt, inBody bool)
+	walk = func(list []Stmt, inBody bool) {
+		for _, st := range list {
+			switch st := st.(type) {
+			case *Define:
+				if inBody {
+					add(st.Name, defAt{st.Pos, block, inPlate, true, false})
+				}
+			case *LocalDecl:
+				if inBody {
+					add(st.Name, defAt{st.Pos, block, inPlate, true, false})
+				}
+			case *For:
+				add(st.Index, defAt{st.IndexPos, block, inPlate, true, true})
+				walk(st.Body, true)
+			case *If:
+				walk(st.Then, true)
+				walk(st.Else, true)
+			}
+		}
+	}
+	walk(stmts, false)
 }
 
 // declAt is a declaration and the kind of block it is in.
@@ -234,6 +297,28 @@ type scope struct {
 	names  map[string]*Symbol
 	plate  *Plate // the plate whose body this is, or nil
 	block  BlockKind
+	loop   *For      // the loop whose body this is, or nil
+	cond   *If       // the if whose branch this is, or nil
+	fn     *Function // the function whose body this is (and its nested bodies'), or nil
+}
+
+// child is a new scope nested in s, in the same block and function.
+func (s *scope) child() *scope {
+	return &scope{parent: s, names: map[string]*Symbol{}, block: s.block, fn: s.fn}
+}
+
+// inControl returns the innermost loop or if around s: its position and
+// what it is, or false.
+func (s *scope) inControl() (Pos, string, bool) {
+	for ; s != nil; s = s.parent {
+		switch {
+		case s.loop != nil:
+			return s.loop.Pos, "for loop", true
+		case s.cond != nil:
+			return s.cond.Pos, "if", true
+		}
+	}
+	return Pos{}, "", false
 }
 
 func (s *scope) lookup(name string) *Symbol {
@@ -331,6 +416,12 @@ func (c *checker) blocks(f *File) {
 				}
 			case InferBlock:
 				c.settings(b.Settings, "setting")
+			case FunctionsBlock:
+				if b == first[kind] {
+					c.functions(b.Funcs)
+				} else {
+					c.funcBodies(b.Funcs)
+				}
 			default:
 				s := &scope{parent: c.derived, names: map[string]*Symbol{}, block: kind}
 				c.blockDefs, c.current = map[string]defAt{}, kind
@@ -361,6 +452,10 @@ func (c *checker) export(stmts []Stmt, s *scope) {
 		switch st := st.(type) {
 		case *Define:
 			add(st, s)
+		case *LocalDecl:
+			if sym := s.names[st.Name]; sym != nil && sym.Local == st && c.derived.names[st.Name] == nil {
+				c.derived.names[st.Name] = sym
+			}
 		case *Plate:
 			if body := c.plateScopes[st]; body != nil {
 				for _, in := range st.Body {
@@ -586,22 +681,48 @@ func (c *checker) stmts(list []Stmt, s *scope) {
 		}
 		switch st := st.(type) {
 		case *Sample:
-			if computesOnly(s.block) {
+			switch {
+			case s.fn != nil:
+				c.errorf(st.Pos, "a function's body computes a value: ~ belongs in the model block")
+			case computesOnly(s.block):
 				c.errorf(st.Pos, "the %s block only computes values: ~ belongs in the model block%s", s.block, orRNG(s.block))
 			}
 			c.sample(st, s)
 		case *Define:
+			if sym := s.lookup(st.Name); sym != nil && sym.Kind == LocalSym {
+				c.assign(&Assign{Pos: st.Pos, Lhs: &Ident{Pos: st.Pos, Name: st.Name}, Op: "=", Value: st.Value}, s)
+				continue
+			}
 			c.define(st, s)
 		case *TargetAdd:
-			if s.block != ModelBlock {
+			switch {
+			case s.fn != nil:
+				c.errorf(st.Pos, "a function's body computes a value: target += belongs in the model block")
+			case s.block != ModelBlock:
 				c.errorf(st.Pos, "target += is only allowed in the model block")
 			}
 			c.expr(st.Value, s)
 		case *Plate:
+			if pos, what, ok := s.inControl(); ok {
+				e := c.errorf(st.Pos, "a plate cannot be inside a %s: the plate is the minibatched axis of the whole block; put the loop inside the plate (for n in plate(N) { for t in 1:T { ... } })", what)
+				note(e, pos, "the enclosing "+what)
+			} else if s.fn != nil {
+				c.errorf(st.Pos, "a function's body cannot have a plate: call the function inside one")
+			}
 			if s.block == TransformedParamBlock {
 				c.errorf(st.Pos, "the transformed param block cannot have a plate: its values are written once per draw; compute per-row values in the model block, or in the generated block for the output")
 			}
 			c.plate(st, s)
+		case *LocalDecl:
+			c.localDecl(st, s)
+		case *Assign:
+			c.assign(st, s)
+		case *For:
+			c.forLoop(st, s)
+		case *If:
+			c.ifStmt(st, s)
+		case *Return:
+			c.returnStmt(st, s)
 		}
 	}
 }
@@ -740,13 +861,17 @@ func (c *checker) define(st *Define, s *scope) {
 			e = c.errorf(st.Pos, "%s is already defined", st.Name)
 		case IndexSym:
 			e = c.errorf(st.Pos, "%s is already the index of the plate", st.Name)
+		case LoopSym:
+			e = c.errorf(st.Pos, "%s is already the index of the loop, which cannot change", st.Name)
+		case FuncParamSym:
+			e = c.errorf(st.Pos, "%s is already a parameter of the function, which cannot change: copy it into a local variable (%s2: real = %s)", st.Name, st.Name, st.Name)
 		default:
 			e = c.errorf(st.Pos, "%s is already declared as %s", st.Name, article(prev.Kind))
 		}
 		note(e, prev.Pos(), "previously declared here")
 		return
 	}
-	sym := &Symbol{Kind: DefineSym, Name: st.Name, Define: st, Plate: s.inPlate()}
+	sym := &Symbol{Kind: DefineSym, Name: st.Name, Define: st, Plate: s.inPlate(), Block: s.block, Func: s.fn}
 	s.names[st.Name] = sym
 	c.info.Defs[st] = sym
 }
@@ -856,10 +981,14 @@ func (c *checker) ident(id *Ident, s *scope) bool {
 	switch sym.Kind {
 	case DataSym:
 		return sym.Decl.Type.Int
-	case IndexSym:
+	case IndexSym, LoopSym:
 		return true
 	case DefineSym:
 		return c.info.IsInt[sym.Define.Value]
+	case LocalSym:
+		return sym.Local.Type.Int
+	case FuncParamSym:
+		return sym.Param.Type.Int
 	}
 	return false
 }
@@ -881,6 +1010,10 @@ func (c *checker) unknownName(id *Ident, candidates []string) {
 		note(e, def.pos, fmt.Sprintf("%s is defined in the %s block, whose definitions %s cannot see", id.Name, def.block, c.current))
 	case def.pos.Offset > id.Pos.Offset:
 		note(e, def.pos, fmt.Sprintf("%s is defined here, after its use", id.Name))
+	case def.loop:
+		note(e, def.pos, fmt.Sprintf("%s is the index of this loop: only the loop's body can use it", id.Name))
+	case def.inBody:
+		note(e, def.pos, fmt.Sprintf("%s is declared here, inside the body of a loop or an if: only that body can use it", id.Name))
 	case def.inPlate:
 		note(e, def.pos, fmt.Sprintf("%s is defined here, inside a plate: only that plate's body can use it", id.Name))
 	}
@@ -897,13 +1030,16 @@ func (c *checker) suggestFunction(name string) string {
 			}
 		}
 	}
-	return Suggest(name, keys(c.env.Functions))
+	return Suggest(name, append(keys(c.env.Functions), keys(c.funcs)...))
 }
 
 // call checks a function call and reports whether its result is
 // integer-valued.
 func (c *checker) call(e *Call, s *scope) bool {
 	args := c.checkAll(e.Args, s)
+	if f := c.funcs[e.Func]; f != nil {
+		return c.userCall(e, f, args, s)
+	}
 	sig, ok := c.env.Functions[e.Func]
 	if !ok {
 		switch _, isDist := c.env.Distributions[e.Func]; {
@@ -992,8 +1128,16 @@ func (c *checker) rank(e Expr) int {
 			return -1
 		case sym.Decl != nil && sym.Decl.Type != nil:
 			return sym.Decl.Type.Rank()
-		case sym.Kind == IndexSym:
+		case sym.Kind == IndexSym || sym.Kind == LoopSym:
 			return 0
+		case sym.Local != nil && sym.Local.Type != nil:
+			return len(sym.Local.Type.Dims)
+		case sym.Param != nil:
+			return sym.Param.Type.Rank
+		}
+	case *Call:
+		if f := c.funcs[e.Func]; f != nil {
+			return f.Result.Rank
 		}
 	case *Index:
 		r := c.rank(e.X)

@@ -65,7 +65,7 @@ func TestFormatSingleAndForeign(t *testing.T) {
 func TestByteOrderMark(t *testing.T) {
 	src := []byte("\uFEFFfoo {}\n")
 	_, err := Parse("bom", src)
-	want := "bom:1:1: expected a block (data, transformed data, param, transformed param, model, generated, predict or infer), found \"foo\"\nfoo {}\n^\n"
+	want := "bom:1:1: expected a block (functions, data, transformed data, param, transformed param, model, generated, predict or infer), found \"foo\"\nfoo {}\n^\n"
 	if got := Format(err, src); got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}

@@ -30,6 +30,32 @@ type blockG struct {
 	TStmts      []*stmtG    `parser:"  @@* '}'"`
 	Infer       string      `parser:"| @'infer' '{'"`
 	Settings    []*settingG `parser:"  @@* '}'"`
+	Functions   string      `parser:"| @'functions' '{'"`
+	Funcs       []*funcG    `parser:"  @@* '}'"`
+}
+
+// funcG is a user-defined function: name(x: real, v: real[]): real { ... }.
+type funcG struct {
+	Name    lexer.Token   `parser:"@Ident '('"`
+	Params  []*funcParamG `parser:"( @@ ( ',' @@ )* )? ')'"`
+	Result  *funcTypeG    `parser:"':' @@"`
+	Body    []*stmtG      `parser:"'{' @@*"`
+	BodyEnd lexer.Token   `parser:"@'}'"`
+}
+
+// funcParamG is one parameter of a function, `x: real[]`.
+type funcParamG struct {
+	Pos  lexer.Position
+	Name string     `parser:"@Ident ':'"`
+	Type *funcTypeG `parser:"@@"`
+}
+
+// funcTypeG is real or int with empty brackets for its axes: real[,].
+type funcTypeG struct {
+	Pos    lexer.Position
+	Base   string   `parser:"@Ident"`
+	Open   string   `parser:"( @'['"`
+	Commas []string `parser:"  @','* ']' )?"`
 }
 
 // declG is `name: type`.
@@ -51,19 +77,44 @@ type typeG struct {
 	Array  dimsNode   `parser:"@@?"`
 }
 
-// stmtG is one statement of a model or predict block.
+// stmtG is one statement of a block of statements or a function body.
 type stmtG struct {
-	Plate  *plateG  `parser:"(  @@"`
+	For    *forG    `parser:"(  @@"`
+	If     *ifG     `parser:" | @@"`
+	Return *returnG `parser:" | @@"`
 	Target *targetG `parser:" | @@"`
 	Simple *simpleG `parser:" | @@ ) ';'?"`
 }
 
-// plateG is `for i in plate(N) { ... }`.
-type plateG struct {
+// forG is `for i in plate(N) { ... }` or `for i in lo:hi { ... }`.
+type forG struct {
 	Pos   lexer.Position
-	Index lexer.Token `parser:"'for' @Ident 'in' 'plate'"`
-	Size  Expr        `parser:"'(' @@ ')'"`
+	Index lexer.Token `parser:"'for' @Ident 'in'"`
+	Plate string      `parser:"( @'plate'"`
+	Size  Expr        `parser:"  '(' @@ ')'"`
+	Lo    Expr        `parser:"| @@ ':'"`
+	Hi    Expr        `parser:"  @@ )"`
 	Body  []*stmtG    `parser:"'{' @@* '}'"`
+}
+
+// ifG is `if cond { ... }` with an optional else.
+type ifG struct {
+	Pos  lexer.Position
+	Cond Expr     `parser:"'if' @@"`
+	Then []*stmtG `parser:"'{' @@* '}'"`
+	Else *elseG   `parser:"@@?"`
+}
+
+// elseG is `else if ...` or `else { ... }`.
+type elseG struct {
+	If   *ifG     `parser:"'else' ( @@"`
+	Body []*stmtG `parser:"| '{' @@* '}' )"`
+}
+
+// returnG is `return e` in a function's body.
+type returnG struct {
+	Pos   lexer.Position
+	Value Expr `parser:"'return' @@"`
 }
 
 // targetG is `target += e`.
@@ -72,14 +123,19 @@ type targetG struct {
 	Value Expr `parser:"'target' '+=' @@"`
 }
 
-// simpleG is `lhs ~ dist(args)` or `name = e`: both start with an
-// expression, so they are one production and the converter tells them
-// apart.
+// simpleG is `lhs ~ dist(args)`, `lhs = e`, `lhs += e` or a local
+// variable's declaration `name: type` (with an optional `= e`): all start
+// with an expression, so they are one production and the converter tells
+// them apart.
 type simpleG struct {
 	Pos   lexer.Position
-	Lhs   Expr     `parser:"@@"`
-	Value Expr     `parser:"( '=' @@"`
-	Dist  distNode `parser:"| '~' @@ )"`
+	Lhs   Expr        `parser:"@@"`
+	Value Expr        `parser:"( '=' @@"`
+	AddOp lexer.Token `parser:"| @'+='"`
+	Add   Expr        `parser:"  @@"`
+	Dist  distNode    `parser:"| '~' @@"`
+	Type  *typeG      `parser:"| ':' @@"`
+	Init  Expr        `parser:"  ( '=' @@ )? )"`
 }
 
 // settingG is `key = value` in the infer block.

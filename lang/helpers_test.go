@@ -145,7 +145,37 @@ func writeSexpr(b *strings.Builder, n any) {
 		for _, s := range n.Settings {
 			items = append(items, s)
 		}
+		for _, f := range n.Funcs {
+			items = append(items, f)
+		}
 		list(string(n.Kind), items...)
+	case *Function:
+		head := "func " + n.Name
+		for _, p := range n.Params {
+			head += " " + p.Name + ":" + p.Type.String()
+		}
+		list(head+" -> "+n.Result.String(), stmtNodes(n.Body)...)
+	case *LocalDecl:
+		b.WriteString("(local " + n.Name + " ")
+		writeSexpr(b, n.Type)
+		if n.Value != nil {
+			b.WriteByte(' ')
+			writeSexpr(b, n.Value)
+		}
+		b.WriteByte(')')
+	case *Assign:
+		list("assign"+n.Op, n.Lhs, n.Value)
+	case *For:
+		list("for "+n.Index, append([]Node{n.Lo, n.Hi}, stmtNodes(n.Body)...)...)
+	case *If:
+		items := append([]Node{n.Cond}, stmtNodes(n.Then)...)
+		if n.Else != nil {
+			items = append(items, &Ident{Name: "else"})
+			items = append(items, stmtNodes(n.Else)...)
+		}
+		list("if", items...)
+	case *Return:
+		list("return", n.Value)
 	case *Decl:
 		b.WriteString("(" + n.Name + " ")
 		writeSexpr(b, n.Type)
@@ -236,6 +266,14 @@ func writeSexpr(b *strings.Builder, n any) {
 	}
 }
 
+func stmtNodes(xs []Stmt) []Node {
+	out := make([]Node, len(xs))
+	for i, x := range xs {
+		out[i] = x
+	}
+	return out
+}
+
 func exprNodes(xs []Expr) []Node {
 	out := make([]Node, len(xs))
 	for i, x := range xs {
@@ -263,37 +301,44 @@ func source(f *File) string {
 				fmt.Fprintf(&b, "%sfor %s in plate(%s) {\n", indent, s.Index, ExprString(s.Size))
 				stmts(s.Body, indent+"  ")
 				fmt.Fprintf(&b, "%s}\n", indent)
+			case *LocalDecl:
+				fmt.Fprintf(&b, "%s%s: %s", indent, s.Name, typeSource(s.Type))
+				if s.Value != nil {
+					fmt.Fprintf(&b, " = %s", ExprString(s.Value))
+				}
+				b.WriteString(";\n")
+			case *Assign:
+				fmt.Fprintf(&b, "%s%s %s %s;\n", indent, ExprString(s.Lhs), s.Op, ExprString(s.Value))
+			case *For:
+				fmt.Fprintf(&b, "%sfor %s in %s:%s {\n", indent, s.Index, ExprString(s.Lo), ExprString(s.Hi))
+				stmts(s.Body, indent+"  ")
+				fmt.Fprintf(&b, "%s}\n", indent)
+			case *If:
+				fmt.Fprintf(&b, "%sif %s {\n", indent, ExprString(s.Cond))
+				stmts(s.Then, indent+"  ")
+				if s.Else != nil {
+					fmt.Fprintf(&b, "%s} else {\n", indent)
+					stmts(s.Else, indent+"  ")
+				}
+				fmt.Fprintf(&b, "%s}\n", indent)
+			case *Return:
+				fmt.Fprintf(&b, "%sreturn %s;\n", indent, ExprString(s.Value))
 			}
 		}
 	}
 	for _, bl := range f.Blocks {
 		fmt.Fprintf(&b, "%s {\n", bl.Kind)
 		for _, d := range bl.Decls {
-			t := d.Type
-			base := "real"
-			switch {
-			case t.Int:
-				base = "int"
-			case t.Kind != "":
-				base = string(t.Kind)
+			fmt.Fprintf(&b, "  %s: %s\n", d.Name, typeSource(d.Type))
+		}
+		for _, fn := range bl.Funcs {
+			params := make([]string, len(fn.Params))
+			for i, p := range fn.Params {
+				params[i] = p.Name + ": " + p.Type.String()
 			}
-			var bounds []string
-			if t.Lower != nil {
-				bounds = append(bounds, "lower="+boundString(t.Lower))
-			}
-			if t.Upper != nil {
-				bounds = append(bounds, "upper="+boundString(t.Upper))
-			}
-			if len(bounds) > 0 {
-				base += "<" + strings.Join(bounds, ", ") + ">"
-			}
-			if t.Kind != "" {
-				base += "[" + exprList(t.Size) + "]"
-			}
-			if len(t.Dims) > 0 {
-				base += "[" + exprList(t.Dims) + "]"
-			}
-			fmt.Fprintf(&b, "  %s: %s\n", d.Name, base)
+			fmt.Fprintf(&b, "  %s(%s): %s {\n", fn.Name, strings.Join(params, ", "), fn.Result)
+			stmts(fn.Body, "    ")
+			b.WriteString("  }\n")
 		}
 		stmts(bl.Stmts, "  ")
 		for _, s := range bl.Settings {
@@ -302,6 +347,34 @@ func source(f *File) string {
 		b.WriteString("}\n")
 	}
 	return b.String()
+}
+
+// typeSource prints a type.
+func typeSource(t *Type) string {
+	base := "real"
+	switch {
+	case t.Int:
+		base = "int"
+	case t.Kind != "":
+		base = string(t.Kind)
+	}
+	var bounds []string
+	if t.Lower != nil {
+		bounds = append(bounds, "lower="+boundString(t.Lower))
+	}
+	if t.Upper != nil {
+		bounds = append(bounds, "upper="+boundString(t.Upper))
+	}
+	if len(bounds) > 0 {
+		base += "<" + strings.Join(bounds, ", ") + ">"
+	}
+	if t.Kind != "" {
+		base += "[" + exprList(t.Size) + "]"
+	}
+	if len(t.Dims) > 0 {
+		base += "[" + exprList(t.Dims) + "]"
+	}
+	return base
 }
 
 func exprList(xs []Expr) string {
@@ -361,6 +434,25 @@ func walk(f *File, fn func(Node)) {
 			case *Plate:
 				expr(s.Size)
 				stmts(s.Body)
+			case *LocalDecl:
+				fn(s.Type)
+				for _, x := range s.Type.Dims {
+					expr(x)
+				}
+				expr(s.Value)
+			case *Assign:
+				expr(s.Lhs)
+				expr(s.Value)
+			case *For:
+				expr(s.Lo)
+				expr(s.Hi)
+				stmts(s.Body)
+			case *If:
+				expr(s.Cond)
+				stmts(s.Then)
+				stmts(s.Else)
+			case *Return:
+				expr(s.Value)
 			}
 		}
 	}
@@ -376,6 +468,15 @@ func walk(f *File, fn func(Node)) {
 			}
 		}
 		stmts(b.Stmts)
+		for _, f := range b.Funcs {
+			fn(f)
+			for _, p := range f.Params {
+				fn(p)
+				fn(p.Type)
+			}
+			fn(f.Result)
+			stmts(f.Body)
+		}
 		for _, s := range b.Settings {
 			setting(s)
 		}

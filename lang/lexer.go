@@ -47,6 +47,7 @@ var keywords = map[string]bool{
 	"real": true, "int": true, "for": true, "in": true, "plate": true,
 	"target": true, "lower": true, "upper": true,
 	"transformed": true, "generated": true,
+	"functions": true, "if": true, "else": true, "return": true,
 }
 
 // IsKeyword reports whether name is a reserved word of the language.

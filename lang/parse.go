@@ -25,7 +25,7 @@ func Parse(filename string, src []byte) (f *File, err error) {
 	start := Pos{File: filename, Line: 1, Col: 1}
 	defer recoverTo(start, &err)
 	g, err := parseWith(grammar, filename, src, func(*lexer.Token) string {
-		return "a block (data, transformed data, param, transformed param, model, generated, predict or infer)"
+		return "a block (functions, data, transformed data, param, transformed param, model, generated, predict or infer)"
 	})
 	if err != nil {
 		return nil, err
@@ -124,6 +124,7 @@ const (
 	declBody
 	stmtBody
 	settingBody
+	funcBody
 )
 
 // enclosing finds the innermost "{" still open before offset and tells from
@@ -150,27 +151,41 @@ func enclosing(tokens []lexer.Token, offset int) bodyKind {
 	if len(open) == 0 || open[len(open)-1] == 0 {
 		return noBody
 	}
-	switch before := tokens[open[len(open)-1]-1]; before.Value {
+	before := tokens[open[len(open)-1]-1]
+	switch before.Value {
 	case "data", "param":
 		if i := open[len(open)-1]; i >= 2 && tokens[i-2].Value == "transformed" {
 			return stmtBody
 		}
 		return declBody
-	case "model", "predict", "generated", ")":
+	case "model", "predict", "generated", ")", "else":
 		return stmtBody
 	case "infer":
 		return settingBody
+	case "functions":
+		return funcBody
+	}
+	if before.Type == tokIdent || before.Type == tokNumber || before.Value == "]" {
+		// the end of a loop's range, an if's condition or a function's
+		// result type
+		return stmtBody
 	}
 	return noBody
 }
 
 // productionNames says in words what participle's productions are.
 var productionNames = map[string]string{
-	"BlockG":     "a block (data, transformed data, param, transformed param, model, generated, predict or infer)",
+	"BlockG":     "a block (functions, data, transformed data, param, transformed param, model, generated, predict or infer)",
+	"FuncG":      "a function",
+	"FuncParamG": "a parameter",
+	"FuncTypeG":  "a type",
+	"ForG":       "a statement",
+	"IfG":        "a statement",
+	"ElseG":      `"else"`,
+	"ReturnG":    "a statement",
 	"DeclG":      "a declaration",
 	"TypeG":      "a type",
 	"StmtG":      "a statement",
-	"PlateG":     "a statement",
 	"TargetG":    "a statement",
 	"SimpleG":    "a statement",
 	"SettingG":   "a setting",
@@ -216,6 +231,8 @@ func friendlyExpected(ebnf string, body bodyKind) string {
 				add("a statement")
 			case settingBody:
 				add("a setting")
+			case funcBody:
+				add("a function")
 			}
 		}
 	}
@@ -340,6 +357,11 @@ func (c *converter) block(g *blockG) *Block {
 	case g.Transformed != "":
 		b.Kind = BlockKind("transformed " + g.Transformed)
 		b.Stmts = c.stmts(g.TStmts)
+	case g.Functions != "":
+		b.Kind = FunctionsBlock
+		for _, fg := range g.Funcs {
+			b.Funcs = append(b.Funcs, c.function(fg))
+		}
 	default:
 		b.Kind = InferBlock
 		for _, s := range g.Settings {
@@ -420,17 +442,46 @@ func (c *converter) stmts(gs []*stmtG) []Stmt {
 	return out
 }
 
+// function converts a user-defined function.
+func (c *converter) function(g *funcG) *Function {
+	f := &Function{Pos: c.pos(g.Name.Pos), Name: g.Name.Value, Result: c.funcType(g.Result),
+		Body: c.stmts(g.Body), BodyEnd: c.pos(g.BodyEnd.Pos)}
+	for _, p := range g.Params {
+		f.Params = append(f.Params, &FuncParam{Pos: c.pos(p.Pos), Name: p.Name, Type: c.funcType(p.Type)})
+	}
+	return f
+}
+
+// funcType converts real[,] and the like.
+func (c *converter) funcType(g *funcTypeG) *FuncType {
+	t := &FuncType{Pos: c.pos(g.Pos), Int: g.Base == "int"}
+	if g.Open != "" {
+		t.Rank = len(g.Commas) + 1
+	}
+	if g.Base != "real" && g.Base != "int" {
+		c.errs.Add(t.Pos, "unknown type %q: a function's parameters and result are real or int, with empty brackets for their axes (real[] is a vector, real[,] a matrix)", g.Base)
+	}
+	return t
+}
+
 func (c *converter) stmt(g *stmtG) Stmt {
 	switch {
-	case g.Plate != nil:
-		p := g.Plate
-		return &Plate{
-			Pos:      c.pos(p.Pos),
-			Index:    p.Index.Value,
-			IndexPos: c.pos(p.Index.Pos),
-			Size:     p.Size,
-			Body:     c.stmts(p.Body),
+	case g.For != nil:
+		p := g.For
+		if p.Plate != "" {
+			return &Plate{
+				Pos:      c.pos(p.Pos),
+				Index:    p.Index.Value,
+				IndexPos: c.pos(p.Index.Pos),
+				Size:     p.Size,
+				Body:     c.stmts(p.Body),
+			}
 		}
+		return &For{Pos: c.pos(p.Pos), Index: p.Index.Value, IndexPos: c.pos(p.Index.Pos), Lo: p.Lo, Hi: p.Hi, Body: c.stmts(p.Body)}
+	case g.If != nil:
+		return c.ifStmt(g.If)
+	case g.Return != nil:
+		return &Return{Pos: c.pos(g.Return.Pos), Value: g.Return.Value}
 	case g.Target != nil:
 		return &TargetAdd{Pos: c.pos(g.Target.Pos), Value: g.Target.Value}
 	case g.Simple != nil:
@@ -438,12 +489,68 @@ func (c *converter) stmt(g *stmtG) Stmt {
 		if d, ok := s.Dist.(*distCall); ok {
 			return &Sample{Pos: c.pos(s.Pos), Lhs: s.Lhs, Dist: d.Name, DistPos: d.NamePos, Args: d.Args}
 		}
-		id, ok := s.Lhs.(*Ident)
-		if !ok {
-			c.errs.Add(c.pos(s.Pos), `only a name can be defined with "=" (use "~" to observe a value)`)
-			return nil
+		id, isName := s.Lhs.(*Ident)
+		switch {
+		case s.Type != nil:
+			if !isName {
+				c.errs.Add(c.pos(s.Pos), "only a name can be declared: name: type")
+				return nil
+			}
+			d := &Decl{Pos: id.Pos, Name: id.Name, Type: c.typ(s.Type)}
+			if bl, ok := s.Type.Bounds.(*boundList); ok && len(bl.Items) > 0 {
+				c.errs.Add(bl.Items[0].KeyPos, "a local variable takes no bounds or offset: it is computed, not sampled")
+			}
+			return &LocalDecl{Pos: id.Pos, Name: id.Name, Type: d.Type, Value: s.Init}
+		case s.Add != nil:
+			if !assignable(s.Lhs) {
+				c.errs.Add(c.pos(s.Pos), `only a local variable or an element of one can be assigned with "+="`)
+				return nil
+			}
+			return &Assign{Pos: lhsPos(s.Lhs), Lhs: s.Lhs, Op: "+=", OpPos: c.pos(s.AddOp.Pos), Value: s.Add}
+		case isName:
+			return &Define{Pos: id.Pos, Name: id.Name, Value: s.Value}
+		case assignable(s.Lhs):
+			return &Assign{Pos: lhsPos(s.Lhs), Lhs: s.Lhs, Op: "=", Value: s.Value}
 		}
-		return &Define{Pos: id.Pos, Name: id.Name, Value: s.Value}
+		c.errs.Add(c.pos(s.Pos), `only a name can be defined with "=" (use "~" to observe a value), and only a local variable or an element of one assigned`)
+		return nil
 	}
 	return nil
+}
+
+// ifStmt converts an if and its else chain.
+func (c *converter) ifStmt(g *ifG) *If {
+	s := &If{Pos: c.pos(g.Pos), Cond: g.Cond, Then: c.stmts(g.Then)}
+	if g.Else != nil {
+		if g.Else.If != nil {
+			s.Else = []Stmt{c.ifStmt(g.Else.If)}
+		} else {
+			s.Else = c.stmts(g.Else.Body)
+			if s.Else == nil {
+				s.Else = []Stmt{}
+			}
+		}
+	}
+	return s
+}
+
+// assignable reports whether e has the form of an assignment's left side:
+// a name, or a name indexed by single indices or slices.
+func assignable(e Expr) bool {
+	switch e := e.(type) {
+	case *Ident:
+		return true
+	case *Index:
+		_, ok := e.X.(*Ident)
+		return ok
+	}
+	return false
+}
+
+// lhsPos is the position of an assignment's left side: its name.
+func lhsPos(e Expr) Pos {
+	if ix, ok := e.(*Index); ok {
+		return ix.X.Position()
+	}
+	return e.Position()
 }
