@@ -16,6 +16,7 @@ import (
 type value struct {
 	node    *ad.Node
 	batched bool
+	loc     *local // set for a local variable in a scope (node is nil): read it with localValue
 }
 
 func (v value) rowRank() int {
@@ -48,6 +49,14 @@ type builder struct {
 	rng      *rngSource                // set: the generated block's random stream
 	onDefine func(*lang.Define, value) // set: called with each definition
 	plateBy  string                    // the data scalar that sizes the current plate
+
+	// Loops, ifs and functions (control.go).
+	consts   map[string]float64            // the loop indices' values, and an inlined function's int parameters
+	nested   int                           // inside a loop's, an if's or a function's body
+	unrolled int                           // the loop iterations so far
+	inlining int                           // functions being inlined
+	ret      *value                        // the value an inlined function returned
+	onLocal  func(*lang.LocalDecl, *local) // set: called with each local variable at a block's top level
 
 	err *lang.Error // the first error, positioned
 }
@@ -133,6 +142,7 @@ func (m *Model) newBuilder(replicas int) *builder {
 		}
 	}
 	b.scopes = []map[string]value{{}}
+	b.consts = map[string]float64{}
 	return b
 }
 
@@ -233,19 +243,40 @@ func (b *builder) lookup(name string) (value, bool) {
 
 func (b *builder) stmts(list []lang.Stmt) {
 	for _, s := range list {
-		if b.err != nil {
+		if b.err != nil || b.ret != nil {
 			return
 		}
 		switch s := s.(type) {
 		case *lang.Define:
+			if _, ok := b.lookupLocal(s.Name); ok { // an assignment to a local variable
+				b.assign(&lang.Assign{Pos: s.Pos, Lhs: &lang.Ident{Pos: s.Pos, Name: s.Name}, Op: "=", Value: s.Value})
+				continue
+			}
 			v := b.expr(s.Value)
 			b.scopes[len(b.scopes)-1][s.Name] = v
+			if b.nested > 0 {
+				continue // a loop's, an if's or a function's: not reported
+			}
 			if b.predict != nil {
 				b.predict.define(s, v)
 			}
 			if b.onDefine != nil && b.err == nil {
 				b.onDefine(s, v)
 			}
+		case *lang.LocalDecl:
+			l := b.localDecl(s)
+			if l != nil && b.nested == 0 && b.onLocal != nil && b.err == nil {
+				b.onLocal(s, l)
+			}
+		case *lang.Assign:
+			b.assign(s)
+		case *lang.For:
+			b.forLoop(s)
+		case *lang.If:
+			b.ifStmt(s)
+		case *lang.Return:
+			v := b.expr(s.Value)
+			b.ret = &v
 		case *lang.Sample:
 			if !b.m.keeps(s) {
 				continue
@@ -401,11 +432,11 @@ func (b *builder) expr(e lang.Expr) value {
 	if b.err != nil {
 		return value{node: b.g.Placeholder(nil)}
 	}
-	if v, ok := b.memo[e]; ok {
+	if v, ok := b.memo[e]; ok && b.nested == 0 {
 		return v
 	}
 	v := b.lower(e)
-	if b.memo != nil && b.err == nil {
+	if b.memo != nil && b.err == nil && b.nested == 0 {
 		b.memo[e] = v
 	}
 	return v
@@ -417,12 +448,18 @@ func (b *builder) lower(e lang.Expr) value {
 	case *lang.Number:
 		v = value{node: b.g.Scalar(e.Value)}
 	case *lang.Ident:
+		if k, ok := b.consts[e.Name]; ok {
+			return value{node: b.g.Scalar(k)}
+		}
 		if e.Name == b.plateIx {
 			return b.fail(e.Pos, "the plate index %s can only index data or parameters (as in X[%s])", e.Name, e.Name)
 		}
 		var ok bool
 		if v, ok = b.lookup(e.Name); !ok {
 			return b.fail(e.Pos, "unknown name %q", e.Name)
+		}
+		if v.loc != nil {
+			v = b.localValue(v.loc, e.Pos)
 		}
 	case *lang.Unary:
 		x := b.expr(e.X)
@@ -474,6 +511,13 @@ var binaryOps = map[string]func(a, c *ad.Node) *ad.Node{
 // index compiles x[i, j:k, ...]: indices are 1-based and slices inclusive,
 // as in Stan. The plate index selects the minibatch's rows of the first axis.
 func (b *builder) index(e *lang.Index) value {
+	if id, ok := e.X.(*lang.Ident); ok {
+		if v, ok := b.lookupLocal(id.Name); ok {
+			if out, ok := b.localIndex(v.loc, e, id.Pos); ok {
+				return out
+			}
+		}
+	}
 	x := b.expr(e.X)
 	if b.err != nil {
 		return value{}
@@ -506,7 +550,7 @@ func (b *builder) index(e *lang.Index) value {
 			return b.fail(it.Pos, "too many indices for a value of shape %s", shapeString(rowShape(shape, batched)))
 		}
 		if !it.Slice {
-			i, err := b.m.constInt(it.Lo)
+			i, err := b.constInt(it.Lo)
 			if err != nil && isDataIndex(it.Lo) {
 				if k != 0 || batched {
 					return b.fail(it.Pos, "an index by data (%s) must be the first index of an array that does not depend on the plate", exprString(it.Lo))
@@ -531,12 +575,12 @@ func (b *builder) index(e *lang.Index) value {
 		lo, hi := 1, shape[axis]
 		var err error
 		if it.Lo != nil {
-			if lo, err = b.m.constInt(it.Lo); err != nil {
+			if lo, err = b.constInt(it.Lo); err != nil {
 				return b.fail(it.Pos, "%v", err)
 			}
 		}
 		if it.Hi != nil {
-			if hi, err = b.m.constInt(it.Hi); err != nil {
+			if hi, err = b.constInt(it.Hi); err != nil {
 				return b.fail(it.Pos, "%v", err)
 			}
 		}
@@ -644,7 +688,7 @@ func (b *builder) selectData(e lang.Expr) (string, []int, bool) {
 			want[k] = -1
 			continue
 		}
-		c, err := b.m.constInt(it.Lo)
+		c, err := b.constInt(it.Lo)
 		if err != nil || c < 1 || c > v.Shape[k] {
 			return "", nil, false
 		}

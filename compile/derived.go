@@ -79,14 +79,44 @@ func (f *fullRows) setRows(prog *ad.Program) error {
 
 // collect lowers stmts, recording each definition (in a plate body too)
 // in order.
+//
+// A local variable declared at the top level is recorded too, in its
+// place, with its value at the end of the block (every element must have
+// been assigned), and the statements after the block see that value.
 func (b *builder) collect(stmts []lang.Stmt) []definition {
 	var defs []definition
-	prev := b.onDefine
+	type pending struct {
+		at   int
+		decl *lang.LocalDecl
+		loc  *local
+	}
+	var locals []pending
+	prevDefine, prevLocal := b.onDefine, b.onLocal
 	b.onDefine = func(s *lang.Define, v value) {
 		defs = append(defs, definition{name: s.Name, pos: s.Pos, node: v.node, shape: v.node.Shape()})
 	}
+	b.onLocal = func(s *lang.LocalDecl, l *local) {
+		locals = append(locals, pending{len(defs), s, l})
+		defs = append(defs, definition{name: s.Name, pos: s.Pos})
+	}
 	b.stmts(stmts)
-	b.onDefine = prev
+	b.onDefine, b.onLocal = prevDefine, prevLocal
+	for _, p := range locals {
+		if b.err != nil {
+			return nil
+		}
+		for i, e := range p.loc.elems {
+			if e.node == nil && p.loc.base.node == nil {
+				b.fail(p.decl.Pos, "%s is never assigned, and the block's local variables are written to the draws (or joins the data): assign every element", elementString(p.loc.name, p.loc.shape, i))
+				return nil
+			}
+		}
+		v := b.localValue(p.loc, p.decl.Pos)
+		defs[p.at].node, defs[p.at].shape = v.node, v.node.Shape()
+		if top := b.scopes[len(b.scopes)-1]; top[p.decl.Name].loc == p.loc {
+			top[p.decl.Name] = v // fixed from now on
+		}
+	}
 	return defs
 }
 

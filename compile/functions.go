@@ -181,6 +181,9 @@ func init() {
 }
 
 func (b *builder) call(e *lang.Call) value {
+	if f := b.m.file.Function(e.Func); f != nil {
+		return b.userCall(e, f)
+	}
 	if lang.IsDensityCall(e.Func) {
 		return b.densityCall(e)
 	}
@@ -211,7 +214,7 @@ func (b *builder) call(e *lang.Call) value {
 	settings := make([]int, len(e.Args)-arrays)
 	for i := range settings {
 		arg := e.Args[arrays+i]
-		v, err := b.m.constInt(arg)
+		v, err := b.constInt(arg)
 		if err != nil {
 			return b.fail(lang.StartPos(arg), "the %s of %s must be a constant, an int literal or an int data scalar: %v", f.params[arrays+i], e.Func, err)
 		}
