@@ -44,6 +44,9 @@ func Elementwise(f *ScalarFunc, ins ...*Node) *Node {
 // broadcast past the operands' own shapes).
 func elementwiseTo(f *ScalarFunc, out Shape, ins ...*Node) *Node {
 	g := graphOf(ins...)
+	if plan := scalarPlan(out, ins); plan != nil {
+		return g.Apply(&elementwiseOp{f: f, plan: plan}, out, ins...)
+	}
 	shapes := make([]Shape, len(ins))
 	for i, in := range ins {
 		shapes[i] = in.shape
@@ -57,6 +60,31 @@ func elementwiseTo(f *ScalarFunc, out Shape, ins ...*Node) *Node {
 		same = same && sh.Equal(out) && plan.innerStride[i] == 1
 	}
 	return g.Apply(&elementwiseOp{f: f, plan: plan, same: same}, out, ins...)
+}
+
+// scalarPlans are the plans of ops on scalars alone, by arity: an
+// unrolled loop (sigma[t] = f(sigma[t-1])) builds thousands of them, and
+// a plan is never changed once made.
+var scalarPlans [maxOperands + 1]*bcastPlan
+
+func init() {
+	for n := 1; n <= maxOperands; n++ {
+		scalarPlans[n], _ = newBcastPlan(Shape{}, make([]Shape, n))
+	}
+}
+
+// scalarPlan returns the shared plan when out and every operand are
+// scalars, else nil.
+func scalarPlan(out Shape, ins []*Node) *bcastPlan {
+	if len(out) != 0 || len(ins) == 0 || len(ins) > maxOperands {
+		return nil
+	}
+	for _, in := range ins {
+		if in == nil || len(in.shape) != 0 {
+			return nil
+		}
+	}
+	return scalarPlans[len(ins)]
 }
 
 type elementwiseOp struct {

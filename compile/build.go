@@ -51,12 +51,14 @@ type builder struct {
 	plateBy  string                    // the data scalar that sizes the current plate
 
 	// Loops, ifs and functions (control.go).
-	consts   map[string]float64            // the loop indices' values, and an inlined function's int parameters
-	nested   int                           // inside a loop's, an if's or a function's body
-	unrolled int                           // the loop iterations so far
-	inlining int                           // functions being inlined
-	ret      *value                        // the value an inlined function returned
-	onLocal  func(*lang.LocalDecl, *local) // set: called with each local variable at a block's top level
+	consts     map[string]float64            // the loop indices' values, and an inlined function's int parameters
+	nested     int                           // inside a loop's, an if's or a function's body
+	unrolled   int                           // the loop iterations so far
+	inlining   int                           // functions being inlined
+	ret        *value                        // the value an inlined function returned
+	onLocal    func(*lang.LocalDecl, *local) // set: called with each local variable at a block's top level
+	constElems bool                          // constReal may read data elements
+	scalars    map[uint64]*ad.Node           // scalar constants by their bits (scalar)
 
 	err *lang.Error // the first error, positioned
 }
@@ -446,10 +448,10 @@ func (b *builder) lower(e lang.Expr) value {
 	var v value
 	switch e := e.(type) {
 	case *lang.Number:
-		v = value{node: b.g.Scalar(e.Value)}
+		v = value{node: b.scalar(e.Value)}
 	case *lang.Ident:
 		if k, ok := b.consts[e.Name]; ok {
-			return value{node: b.g.Scalar(k)}
+			return value{node: b.scalar(k)}
 		}
 		if e.Name == b.plateIx {
 			return b.fail(e.Pos, "the plate index %s can only index data or parameters (as in X[%s])", e.Name, e.Name)
@@ -515,6 +517,15 @@ func (b *builder) index(e *lang.Index) value {
 		if v, ok := b.lookupLocal(id.Name); ok {
 			if out, ok := b.localIndex(v.loc, e, id.Pos); ok {
 				return out
+			}
+		}
+		if d, ok := b.m.data[id.Name]; ok && b.nested > 0 && len(e.Items) == len(d.Shape) && id.Name != b.plateIx {
+			// An element of the data in a loop (y[t - 1]): a constant,
+			// not an op on the whole array per iteration.
+			if _, shadowed := b.lookupScopes(id.Name); !shadowed {
+				if x, err := b.dataElement(id.Name, d, e.Items); err == nil {
+					return value{node: b.scalar(x)}
+				}
 			}
 		}
 	}

@@ -333,12 +333,15 @@ func (b *builder) localIndex(l *local, e *lang.Index, pos lang.Pos) (value, bool
 
 // forLoop unrolls `for i in lo:hi { body }`.
 func (b *builder) forLoop(st *lang.For) {
+	b.constElems = true
 	lo, err := b.constInt(st.Lo)
 	if err != nil {
+		b.constElems = false
 		b.fail(lang.StartPos(st.Lo), "the bounds of a loop must be known when the model is compiled: %v", err)
 		return
 	}
 	hi, err := b.constInt(st.Hi)
+	b.constElems = false
 	if err != nil {
 		b.fail(lang.StartPos(st.Hi), "the bounds of a loop must be known when the model is compiled: %v", err)
 		return
@@ -362,7 +365,9 @@ func (b *builder) forLoop(st *lang.For) {
 // ifStmt lowers the branch of `if cond { ... } else { ... }` that the
 // condition, computed now, chooses.
 func (b *builder) ifStmt(st *lang.If) {
+	b.constElems = true
 	c, err := b.constReal(st.Cond)
+	b.constElems = false
 	if err != nil {
 		b.fail(lang.StartPos(st.Cond), "the condition of an if must be known when the model is compiled: %v", err)
 		return
@@ -432,6 +437,21 @@ func (b *builder) userCall(e *lang.Call, f *lang.Function) value {
 	return *ret
 }
 
+// scalar is a constant scalar node, one per value in a graph: an
+// unrolled loop reads the same numbers in every iteration.
+func (b *builder) scalar(x float64) *ad.Node {
+	if b.scalars == nil {
+		b.scalars = map[uint64]*ad.Node{}
+	}
+	key := math.Float64bits(x)
+	n, ok := b.scalars[key]
+	if !ok {
+		n = b.g.Scalar(x)
+		b.scalars[key] = n
+	}
+	return n
+}
+
 // maxInlineDepth bounds nested inlining; the checker refuses recursion,
 // so only a program built by hand could reach it.
 const maxInlineDepth = 100
@@ -452,7 +472,9 @@ func (b *builder) constInt(e lang.Expr) (int, error) {
 // constReal evaluates an expression that is known when the model is
 // compiled: numbers, data (scalars, and elements by constant indices),
 // loop indices, arithmetic, comparisons, logic and the functions of
-// lang.ConstFunctions. Other expressions are Model.constReal's errors.
+// lang.ConstFunctions; data elements only while constElems is set (an
+// if's condition, a loop's bounds), so that elsewhere an index by data
+// stays one. Other expressions are Model.constReal's errors.
 func (b *builder) constReal(e lang.Expr) (float64, error) {
 	switch e := e.(type) {
 	case *lang.Ident:
@@ -463,7 +485,7 @@ func (b *builder) constReal(e lang.Expr) (float64, error) {
 			return 0, fmt.Errorf("%s is not known when the model is compiled", e.Name)
 		}
 	case *lang.Index:
-		if id, ok := e.X.(*lang.Ident); ok && len(b.scopes) > 0 {
+		if id, ok := e.X.(*lang.Ident); ok && b.constElems {
 			if v, isData := b.m.data[id.Name]; isData && len(e.Items) == len(v.Shape) {
 				if _, shadowed := b.lookupScopes(id.Name); !shadowed {
 					return b.dataElement(id.Name, v, e.Items)

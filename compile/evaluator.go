@@ -7,6 +7,7 @@ import (
 	ad "github.com/temper-ppl/temper/autodiff"
 	"github.com/temper-ppl/temper/autodiff/kernel"
 	"github.com/temper-ppl/temper/infer"
+	"github.com/temper-ppl/temper/lang"
 )
 
 // Evaluator compiles the energy in float64 for P replicas and minibatches
@@ -202,15 +203,23 @@ func (e *evaluator[T]) setTheta(theta []float64) {
 // newConstrainer builds the program of the parameter transforms alone,
 // which maps one unconstrained point to the constrained parameters.
 func (m *Model) newConstrainer() (*outputs, error) {
-	b, err := m.build(1, min(m.n, 1))
-	if err != nil {
-		return nil, err
+	// The parameters alone: not the model block, which an unrolled loop
+	// can make large.
+	b := m.newBuilder(1)
+	var nodes []*ad.Node
+	for _, p := range m.params {
+		v := b.param(p)
+		if b.err != nil {
+			return nil, lang.ErrorList{b.err}
+		}
+		b.params[p.decl.Name] = v
+		nodes = append(nodes, v.node)
 	}
-	prog, err := b.g.Compile(b.params...)
+	prog, err := b.g.Compile(nodes...)
 	if err != nil {
 		return nil, fmt.Errorf("compiling the constraint transforms: %v", err)
 	}
-	return &outputs{prog: prog, blocks: b.blocks, nodes: b.params}, nil
+	return &outputs{prog: prog, blocks: b.blocks, nodes: nodes}, nil
 }
 
 // chunkRows is the rows of one part of a pass over every row of a data set
