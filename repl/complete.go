@@ -14,7 +14,7 @@ import (
 )
 
 // keywords are the language's reserved words (lang.IsKeyword).
-var keywords = []string{"data", "param", "model", "predict", "infer", "real", "int", "for", "in", "plate", "target", "lower", "upper", "transformed", "generated"}
+var keywords = []string{"data", "param", "model", "predict", "infer", "real", "int", "for", "in", "plate", "target", "lower", "upper", "transformed", "generated", "functions", "if", "else", "return"}
 
 // Complete returns the completions of the word that ends line (the text
 // before the cursor) and that word's length in bytes. At the start of a

@@ -34,11 +34,12 @@ var helpTopics = []string{"blocks", "samplers", "settings", "functions", "distri
 // blockHelp says what each block of a program holds, for :help blocks and
 // :help BLOCK.
 var blockHelp = map[lang.BlockKind]string{
+	lang.FunctionsBlock:        "user-defined functions, inlined where they are called: name(x: real, v: real[], n: int): real { ...; return e }",
 	lang.DataBlock:             "declarations of the observed values, read from the data files",
 	lang.TransformedDataBlock:  "definitions computed once from every row of the data, before any minibatch: mean(x), sd(x), centred columns (a plate's definitions are columns)",
 	lang.ParamBlock:            "declarations of what the sampler draws (real, bounded or constrained types: simplex[K], cholesky_factor_corr[K], ...)",
 	lang.TransformedParamBlock: "definitions from the parameters, seen by later blocks and written to the draws after the parameters",
-	lang.ModelBlock:            "the log density: ~ statements, target +=, definitions and plates (minibatched)",
+	lang.ModelBlock:            "the log density: ~ statements, target +=, definitions, local variables (s: real[T]) with loops (for t in 2:T { ... }) and ifs on data, and plates (minibatched)",
 	lang.GeneratedBlock:        "definitions computed for each kept draw on every row, with the _rng functions (y_rep = normal_rng(mu, sigma)), written to the draws last",
 	lang.PredictBlock:          "statements scored on held-out data by temper predict",
 	lang.InferBlock:            "settings: the defaults of temper run",

@@ -52,7 +52,7 @@ func NeedsMore(text string) bool {
 
 // blockKeywords start the blocks of a program ("transformed" is followed
 // by data or param).
-var blockKeywords = []string{"data", "transformed", "param", "model", "generated", "predict", "infer"}
+var blockKeywords = []string{"functions", "data", "transformed", "param", "model", "generated", "predict", "infer"}
 
 // isBlockInput reports whether an input is one or more blocks (it starts
 // with a block keyword and a '{'), as opposed to an expression.

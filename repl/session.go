@@ -239,6 +239,11 @@ func describeBlock(b *lang.Block) string {
 			names = append(names, st.Key)
 		}
 		return fmt.Sprintf("infer: %s", strings.Join(names, ", "))
+	case lang.FunctionsBlock:
+		for _, f := range b.Funcs {
+			names = append(names, f.Name)
+		}
+		return fmt.Sprintf("functions: %s", strings.Join(names, ", "))
 	}
 	n := len(b.Stmts)
 	if n == 1 {
@@ -402,6 +407,8 @@ func definedNames(stmts []lang.Stmt) []string {
 	for _, st := range stmts {
 		switch st := st.(type) {
 		case *lang.Define:
+			names = append(names, st.Name)
+		case *lang.LocalDecl:
 			names = append(names, st.Name)
 		case *lang.Plate:
 			names = append(names, definedNames(st.Body)...)
