@@ -1,0 +1,61 @@
+package arma_test
+
+import (
+	"encoding/json"
+	"flag"
+	"math"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "write data.json from the simulation")
+
+// Truth is the simulation's parameters.
+var Truth = map[string]float64{"mu": 0.5, "phi": 0.6, "theta": 0.3, "sigma": 1}
+
+// simulate draws T = 300 values of ARMA(1,1) with the Truth's parameters
+// from err[0] = 0 and y[0] = mu, as the model conditions on, with
+// N(0, sigma²) errors from PCG(2026, 36) and math/rand/v2's normal
+// variates; values rounded to 6 decimals as data.json holds them.
+func simulate() []float64 {
+	const n = 300
+	rng := rand.New(rand.NewPCG(2026, 36))
+	mu, phi, theta, sigma := Truth["mu"], Truth["phi"], Truth["theta"], Truth["sigma"]
+	y := make([]float64, n)
+	prevY, prevErr := mu, 0.0
+	for t := range y {
+		e := sigma * rng.NormFloat64()
+		y[t] = math.Round((mu+phi*prevY+theta*prevErr+e)*1e6) / 1e6
+		prevErr = y[t] - (mu + phi*prevY + theta*prevErr) // the error the model computes from the rounded value
+		prevY = y[t]
+	}
+	return y
+}
+
+// TestData checks that data.json is the simulation (go test -update
+// writes it).
+func TestData(t *testing.T) {
+	y := simulate()
+	if *update {
+		raw, _ := json.Marshal(map[string]any{"T": len(y), "y": y})
+		if err := os.WriteFile("data.json", append(raw, '\n'), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	raw, err := os.ReadFile("data.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d struct {
+		T int
+		Y []float64
+	}
+	if err := json.Unmarshal(raw, &d); err != nil {
+		t.Fatal(err)
+	}
+	if d.T != len(y) || !slices.Equal(d.Y, y) {
+		t.Fatal("data.json is not the simulation: go test ./examples/arma -run TestData -update")
+	}
+}

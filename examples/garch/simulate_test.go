@@ -1,0 +1,61 @@
+package garch_test
+
+import (
+	"encoding/json"
+	"flag"
+	"math"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "write data.json from the simulation")
+
+// Truth is the simulation's parameters.
+var Truth = map[string]float64{"mu": 0.1, "omega": 0.2, "alpha": 0.15, "beta": 0.7}
+
+// simulate draws T = 500 returns of GARCH(1,1) with the Truth's
+// parameters, the first variance the stationary one ω/(1 − α − β), from
+// PCG(2026, 35) with math/rand/v2's normal variates; values rounded to 6
+// decimals as data.json holds them.
+func simulate() []float64 {
+	const n = 500
+	rng := rand.New(rand.NewPCG(2026, 35))
+	mu, omega, alpha, beta := Truth["mu"], Truth["omega"], Truth["alpha"], Truth["beta"]
+	s2 := omega / (1 - alpha - beta)
+	y := make([]float64, n)
+	for t := range y {
+		if t > 0 {
+			s2 = omega + alpha*(y[t-1]-mu)*(y[t-1]-mu) + beta*s2
+		}
+		y[t] = math.Round((mu+math.Sqrt(s2)*rng.NormFloat64())*1e6) / 1e6
+	}
+	return y
+}
+
+// TestData checks that data.json is the simulation (go test -update
+// writes it).
+func TestData(t *testing.T) {
+	y := simulate()
+	if *update {
+		raw, _ := json.Marshal(map[string]any{"T": len(y), "y": y})
+		if err := os.WriteFile("data.json", append(raw, '\n'), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	raw, err := os.ReadFile("data.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d struct {
+		T int
+		Y []float64
+	}
+	if err := json.Unmarshal(raw, &d); err != nil {
+		t.Fatal(err)
+	}
+	if d.T != len(y) || !slices.Equal(d.Y, y) {
+		t.Fatal("data.json is not the simulation: go test ./examples/garch -run TestData -update")
+	}
+}
