@@ -507,33 +507,8 @@ func (b *builder) constReal(e lang.Expr) (float64, error) {
 		if err != nil {
 			return 0, err
 		}
-		switch e.Op {
-		case "+":
-			return l + r, nil
-		case "-":
-			return l - r, nil
-		case "*":
-			return l * r, nil
-		case "/":
-			return l / r, nil
-		case "^":
-			return math.Pow(l, r), nil
-		case "<":
-			return boolFloat(l < r), nil
-		case "<=":
-			return boolFloat(l <= r), nil
-		case ">":
-			return boolFloat(l > r), nil
-		case ">=":
-			return boolFloat(l >= r), nil
-		case "==":
-			return boolFloat(l == r), nil
-		case "!=":
-			return boolFloat(l != r), nil
-		case "&&":
-			return boolFloat(l != 0 && r != 0), nil
-		case "||":
-			return boolFloat(l != 0 || r != 0), nil
+		if v, ok := constArith(e.Op, l, r); ok {
+			return v, nil
 		}
 	case *lang.Call:
 		if f, ok := constCalls[e.Func]; ok && len(e.Args) == 1 {

@@ -388,20 +388,46 @@ func (m *Model) constReal(e lang.Expr) (float64, error) {
 		if err != nil {
 			return 0, err
 		}
-		switch e.Op {
-		case "+":
-			return l + r, nil
-		case "-":
-			return l - r, nil
-		case "*":
-			return l * r, nil
-		case "/":
-			return l / r, nil
-		case "^":
-			return math.Pow(l, r), nil
+		if v, ok := constArith(e.Op, l, r); ok {
+			return v, nil
 		}
 	}
 	return 0, fmt.Errorf("a dimension or index must be computed from numbers and data scalars")
+}
+
+// constArith is l op r for the binary operators of the language: the
+// arithmetic, and the comparisons and logic as 1 or 0 (a type's checker
+// refuses those, an if's condition has them).
+func constArith(op string, l, r float64) (float64, bool) {
+	switch op {
+	case "+":
+		return l + r, true
+	case "-":
+		return l - r, true
+	case "*":
+		return l * r, true
+	case "/":
+		return l / r, true
+	case "^":
+		return math.Pow(l, r), true
+	case "<":
+		return boolFloat(l < r), true
+	case "<=":
+		return boolFloat(l <= r), true
+	case ">":
+		return boolFloat(l > r), true
+	case ">=":
+		return boolFloat(l >= r), true
+	case "==":
+		return boolFloat(l == r), true
+	case "!=":
+		return boolFloat(l != r), true
+	case "&&":
+		return boolFloat(l != 0 && r != 0), true
+	case "||":
+		return boolFloat(l != 0 || r != 0), true
+	}
+	return 0, false
 }
 
 // MappedBytes is the size of the data that is memory-mapped from files

@@ -1,13 +1,12 @@
 package garch_test
 
 import (
-	"encoding/json"
 	"flag"
 	"math"
 	"math/rand/v2"
-	"os"
-	"slices"
 	"testing"
+
+	"github.com/temper-ppl/temper/examples/internal/reference"
 )
 
 var update = flag.Bool("update", false, "write data.json from the simulation")
@@ -37,25 +36,5 @@ func simulate() []float64 {
 // TestData checks that data.json is the simulation (go test -update
 // writes it).
 func TestData(t *testing.T) {
-	y := simulate()
-	if *update {
-		raw, _ := json.Marshal(map[string]any{"T": len(y), "y": y})
-		if err := os.WriteFile("data.json", append(raw, '\n'), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	raw, err := os.ReadFile("data.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var d struct {
-		T int
-		Y []float64
-	}
-	if err := json.Unmarshal(raw, &d); err != nil {
-		t.Fatal(err)
-	}
-	if d.T != len(y) || !slices.Equal(d.Y, y) {
-		t.Fatal("data.json is not the simulation: go test ./examples/garch -run TestData -update")
-	}
+	reference.CheckSeries(t, "data.json", simulate(), *update)
 }
