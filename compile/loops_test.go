@@ -383,3 +383,54 @@ func BenchmarkGARCHGradient(b *testing.B) {
 		}
 	}
 }
+
+// TestLoopCorners: an empty loop, a function called in a plate with a
+// per-row argument and an int parameter that bounds its loop, and a
+// generated AR(1) path drawn step by step.
+func TestLoopCorners(t *testing.T) {
+	const src = `
+functions {
+  powsum(x: real, n: int): real {
+    acc: real = 0
+    for k in 1:n {
+      acc += x ^ k
+    }
+    return acc
+  }
+}
+data { N: int  K: int  x: real[N] }
+param { a: real }
+model {
+  for t in 5:4 {
+    a ~ normal(100, 1)
+  }
+  a ~ normal(0, 1)
+  for n in plate(N) {
+    x[n] ~ normal(a * powsum(x[n], K), 1)
+  }
+}
+generated {
+  path: real[4]
+  path[1] = 0
+  for t in 2:4 {
+    path[t] = normal_rng(0.5 * path[t - 1], 1)
+  }
+}
+`
+	x := []float64{0.5, -1, 2}
+	m := compileSrc(t, src, map[string]any{"N": 3, "K": 3, "x": x})
+	checkEnergy(t, m, []float64{0.7}, func(th []float64) float64 {
+		u := th[0]*th[0]/2 + 0.5*math.Log(2*math.Pi)
+		for _, v := range x {
+			r := v - th[0]*(v+v*v+v*v*v)
+			u += r*r/2 + 0.5*math.Log(2*math.Pi)
+		}
+		return u
+	})
+	a, b := make([]float64, 5), make([]float64, 5)
+	m.ConstrainSeeded(a, []float64{0.7}, 1)
+	m.ConstrainSeeded(b, []float64{0.7}, 1)
+	if fmt.Sprint(a) != fmt.Sprint(b) || a[1] != 0 || a[2] == a[3] || a[3] == a[4] {
+		t.Errorf("path %v, again %v", a[1:], b[1:])
+	}
+}
