@@ -171,6 +171,8 @@ func Check(f *File, env *Env) (info *Info, err error) {
 		},
 		globals:     &scope{names: map[string]*Symbol{}},
 		plateScopes: map[*Plate]*scope{},
+		assigned:    map[*Symbol]bool{},
+		declDepth:   map[*Symbol]int{},
 	}
 	if c.env == nil {
 		c.env = &Env{}
@@ -210,6 +212,12 @@ type checker struct {
 	plateScopes map[*Plate]*scope // each plate's body, for export
 
 	funcs map[string]*Function // the functions block's, by name
+
+	// Each local variable: whether an assignment to it (of any element)
+	// has been checked yet, and the depth of loops it is declared in; a
+	// read at that depth before any assignment is certainly too early.
+	assigned  map[*Symbol]bool
+	declDepth map[*Symbol]int
 }
 
 // defAt is where a name is defined (by a definition or as a plate index)
@@ -986,6 +994,7 @@ func (c *checker) ident(id *Ident, s *scope) bool {
 	case DefineSym:
 		return c.info.IsInt[sym.Define.Value]
 	case LocalSym:
+		c.readLocal(id.Name, id.Pos, sym, s)
 		return sym.Local.Type.Int
 	case FuncParamSym:
 		return sym.Param.Type.Int

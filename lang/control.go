@@ -41,6 +41,33 @@ func (c *checker) localDecl(st *LocalDecl, s *scope) {
 	sym := &Symbol{Kind: LocalSym, Name: st.Name, Local: st, Plate: s.inPlate(), Block: s.block, Func: s.fn}
 	s.names[st.Name] = sym
 	c.info.Defs[st] = sym
+	c.declDepth[sym] = loopDepth(s)
+	c.assigned[sym] = st.Value != nil
+}
+
+// loopDepth is the number of loops around s.
+func loopDepth(s *scope) int {
+	n := 0
+	for ; s != nil; s = s.parent {
+		if s.loop != nil {
+			n++
+		}
+	}
+	return n
+}
+
+// readLocal reports a read of a local variable that nothing has assigned
+// yet, where that is certain: no assignment comes before it in the
+// source, and no loop opened since the declaration could run an
+// assignment that comes after it first. Reads of elements that are not
+// yet assigned the compiler finds as it unrolls.
+func (c *checker) readLocal(name string, pos Pos, sym *Symbol, s *scope) {
+	if c.assigned[sym] || loopDepth(s) != c.declDepth[sym] {
+		return
+	}
+	e := c.errorf(pos, "%s is read before anything is assigned to it", name)
+	note(e, sym.Pos(), "declared here")
+	c.assigned[sym] = true // reported once
 }
 
 // assign checks `lhs = value` and `lhs += value`: lhs must be a local
@@ -88,6 +115,10 @@ func (c *checker) assign(st *Assign, s *scope) {
 	case sym.Plate == nil && s.inPlate() != nil:
 		e = c.errorf(id.Pos, "cannot assign to %s inside the plate: it is declared outside it, and a plate's body is written for one row of a minibatch; declare it inside the plate, or add per-row terms with ~ or target +=", id.Name)
 	default:
+		if st.Op == "+=" {
+			c.readLocal(id.Name, id.Pos, sym, s)
+		}
+		c.assigned[sym] = true
 		if rank := len(sym.Local.Type.Dims); len(items) > rank {
 			if rank == 0 {
 				c.errorf(id.Pos, "%s is a scalar and cannot be indexed", id.Name)
