@@ -11,17 +11,14 @@ import (
 
 var update = flag.Bool("update", false, "write data.json from the simulation")
 
-// Truth is the simulation's parameters.
-var Truth = map[string]float64{"mu": 0.5, "phi": 0.6, "theta": 0.3, "sigma": 1}
-
-// simulate draws T = 300 values of ARMA(1,1) with the Truth's parameters
+// simulate draws T = 300 values of ARMA(1,1) with reference.json's true parameters
 // from err[0] = 0 and y[0] = mu, as the model conditions on, with
 // N(0, sigma²) errors from PCG(2026, 36) and math/rand/v2's normal
 // variates; values rounded to 6 decimals as data.json holds them.
 func simulate() []float64 {
 	const n = 300
 	rng := rand.New(rand.NewPCG(2026, 36))
-	mu, phi, theta, sigma := Truth["mu"], Truth["phi"], Truth["theta"], Truth["sigma"]
+	const mu, phi, theta, sigma = 0.5, 0.6, 0.3, 1.0 // the truth of reference.json
 	y := make([]float64, n)
 	prevY, prevErr := mu, 0.0
 	for t := range y {

@@ -11,17 +11,14 @@ import (
 
 var update = flag.Bool("update", false, "write data.json from the simulation")
 
-// Truth is the simulation's parameters.
-var Truth = map[string]float64{"mu": 0.1, "omega": 0.2, "alpha": 0.15, "beta": 0.7}
-
-// simulate draws T = 500 returns of GARCH(1,1) with the Truth's
-// parameters, the first variance the stationary one ω/(1 − α − β), from
+// simulate draws T = 500 returns of GARCH(1,1) with reference.json's
+// true parameters, the first variance the stationary one ω/(1 − α − β), from
 // PCG(2026, 35) with math/rand/v2's normal variates; values rounded to 6
 // decimals as data.json holds them.
 func simulate() []float64 {
 	const n = 500
 	rng := rand.New(rand.NewPCG(2026, 35))
-	mu, omega, alpha, beta := Truth["mu"], Truth["omega"], Truth["alpha"], Truth["beta"]
+	const mu, omega, alpha, beta = 0.1, 0.2, 0.15, 0.7 // the truth of reference.json
 	s2 := omega / (1 - alpha - beta)
 	y := make([]float64, n)
 	for t := range y {
