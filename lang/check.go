@@ -135,7 +135,7 @@ type Info struct {
 	// Symbols maps each resolved Ident of an expression to its symbol.
 	Symbols map[*Ident]*Symbol
 	// Defs maps each declaring node to the symbol it declares: a *Decl, a
-	// *Define, or a *Plate (for its index).
+	// *Define, a *LocalDecl, or a *Plate or *For (for its index).
 	Defs map[Node]*Symbol
 	// IsInt holds every expression the checker visited: true where the
 	// expression is integer-valued (see Check), false where it is real.

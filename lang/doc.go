@@ -11,13 +11,18 @@
 //	model   { w ~ normal(0, tau)  for n in plate(N) { ... } }          statements
 //	predict { for n in plate(N) { y[n] ~ bernoulli_logit(X[n] @ w) } } statements
 //	infer   { sampler = sghmc(lr = 1e-3)  iters = 20000 }              settings
+//	functions { f(x: real, v: real[], n: int): real { ... return e } } functions
 //
 // A declaration is `name: type`, a type `real` or `int` with an optional
 // constraint <lower=e, upper=e> and optional dimensions [e, ...]. A
 // statement is a sample `lhs ~ dist(args)`, a definition `name = e`, a
 // `target += e` or a plate `for i in plate(N) { ... }`, whose body is
 // written for one row i of the observation axis and which the compiler
-// minibatches. Statements need no separator; an optional ";" may follow any
+// minibatches; or a local variable `name: type` (optionally `= e`), an
+// assignment to it or its elements (`s[t] = e`, `acc += e`), a loop `for t
+// in lo:hi { ... }` or an `if c { ... } else { ... }`, whose bounds and
+// conditions are known when the model is compiled (control.go), or in a
+// function's body `return e`. Statements need no separator; an optional ";" may follow any
 // statement, declaration or setting. Comments are // and /* */.
 //
 // Expressions, by increasing precedence: + and -; *, / and @ (the matrix
@@ -38,8 +43,8 @@
 //	}
 //	info, err := lang.Check(f, env)
 //
-// Check's Info maps every name to its Symbol (data, parameter, definition or
-// plate index), tells which expressions are integer-valued and which
+// Check's Info maps every name to its Symbol (data, parameter, definition,
+// plate index, local variable, loop index or function parameter), tells which expressions are integer-valued and which
 // statements are in which plate. Shapes are not checked here: the compiler
 // checks them against the data, at the positions of the expressions.
 //
