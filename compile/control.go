@@ -17,10 +17,11 @@ import (
 // reverse pass over them, costs O(T); the whole variable is stacked into
 // one node where it is used whole.
 
-// MaxUnrolled bounds the iterations the loops of a program unroll to, all
-// loops together: each iteration adds nodes to the graph, and a program
-// of more than this many would take minutes to build and gigabytes to hold.
-const MaxUnrolled = 10_000_000
+// MaxUnrolled bounds the iterations the loops of one block unroll to, all
+// loops together: each iteration adds nodes to the graph (GARCH's takes
+// 30 µs to build, and the graph is built twice), so a million of them
+// take about a minute, and more would take gigabytes to hold.
+const MaxUnrolled = 1_000_000
 
 // local is a local variable while its block is lowered.
 type local struct {
