@@ -287,7 +287,7 @@ func newProgressLine(w io.Writer) func(temper.Progress) {
 
 // progressLine is the progress of a run elapsed into it: the count, the
 // rate and the time left as temper run shows them, then what
-// temper.DescribeProgress adds.
+// Progress.Describe adds.
 func progressLine(p temper.Progress, elapsed time.Duration) string {
 	line := fmt.Sprintf("sampling: %d of %d iterations", p.Done, p.Total)
 	if s := elapsed.Seconds(); s > 0 && p.Done > 0 {
@@ -295,7 +295,7 @@ func progressLine(p temper.Progress, elapsed time.Duration) string {
 		left := time.Duration(float64(p.Total-p.Done) / rate * float64(time.Second))
 		line += fmt.Sprintf(", %.0f it/s, %s left", rate, left.Round(time.Second))
 	}
-	if note := temper.DescribeProgress(p); note != "" {
+	if note := p.Describe(); note != "" {
 		line += "; " + note
 	}
 	return line

@@ -109,9 +109,9 @@ func (p *progress) update(pr temper.Progress) {
 }
 
 // progressLabel is the bar's description: "sampling", then what
-// temper.DescribeProgress adds.
+// Progress.Describe adds.
 func progressLabel(pr temper.Progress) string {
-	if note := temper.DescribeProgress(pr); note != "" {
+	if note := pr.Describe(); note != "" {
 		return "sampling (" + note + ")"
 	}
 	return "sampling"

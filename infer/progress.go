@@ -1,16 +1,16 @@
-package temper
+package infer
 
 import (
 	"fmt"
 	"strings"
 )
 
-// DescribeProgress is what a progress display shows beside its count: for
+// Describe is what a progress display shows beside its count: for
 // replica exchange the swap rate and round trips, for a cyclical schedule
 // the cycle and its stage, for an exact sampler its warm-up and the
 // divergent transitions after it, and the chains that stopped; "" when there is
 // nothing to add (a plain run, or before the driver reports these).
-func DescribeProgress(p Progress) string {
+func (p Progress) Describe() string {
 	var parts []string
 	if p.Replicas > 1 {
 		trips := "round trips"
