@@ -12,51 +12,11 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/temper-ppl/temper/infer"
 	"github.com/temper-ppl/temper/infer/draws"
+	"github.com/temper-ppl/temper/internal/checkpoint"
 )
-
-// DefaultCheckpointEvery is how often a run with a checkpoint file writes
-// it when Options.CheckpointEvery is 0.
-const DefaultCheckpointEvery = time.Minute
-
-// ReadCheckpoint reads the State a run saved with Options.Checkpoint.
-func ReadCheckpoint(path string) (*infer.State, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	st, err := infer.ReadState(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return st, nil
-}
-
-// WriteCheckpoint writes st to path atomically: to a temporary file in the
-// same folder, synced, then renamed over path, so that a crash leaves the
-// previous checkpoint whole.
-func WriteCheckpoint(path string, st *infer.State) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name()) // after a successful rename, there is nothing to remove
-	err = infer.WriteState(tmp, st)
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
-}
 
 // fingerprint names the model, its data and the sampler, for a checkpoint
 // to be continued only by the run that wrote it: the model's fingerprint
@@ -92,7 +52,7 @@ func (m *Model) checkpointing(run *infer.Options, opts Options, s infer.Sampler,
 	}
 	run.Fingerprint = m.fingerprint(s, settings)
 	if opts.Resume != "" {
-		st, err := ReadCheckpoint(opts.Resume)
+		st, err := checkpoint.Read(opts.Resume)
 		if err != nil {
 			return err
 		}
@@ -102,8 +62,8 @@ func (m *Model) checkpointing(run *infer.Options, opts Options, s infer.Sampler,
 		run.Resume = st
 	}
 	path := cmp.Or(opts.Checkpoint, opts.Resume)
-	run.Checkpoint = func(st *infer.State) error { return WriteCheckpoint(path, st) }
-	run.CheckpointEvery = cmp.Or(opts.CheckpointEvery, DefaultCheckpointEvery)
+	run.Checkpoint = func(st *infer.State) error { return checkpoint.Write(path, st) }
+	run.CheckpointEvery = cmp.Or(opts.CheckpointEvery, checkpoint.DefaultEvery)
 	return nil
 }
 
@@ -137,7 +97,7 @@ func (m *Model) ResumeDrawsFile(path string, opts Options, comments ...string) (
 	if err != nil {
 		return nil, nil, err
 	}
-	st, err := ReadCheckpoint(opts.Resume)
+	st, err := checkpoint.Read(opts.Resume)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/temper-ppl/temper/infer"
+	"github.com/temper-ppl/temper/internal/checkpoint"
 )
 
 // AutoSampler is the sampler of a run that names none: Plan chooses
@@ -302,7 +303,7 @@ func roundDuration(t time.Duration) string {
 // checkpointSampler reads the sampler a checkpoint was written by: its
 // preset and every setting, as its fingerprint records them.
 func checkpointSampler(path string) (string, map[string]string, error) {
-	st, err := ReadCheckpoint(path)
+	st, err := checkpoint.Read(path)
 	if err != nil {
 		return "", nil, err
 	}

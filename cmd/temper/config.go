@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/temper-ppl/temper"
+	"github.com/temper-ppl/temper/internal/checkpoint"
 	"github.com/temper-ppl/temper/lang"
 )
 
@@ -228,7 +229,7 @@ func (c *config) resumeSeed(flags *runFlags) {
 			return
 		}
 	}
-	if st, err := temper.ReadCheckpoint(c.opts.Resume); err == nil {
+	if st, err := checkpoint.Read(c.opts.Resume); err == nil {
 		c.opts.Seed = st.Seed
 	}
 }

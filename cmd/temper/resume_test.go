@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/temper-ppl/temper"
+	"github.com/temper-ppl/temper/internal/checkpoint"
 )
 
 // rows are a draws file's data lines (the comments differ between runs).
@@ -76,7 +77,7 @@ func TestResumeFromCLI(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 		code, _, errs := runCLI(t, ctx, append(common, "--iters", "1000000", "--out", stopped, "--checkpoint", ck)...)
 		cancel()
-		st, err := temper.ReadCheckpoint(ck)
+		st, err := checkpoint.Read(ck)
 		if err != nil {
 			t.Fatal(err)
 		}
