@@ -12,49 +12,8 @@ import (
 
 	"github.com/temper-ppl/temper/infer"
 	"github.com/temper-ppl/temper/infer/draws"
+	"github.com/temper-ppl/temper/internal/runfiles"
 )
-
-// ChainFile is the name of chain c's file (c from 0) in CmdStan's layout:
-// draws_1.csv, draws_2.csv, ...
-func ChainFile(c int) string { return fmt.Sprintf("draws_%d.csv", c+1) }
-
-// ChainFiles lists the files of CmdStan's layout in dir, in chain order:
-// draws_1.csv, draws_2.csv, ..., or the chains a run of one chain of many
-// (Options.ChainID) or a merge of some wrote, such as draws_3.csv alone.
-func ChainFiles(dir string) []string {
-	paths, _ := filepath.Glob(filepath.Join(dir, "draws_*.csv"))
-	type numbered struct {
-		path string
-		n    int
-	}
-	var files []numbered
-	for _, p := range paths {
-		digits := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(p), "draws_"), ".csv")
-		if n, err := strconv.Atoi(digits); err == nil && n > 0 && ChainFile(n-1) == filepath.Base(p) {
-			files = append(files, numbered{p, n})
-		}
-	}
-	slices.SortFunc(files, func(a, b numbered) int { return a.n - b.n })
-	out := make([]string, len(files))
-	for i, f := range files {
-		out[i] = f.path
-	}
-	return out
-}
-
-// removeStaleChainFiles removes the chain files in dir of chains (from 1)
-// that are not keep's, left by an earlier run into the same folder, so
-// that a reader of the folder sees the last run's chains alone.
-func removeStaleChainFiles(dir string, keep []int) error {
-	for _, old := range ChainFiles(dir) {
-		if !slices.ContainsFunc(keep, func(n int) bool { return filepath.Base(old) == ChainFile(n-1) }) {
-			if err := os.Remove(old); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
 
 // saveChainFiles writes the target level's draws of each chain into its
 // own file in CmdStan's layout (ChainFile), which R's rstan::read_stan_csv,
@@ -71,7 +30,7 @@ func (r *Result) saveChainFiles(dir string) error {
 	for c := range r.Draws {
 		mine = append(mine, r.ChainNumber(c))
 	}
-	if err := removeStaleChainFiles(dir, mine); err != nil {
+	if err := runfiles.RemoveStaleChainFiles(dir, mine); err != nil {
 		return err
 	}
 	columns := append([]string{"lp__"}, r.StatColumns...)
@@ -86,7 +45,7 @@ func (r *Result) saveChainFiles(dir string) error {
 	}
 	row := make([]float64, len(columns))
 	for c, chain := range r.Draws {
-		f, err := os.Create(filepath.Join(dir, ChainFile(r.ChainNumber(c)-1)))
+		f, err := os.Create(filepath.Join(dir, runfiles.ChainFile(r.ChainNumber(c)-1)))
 		if err != nil {
 			return err
 		}
@@ -149,7 +108,7 @@ func (r *Result) writeChain(f *os.File, c int, chain [][]float64, columns []stri
 func (r *Result) cmdstanHeader(c, kept int, path string) []string {
 	name := "temper_model"
 	if r.model != nil {
-		name = ModelName(r.model.cm.SourceName())
+		name = runfiles.ModelName(r.model.cm.SourceName())
 	}
 	o := r.Options
 	lines := []string{
@@ -175,17 +134,6 @@ func (r *Result) cmdstanHeader(c, kept int, path string) []string {
 		"temper: "+settingsLine(o),
 		"temper: lp__ is minus the minibatch energy; parameters are on their constrained scale, matrices row-major",
 	)
-}
-
-// ModelName names a model by its file, as temper run names its output
-// folder and the draws files their model: NAME for NAME.ppl, DIR for
-// DIR/model.ppl.
-func ModelName(path string) string {
-	name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
-	if dir := filepath.Base(filepath.Dir(path)); name == "model" && dir != "." && dir != string(filepath.Separator) {
-		return dir
-	}
-	return name
 }
 
 // adaptationLines are the lines CmdStan writes after the columns of an

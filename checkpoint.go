@@ -16,6 +16,7 @@ import (
 	"github.com/temper-ppl/temper/infer"
 	"github.com/temper-ppl/temper/infer/draws"
 	"github.com/temper-ppl/temper/internal/checkpoint"
+	"github.com/temper-ppl/temper/internal/runfiles"
 )
 
 // fingerprint names the model, its data and the sampler, for a checkpoint
@@ -82,16 +83,16 @@ func fingerprintMismatch(saved, now string) error {
 	return fmt.Errorf("%w: it was written by a run of another model or other data", infer.ErrBadCheckpoint)
 }
 
-// ResumeDrawsFile readies the draws file at path (as a run of opts wrote
+// resumeDrawsFile readies the draws file at path (as a run of opts wrote
 // it) for the run that resumes opts.Resume: it keeps the rows up to the
 // checkpoint's iteration (a run killed after its last checkpoint wrote
 // draws that the resumed run makes again), adds the comments to the
-// header, and returns a DrawsWriter that appends after them, with the rows
-// kept (Result.Prepend puts them in the summaries). The file is rewritten
+// header, and returns a writer that appends after them, with the rows
+// kept (Result.prepend puts them in the summaries). The file is rewritten
 // atomically. A missing one is started afresh only where the checkpoint's
 // run kept no draws yet, and one that stops before the draws it kept is
 // refused: the gap would be silent. Close the writer at the end.
-func (m *Model) ResumeDrawsFile(path string, opts Options, comments ...string) (*DrawsWriter, *draws.Table, error) {
+func (m *Model) resumeDrawsFile(path string, opts Options, comments ...string) (*runfiles.Writer, *draws.Table, error) {
 	opts = opts.withDefaults()
 	s, settings, err := opts.sampler()
 	if err != nil {
@@ -134,12 +135,12 @@ func (m *Model) ResumeDrawsFile(path string, opts Options, comments ...string) (
 	if err != nil {
 		return nil, nil, err
 	}
-	fail := func(err error) (*DrawsWriter, *draws.Table, error) {
+	fail := func(err error) (*runfiles.Writer, *draws.Table, error) {
 		tmp.Close()
 		os.Remove(tmp.Name())
 		return nil, nil, err
 	}
-	w, err := startDrawsWriter(tmp, header, opts.KeepAll, len(s.StatNames()))
+	w, err := runfiles.NewWriter(tmp, header, opts.KeepAll, len(s.StatNames()))
 	if err != nil {
 		return fail(err)
 	}
@@ -156,7 +157,7 @@ func (m *Model) ResumeDrawsFile(path string, opts Options, comments ...string) (
 			kept.Values[j] = append(kept.Values[j], values[j])
 		}
 		kept.Chain, kept.Iter = append(kept.Chain, old.Chain[r]), append(kept.Iter, it)
-		if err := w.w.Write(old.Chain[r], it, values); err != nil {
+		if err := w.WriteRow(old.Chain[r], it, values); err != nil {
 			return fail(err)
 		}
 	}
@@ -166,14 +167,14 @@ func (m *Model) ResumeDrawsFile(path string, opts Options, comments ...string) (
 	if err := os.Rename(tmp.Name(), path); err != nil {
 		return fail(err)
 	}
-	w.closer = tmp
+	w.Own(tmp)
 	return w, kept, nil
 }
 
-// Prepend puts the target level's draws of t, a draws file of an earlier
-// part of the same run (ResumeDrawsFile), before the draws of r, so that
+// prepend puts the target level's draws of t, a draws file of an earlier
+// part of the same run (resumeDrawsFile), before the draws of r, so that
 // the summaries, diagnostics and judgement are of the whole run.
-func (r *Result) Prepend(t *draws.Table) {
+func (r *Result) prepend(t *draws.Table) {
 	r.stats, r.grouped = nil, nil
 	if r.All == nil {
 		t = t.Where("replica__", 1)

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/temper-ppl/temper"
+	"github.com/temper-ppl/temper/internal/runfiles"
 )
 
 // TestOneChainOfFourDiverges: U(x) = x⁴ with SGLD at step 0.01 is stable
@@ -41,7 +42,7 @@ func TestOneChainOfFourDiverges(t *testing.T) {
 	if err := res.Save(dir); err != nil {
 		t.Fatal(err)
 	}
-	raw, err := os.ReadFile(filepath.Join(dir, temper.DiagnosticsFile))
+	raw, err := os.ReadFile(filepath.Join(dir, runfiles.DiagnosticsFile))
 	if err != nil {
 		t.Fatal(err)
 	}

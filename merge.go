@@ -15,9 +15,10 @@ import (
 	"github.com/temper-ppl/temper/infer"
 	"github.com/temper-ppl/temper/infer/draws"
 	"github.com/temper-ppl/temper/infer/summary"
+	"github.com/temper-ppl/temper/internal/runfiles"
 )
 
-// MergeRuns joins the output folders of runs of some of one run's chains,
+// mergeRuns joins the output folders of runs of some of one run's chains,
 // such as the tasks of an array job that each ran one chain
 // (Options.ChainID), into the folder out, as the run of all of them would
 // have written it: draws.csv with every chain's rows in the order that run
@@ -29,7 +30,7 @@ import (
 // seed are refused, as are two runs of one chain: the draws files' headers
 // record what a run was. The Result holds the merged draws, its summary
 // and warnings, for the table and warnings that temper merge prints.
-func MergeRuns(out string, dirs ...string) (*Result, error) {
+func mergeRuns(out string, dirs ...string) (*Result, error) {
 	if len(dirs) == 0 {
 		return nil, errors.New("no runs to merge")
 	}
@@ -62,7 +63,7 @@ func MergeRuns(out string, dirs ...string) (*Result, error) {
 		return nil, err
 	}
 	table := mergeTables(runs)
-	if err := writeMergedDraws(filepath.Join(out, DrawsFile), table, runs, dirs); err != nil {
+	if err := writeMergedDraws(filepath.Join(out, runfiles.DrawsFile), table, runs, dirs); err != nil {
 		return nil, err
 	}
 	if err := copyChainFiles(out, ids, byChain); err != nil {
@@ -70,7 +71,7 @@ func MergeRuns(out string, dirs ...string) (*Result, error) {
 	}
 	res := mergedResult(table, ids, runs)
 	stats := res.Summary()
-	if err := writeSummaryFile(filepath.Join(out, SummaryFile), stats); err != nil {
+	if err := writeSummaryFile(filepath.Join(out, runfiles.SummaryFile), stats); err != nil {
 		return nil, err
 	}
 	diag := mergedDiagnostics(res, stats, runs)
@@ -78,10 +79,10 @@ func MergeRuns(out string, dirs ...string) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return res, os.WriteFile(filepath.Join(out, DiagnosticsFile), append(raw, '\n'), 0o644)
+	return res, os.WriteFile(filepath.Join(out, runfiles.DiagnosticsFile), append(raw, '\n'), 0o644)
 }
 
-// mergedRun is one run folder that MergeRuns joins: its draws, the header
+// mergedRun is one run folder that mergeRuns joins: its draws, the header
 // lines that say what the run was, and its diagnostics.
 type mergedRun struct {
 	dir      string
@@ -95,7 +96,7 @@ type mergedRun struct {
 }
 
 func readMergedRun(dir string) (*mergedRun, error) {
-	path := filepath.Join(dir, DrawsFile)
+	path := filepath.Join(dir, runfiles.DrawsFile)
 	t, err := draws.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -108,7 +109,7 @@ func readMergedRun(dir string) (*mergedRun, error) {
 		case strings.HasPrefix(c, modelComment):
 			r.model, _, _ = strings.Cut(strings.TrimPrefix(c, modelComment), " ")
 		case strings.HasPrefix(c, "temper run "):
-			r.name = ModelName(strings.TrimPrefix(c, "temper run "))
+			r.name = runfiles.ModelName(strings.TrimPrefix(c, "temper run "))
 		case strings.HasPrefix(c, RunKeys[0].Name+" = "): // the settings line (settingsLine)
 			for _, part := range strings.Split(c, ", ") {
 				k, v, _ := strings.Cut(part, " = ")
@@ -123,12 +124,12 @@ func readMergedRun(dir string) (*mergedRun, error) {
 	if len(t.Chain) == 0 {
 		return nil, fmt.Errorf("%s has no draws", path)
 	}
-	raw, err := os.ReadFile(filepath.Join(dir, DiagnosticsFile))
+	raw, err := os.ReadFile(filepath.Join(dir, runfiles.DiagnosticsFile))
 	if err != nil {
 		return nil, fmt.Errorf("%v: a run writes it when it ends, interrupted or not; a run killed outright has none, and temper summary %s reads its draws", err, path)
 	}
 	if err := json.Unmarshal(raw, &r.diag); err != nil {
-		return nil, fmt.Errorf("%s: %v", filepath.Join(dir, DiagnosticsFile), err)
+		return nil, fmt.Errorf("%s: %v", filepath.Join(dir, runfiles.DiagnosticsFile), err)
 	}
 	return r, nil
 }
@@ -229,11 +230,11 @@ func writeMergedDraws(path string, t *draws.Table, runs []*mergedRun, dirs []str
 // copyChainFiles copies each chain's file in CmdStan's layout from its
 // run, and removes any other chain file in out.
 func copyChainFiles(out string, ids []int, byChain map[int]*mergedRun) error {
-	if err := removeStaleChainFiles(out, ids); err != nil {
+	if err := runfiles.RemoveStaleChainFiles(out, ids); err != nil {
 		return err
 	}
 	for _, id := range ids {
-		name := ChainFile(id - 1)
+		name := runfiles.ChainFile(id - 1)
 		if err := copyFile(filepath.Join(out, name), filepath.Join(byChain[id].dir, name)); err != nil {
 			return err
 		}

@@ -61,7 +61,7 @@ type Options struct {
 	// ChainID, if positive, runs chain ChainID (from 1) of the Chains
 	// alone, as one task of an array job (a Slurm array, a Kubernetes
 	// indexed job): its draws are that chain's in the run of all Chains
-	// with the same seed, bit for bit, numbered ChainID, and MergeRuns
+	// with the same seed, bit for bit, numbered ChainID, and temper merge
 	// joins the tasks' output folders into that run's.
 	ChainID int
 

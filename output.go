@@ -14,36 +14,14 @@ import (
 	"github.com/temper-ppl/temper/infer"
 	"github.com/temper-ppl/temper/infer/draws"
 	"github.com/temper-ppl/temper/infer/summary"
+	"github.com/temper-ppl/temper/internal/runfiles"
 )
 
-// The output files of a run, as temper run --out DIR writes them.
-const (
-	DrawsFile       = "draws.csv"        // every kept draw, Stan's CSV conventions
-	SummaryFile     = "summary.csv"      // param,mean,sd,mcse,q5,q50,q95,ess_bulk,ess_tail,rhat
-	DiagnosticsFile = "diagnostics.json" // settings, speed, worst R-hat and ESS, replica exchange
-)
-
-// DrawsWriter writes a draws file (draws.csv) as a run makes its draws:
-// a few # comments that record the sampler and the run's settings, then
-// chain,iter,lp__ and the parameters on their constrained scale; with
-// KeepAll the columns replica__, temperature__ and lr__, under a
-// cyclical schedule cycle__, and for the exact samplers Stan's sampler
-// diagnostics (accept_stat__, stepsize__, ...). Rows reach the underlying writer at least
-// every 100 rows or second (see draws.Writer), so an interrupted run loses
-// nothing that Flush is called for.
-type DrawsWriter struct {
-	w                 *draws.Writer
-	closer            io.Closer // the file ResumeDrawsFile opened
-	row               []float64
-	keepAll, cyclical bool
-	stats             int // the sampler's diagnostics, last
-}
-
-// NewDrawsWriter writes the header of a draws file for a run of m with opts
+// drawsWriter writes the header of a draws file for a run of m with opts
 // to w: the comments first (such as the command that ran), then the
 // sampler with all its settings and the run's sizes. Pass its Write as
 // opts.OnDraw (or call it from there), and Flush at the end.
-func (m *Model) NewDrawsWriter(w io.Writer, opts Options, comments ...string) (*DrawsWriter, error) {
+func (m *Model) drawsWriter(w io.Writer, opts Options, comments ...string) (*runfiles.Writer, error) {
 	opts = opts.withDefaults()
 	if opts.Auto() {
 		// The header names the sampler: where sampler auto's choice rests
@@ -64,24 +42,24 @@ func (m *Model) NewDrawsWriter(w io.Writer, opts Options, comments ...string) (*
 	return newDrawsWriter(w, m, s, settings, opts, comments)
 }
 
-// CreateDrawsFile creates the draws file at path for a run of m with opts
-// and returns its writer, as NewDrawsWriter; Close closes the file.
-func (m *Model) CreateDrawsFile(path string, opts Options, comments ...string) (*DrawsWriter, error) {
+// createDrawsFile creates the draws file at path for a run of m with opts
+// and returns its writer, as drawsWriter; Close closes the file.
+func (m *Model) createDrawsFile(path string, opts Options, comments ...string) (*runfiles.Writer, error) {
 	f, err := os.Create(path)
 	if err != nil {
 		return nil, err
 	}
-	w, err := m.NewDrawsWriter(f, opts, comments...)
+	w, err := m.drawsWriter(f, opts, comments...)
 	if err != nil {
 		f.Close()
 		return nil, err
 	}
-	w.closer = f
+	w.Own(f)
 	return w, nil
 }
 
-func newDrawsWriter(w io.Writer, m *Model, s infer.Sampler, settings map[string]string, opts Options, comments []string) (*DrawsWriter, error) {
-	return startDrawsWriter(w, drawsHeader(m, s, settings, opts, comments), opts.KeepAll, len(s.StatNames()))
+func newDrawsWriter(w io.Writer, m *Model, s infer.Sampler, settings map[string]string, opts Options, comments []string) (*runfiles.Writer, error) {
+	return runfiles.NewWriter(w, drawsHeader(m, s, settings, opts, comments), opts.KeepAll, len(s.StatNames()))
 }
 
 // drawsHeader is the header of a run's draws file: the comments, the
@@ -103,7 +81,7 @@ func drawsHeader(m *Model, s infer.Sampler, settings map[string]string, opts Opt
 		settingsLine(opts),
 		"lp__ is minus the minibatch energy; parameters are on their constrained scale, matrices row-major",
 	)
-	if opts.ChainID > 0 { // what MergeRuns checks of the runs it joins
+	if opts.ChainID > 0 { // what mergeRuns checks of the runs it joins
 		comments = append(comments,
 			fmt.Sprintf("%s%d: chain %d alone of the run of chains = %d; temper merge joins the runs of its chains", chainIDComment, opts.ChainID, opts.ChainID, opts.Chains),
 			modelComment+m.modelFingerprint()+" (its columns, sizes and log density at a fixed point)")
@@ -112,60 +90,13 @@ func drawsHeader(m *Model, s infer.Sampler, settings map[string]string, opts Opt
 }
 
 // The comments that open the lines of a draws file's header which say
-// what MergeRuns compares: a run's sampler, settings and model, and the
+// what mergeRuns compares: a run's sampler, settings and model, and the
 // chain a run of one chain ran.
 const (
 	samplerComment = "sampler = "
 	chainIDComment = "chain_id = "
 	modelComment   = "model fingerprint = "
 )
-
-func startDrawsWriter(w io.Writer, h draws.Header, keepAll bool, stats int) (*DrawsWriter, error) {
-	dw, err := draws.NewWriter(w, h)
-	if err != nil {
-		return nil, err
-	}
-	return &DrawsWriter{w: dw, row: make([]float64, len(h.Columns)), keepAll: keepAll, cyclical: slices.Contains(h.Columns, "cycle__"), stats: stats}, nil
-}
-
-// Write adds a draw's row.
-func (w *DrawsWriter) Write(d Draw) error {
-	return w.write(infer.Draw{Chain: d.Chain, Iter: d.Iter, Level: d.Level, LR: d.LR, Temperature: d.Temperature, Cycle: d.Cycle, Values: d.Values, Stats: d.Stats})
-}
-
-func (w *DrawsWriter) write(d infer.Draw) error {
-	if !w.keepAll && !w.cyclical && w.stats == 0 {
-		return w.w.Write(d.Chain+1, d.Iter+1, d.Values)
-	}
-	if len(d.Values) > len(w.row) || len(d.Stats) != w.stats {
-		return fmt.Errorf("temper: a draw of %d values and %d diagnostics for %d columns", len(d.Values), len(d.Stats), len(w.row))
-	}
-	copy(w.row, d.Values)
-	copy(w.row[len(w.row)-w.stats:], d.Stats)
-	if w.cyclical {
-		w.row[len(w.row)-w.stats-1] = float64(d.Cycle + 1)
-	}
-	if w.keepAll {
-		extra := w.row[len(d.Values):]
-		extra[0], extra[1], extra[2] = float64(d.Level+1), d.Temperature, d.LR
-	}
-	return w.w.Write(d.Chain+1, d.Iter+1, w.row)
-}
-
-// Flush passes every buffered row on to the underlying writer.
-func (w *DrawsWriter) Flush() error { return w.w.Flush() }
-
-// Close flushes, and closes the file if the writer opened it
-// (ResumeDrawsFile).
-func (w *DrawsWriter) Close() error {
-	err := w.Flush()
-	if w.closer != nil {
-		if cerr := w.closer.Close(); err == nil {
-			err = cerr
-		}
-	}
-	return err
-}
 
 // Save writes the three output files of the run into dir (created if
 // needed): draws.csv, with the comments first in its header, summary.csv
@@ -174,13 +105,13 @@ func (r *Result) Save(dir string, comments ...string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	f, err := os.Create(filepath.Join(dir, DrawsFile))
+	f, err := os.Create(filepath.Join(dir, runfiles.DrawsFile))
 	if err != nil {
 		return err
 	}
 	dw, err := newDrawsWriter(f, r.model, r.sampler, r.settings, r.Options, comments)
 	if err == nil {
-		err = r.drawSequence(dw.write)
+		err = r.drawSequence(dw.Write)
 	}
 	if err == nil {
 		err = dw.Flush()
@@ -195,22 +126,22 @@ func (r *Result) Save(dir string, comments ...string) error {
 }
 
 // SaveSummaries writes summary.csv and diagnostics.json into dir, beside a
-// draws.csv that a DrawsWriter wrote during the run, and the draws again
-// in CmdStan's layout, a file per chain (ChainFile), for R and ArviZ.
+// draws.csv that the run streamed during the run, and the draws again
+// in CmdStan's layout, a file per chain (runfiles.ChainFile), for R and ArviZ.
 func (r *Result) SaveSummaries(dir string) error {
 	r.announce(r.Options.Progress, "writing the chain files and the summaries to "+dir)
 	if err := r.saveChainFiles(dir); err != nil {
 		return err
 	}
 	stats := r.Summary()
-	if err := writeSummaryFile(filepath.Join(dir, SummaryFile), stats); err != nil {
+	if err := writeSummaryFile(filepath.Join(dir, runfiles.SummaryFile), stats); err != nil {
 		return err
 	}
 	raw, err := json.MarshalIndent(jsonSafe(r.diagnosticsJSON(stats)), "", "  ")
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(dir, DiagnosticsFile), append(raw, '\n'), 0o644)
+	return os.WriteFile(filepath.Join(dir, runfiles.DiagnosticsFile), append(raw, '\n'), 0o644)
 }
 
 // Summary is the posterior summary of every column (lp__ first): mean, sd,

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/temper-ppl/temper"
+	"github.com/temper-ppl/temper/internal/runfiles"
 )
 
 // logisticRows compiles a logistic regression of n rows and d features.
@@ -211,7 +212,7 @@ func TestNamedSamplerAdvised(t *testing.T) {
 // readDiagnostics reads a run folder's diagnostics.json.
 func readDiagnostics(t *testing.T, dir string) map[string]any {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join(dir, temper.DiagnosticsFile))
+	raw, err := os.ReadFile(filepath.Join(dir, runfiles.DiagnosticsFile))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/temper-ppl/temper/internal/rclient"
+	"github.com/temper-ppl/temper/internal/runfiles"
 )
 
 // TestDrawsReadByR runs the eight schools and has R read its files in
@@ -43,7 +44,7 @@ func drawsReadByR(t *testing.T, rscript string, m *Model, sampler string) {
 	if err := res.Save(dir); err != nil {
 		t.Fatal(err)
 	}
-	files := ChainFiles(dir)
+	files := runfiles.ChainFiles(dir)
 	if len(files) != 4 {
 		t.Fatalf("%d chain files, want 4", len(files))
 	}
@@ -160,7 +161,7 @@ for (p in c("W", "theta", "L")) {
   x <- e[[p]]
   for (i in seq_len(dim(x)[2])) for (j in seq_len(dim(x)[3]))
     cat(sprintf("%%s.%%d.%%d %%.17g %%d\n", p, i, j, mean(x[, i, j]), sum(x[, i, j] != 0)))
-}`, quoteR(ChainFiles(dir)))
+}`, quoteR(runfiles.ChainFiles(dir)))
 	out := rclient.Output(t, rscript, script)
 	want := map[string]float64{}
 	for _, s := range res.Summary() {

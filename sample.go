@@ -72,7 +72,7 @@ type Result struct {
 
 // ChainNumber is the number (from 1) in the whole run of the chain whose
 // draws are Draws[c]: c+1, or with Options.ChainID that chain's number,
-// or for merged runs (MergeRuns) each chain's own.
+// or for merged runs (mergeRuns) each chain's own.
 func (r *Result) ChainNumber(c int) int {
 	if r.chainIDs != nil {
 		return r.chainIDs[c]

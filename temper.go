@@ -16,7 +16,7 @@ import (
 // Model is a compiled model bound to its data. It is safe for concurrent
 // use.
 type Model struct {
-	file *lang.File // nil for a model made by NewModel
+	file *lang.File // nil for a model made by newModel
 	cm   *compile.Model
 
 	// constrainMu serialises compile.Model.Constrain, which replays one
@@ -41,7 +41,7 @@ func (m *Model) nonCentredModel() (*Model, []string, error) {
 		cm, names, err := m.cm.NonCentred()
 		m.nonCentred, m.nonCentredDone, m.nonCentredErr = m, names, err
 		if err == nil && len(names) > 0 {
-			m.nonCentred = NewModel(cm)
+			m.nonCentred = newModel(cm)
 			m.nonCentred.file = m.file
 		}
 	})
@@ -137,7 +137,7 @@ func compileFile(f *lang.File, src []byte, data compile.Data) (*Model, error) {
 	if err != nil {
 		return nil, sourceError(err, src)
 	}
-	m := NewModel(cm)
+	m := newModel(cm)
 	m.file = f
 	return m, nil
 }
@@ -161,11 +161,10 @@ func readInferData(f *lang.File, path string) (compile.Data, error) {
 	return compile.ReadAll(paths, compile.DataDecls(f))
 }
 
-// NewModel makes a Model of a model compiled with package compile (as the
-// temper command and the REPL do, which read programs and data their own
-// way). Its InferOptions are the defaults: the compiled model does not keep
-// its infer block.
-func NewModel(cm *compile.Model) *Model {
+// newModel makes a Model of a model compiled with package compile. Its
+// InferOptions are the defaults: the compiled model does not keep its
+// infer block.
+func newModel(cm *compile.Model) *Model {
 	return &Model{cm: cm}
 }
 
@@ -264,7 +263,7 @@ func (m *Model) LogDensity(theta, grad []float64) (float64, error) {
 
 // InferOptions are the run settings of the model's infer block (sampler,
 // its settings, chains, iters, burn, thin, batch, seed, keep and the noise
-// scales), over the zero Options; a Model made by NewModel has none.
+// scales), over the zero Options; a Model made by newModel has none.
 func (m *Model) InferOptions() (Options, error) {
 	var o Options
 	if m.file == nil {

@@ -17,6 +17,8 @@ import (
 
 	"github.com/temper-ppl/temper"
 	"github.com/temper-ppl/temper/infer/draws"
+	"github.com/temper-ppl/temper/internal/hook"
+	"github.com/temper-ppl/temper/internal/runfiles"
 	"github.com/temper-ppl/temper/lang"
 )
 
@@ -130,7 +132,7 @@ model { w ~ normal(v, 1)  for n in plate(N) { k[n] ~ poisson(exp(dot(X[n], w))) 
 	}
 }
 
-// TestSaveMatchesStream: the draws file a DrawsWriter streams during a run
+// TestSaveMatchesStream: the draws file the draws writer streams during a run
 // and the one Save writes afterwards from memory are the same bytes, for a
 // plain run, a ladder with every level kept, and a cyclical schedule.
 func TestSaveMatchesStream(t *testing.T) {
@@ -152,12 +154,12 @@ func TestSaveMatchesStream(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			var streamed bytes.Buffer
-			w, err := c.m.NewDrawsWriter(&streamed, c.opts, "a test")
+			w, err := hook.DrawsWriter(c.m, &streamed, c.opts, "a test")
 			if err != nil {
 				t.Fatal(err)
 			}
 			opts := c.opts
-			opts.OnDraw = w.Write
+			opts.OnDraw = func(d temper.Draw) error { return w.Write(hook.InferDraw(d)) }
 			res, err := c.m.Sample(context.Background(), opts)
 			if err != nil {
 				t.Fatal(err)
@@ -169,7 +171,7 @@ func TestSaveMatchesStream(t *testing.T) {
 			if err := res.Save(dir, "a test"); err != nil {
 				t.Fatal(err)
 			}
-			saved, err := os.ReadFile(filepath.Join(dir, temper.DrawsFile))
+			saved, err := os.ReadFile(filepath.Join(dir, runfiles.DrawsFile))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -183,7 +185,7 @@ func TestSaveMatchesStream(t *testing.T) {
 			if got := strings.Join(tab.Columns, ","); got != c.cols {
 				t.Errorf("columns %s, want %s", got, c.cols)
 			}
-			for _, f := range []string{temper.SummaryFile, temper.DiagnosticsFile} {
+			for _, f := range []string{runfiles.SummaryFile, runfiles.DiagnosticsFile} {
 				if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 					t.Error(err)
 				}

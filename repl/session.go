@@ -35,6 +35,7 @@ import (
 
 	"github.com/temper-ppl/temper"
 	"github.com/temper-ppl/temper/compile"
+	"github.com/temper-ppl/temper/internal/hook"
 	"github.com/temper-ppl/temper/lang"
 )
 
@@ -323,7 +324,7 @@ func (s *Session) compile(required bool) *temper.Model {
 		s.printError(err)
 		return nil
 	}
-	s.model = temper.NewModel(cm)
+	s.model = hook.NewModel(cm).(*temper.Model)
 	if !required {
 		s.printf("compiled: %d unconstrained parameters, %d observations\n", cm.Dim(), cm.NumData())
 	}

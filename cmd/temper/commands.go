@@ -18,6 +18,8 @@ import (
 	"github.com/temper-ppl/temper/infer"
 	"github.com/temper-ppl/temper/infer/draws"
 	"github.com/temper-ppl/temper/infer/summary"
+	"github.com/temper-ppl/temper/internal/hook"
+	"github.com/temper-ppl/temper/internal/runfiles"
 	"github.com/temper-ppl/temper/lang"
 )
 
@@ -118,8 +120,8 @@ func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) er
 func readDraws(paths []string) (*draws.Table, error) {
 	if info, err := os.Stat(paths[0]); len(paths) == 1 && err == nil && info.IsDir() {
 		dir := paths[0]
-		if paths = temper.ChainFiles(dir); len(paths) == 0 {
-			paths = []string{filepath.Join(dir, temper.DrawsFile)}
+		if paths = runfiles.ChainFiles(dir); len(paths) == 0 {
+			paths = []string{filepath.Join(dir, runfiles.DrawsFile)}
 		}
 	}
 	var tables []*draws.Table
@@ -137,7 +139,7 @@ func readDraws(paths []string) (*draws.Table, error) {
 }
 
 // defaultOut is out/NAME for NAME.ppl, or out/DIR for DIR/model.ppl.
-func defaultOut(path string) string { return filepath.Join("out", temper.ModelName(path)) }
+func defaultOut(path string) string { return filepath.Join("out", runfiles.ModelName(path)) }
 
 // sample runs the sampler, streaming draws to DIR/draws.csv, then writes the
 // summary and diagnostics. An interrupted or failed run still gets its files
@@ -173,8 +175,8 @@ func sample(ctx context.Context, path string, m *compile.Model, cfg config, stdo
 	progress := newProgress(stderr, quiet)
 	opts := cfg.opts
 	opts.Progress = progress.update
-	model := temper.NewModel(m)
-	var w *temper.DrawsWriter
+	model := hook.NewModel(m).(*temper.Model)
+	var w *runfiles.Writer
 	var earlier *draws.Table
 	defer func() {
 		if w != nil {
@@ -207,10 +209,12 @@ func sample(ctx context.Context, path string, m *compile.Model, cfg config, stdo
 			}
 		}
 		var err error
-		w, earlier, err = openDraws(model, filepath.Join(cfg.out, temper.DrawsFile), a.Options, "temper run "+path)
+		w, earlier, err = openDraws(model, filepath.Join(cfg.out, runfiles.DrawsFile), a.Options, "temper run "+path)
 		return err
 	}
-	opts.OnDraw = func(d temper.Draw) error { return w.Write(d) }
+	opts.OnDraw = func(d temper.Draw) error {
+		return w.Write(hook.InferDraw(d))
+	}
 	if w := model.MemoryWarning(opts); w != "" && !quiet {
 		fmt.Fprintf(stderr, "warning: %s\n", w)
 	}
@@ -236,7 +240,7 @@ func sample(ctx context.Context, path string, m *compile.Model, cfg config, stdo
 	}
 	opts = res.Options
 	if earlier != nil {
-		res.Prepend(earlier)
+		hook.Prepend(res, earlier)
 	}
 	res.Stopped = runErr
 	if err := res.SaveSummaries(cfg.out); err != nil && runErr == nil {
@@ -270,7 +274,7 @@ func saveAttempt(out string, n int, res *temper.Result) (string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
-	if err := os.Rename(filepath.Join(out, temper.DrawsFile), filepath.Join(dir, temper.DrawsFile)); err != nil {
+	if err := os.Rename(filepath.Join(out, runfiles.DrawsFile), filepath.Join(dir, runfiles.DrawsFile)); err != nil {
 		return "", err
 	}
 	return dir, res.SaveSummaries(dir)
@@ -284,15 +288,15 @@ func (s strictFailure) Error() string { return "--strict: " + s.reason }
 
 // openDraws opens the draws file of a run: a new one, or for a resumed
 // run the one it continues, with the draws already there.
-func openDraws(model *temper.Model, path string, opts temper.Options, comment string) (*temper.DrawsWriter, *draws.Table, error) {
+func openDraws(model *temper.Model, path string, opts temper.Options, comment string) (*runfiles.Writer, *draws.Table, error) {
 	if opts.Resume != "" {
-		w, earlier, err := model.ResumeDrawsFile(path, opts, comment)
+		w, earlier, err := hook.ResumeDrawsFile(model, path, opts, comment)
 		if err != nil {
 			return nil, nil, badf("temper run: %v", err)
 		}
 		return w, earlier, nil
 	}
-	w, err := model.CreateDrawsFile(path, opts, comment)
+	w, err := hook.CreateDrawsFile(model, path, opts, comment)
 	return w, nil, err
 }
 
@@ -381,7 +385,7 @@ func selectReplica(t *draws.Table, path string, n int) (*draws.Table, error) {
 		// A run folder's per-chain files hold the target level; its draws
 		// file, every level of a --keep all run.
 		if info, err := os.Stat(path); err == nil && info.IsDir() {
-			if all, err := draws.ReadFileLenient(filepath.Join(path, temper.DrawsFile)); err == nil && all.Index(column) >= 0 {
+			if all, err := draws.ReadFileLenient(filepath.Join(path, runfiles.DrawsFile)); err == nil && all.Index(column) >= 0 {
 				t, k = all, all.Index(column)
 			}
 		}
@@ -417,7 +421,7 @@ func samplersCommand(stdout io.Writer) error {
 
 // mergeCommand joins the output folders of runs of one run's chains, such
 // as the tasks of an array job run with --chain-id, into one run folder
-// (temper.MergeRuns), and prints its summary and warnings.
+// (hook.MergeRuns), and prints its summary and warnings.
 func mergeCommand(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("merge", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -433,10 +437,11 @@ func mergeCommand(args []string, stdout, stderr io.Writer) error {
 	if slices.Contains(dirs, out) {
 		return badf("temper merge: %s is both the output and a run to merge; name a new folder", out)
 	}
-	res, err := temper.MergeRuns(out, dirs...)
+	merged, err := hook.MergeRuns(out, dirs...)
 	if err != nil {
 		return badf("temper merge: %v", err)
 	}
+	res := merged.(*temper.Result)
 	if !*quiet {
 		ids := make([]string, len(res.Draws))
 		for c := range res.Draws {

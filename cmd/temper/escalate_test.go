@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/temper-ppl/temper"
+	"github.com/temper-ppl/temper/internal/runfiles"
 )
 
 // TestRunEscalates: temper run with the defaults on the centred eight
@@ -47,15 +47,15 @@ model {
 	if _, err := os.Stat(stale); err == nil {
 		t.Errorf("the stale %s is still there", stale)
 	}
-	for _, f := range []string{temper.DiagnosticsFile, temper.DrawsFile, temper.SummaryFile} {
+	for _, f := range []string{runfiles.DiagnosticsFile, runfiles.DrawsFile, runfiles.SummaryFile} {
 		if _, err := os.Stat(filepath.Join(out, "attempts", "1-sghmc", f)); err != nil {
 			t.Errorf("attempt 1: %v", err)
 		}
 	}
-	if head := rows(t, filepath.Join(out, temper.DrawsFile))[0]; !strings.Contains(head, "accept_stat__") {
+	if head := rows(t, filepath.Join(out, runfiles.DrawsFile))[0]; !strings.Contains(head, "accept_stat__") {
 		t.Errorf("the final draws.csv is not NUTS's: %s", head)
 	}
-	diag := readJSON(t, filepath.Join(out, temper.DiagnosticsFile))
+	diag := readJSON(t, filepath.Join(out, runfiles.DiagnosticsFile))
 	attempts, _ := diag["attempts"].([]any)
 	plan, _ := diag["plan"].(map[string]any)
 	if len(attempts) < 2 || plan["sampler"] != "sghmc" || diag["sampler"] != "nuts" {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/temper-ppl/temper"
 	"github.com/temper-ppl/temper/infer/draws"
+	"github.com/temper-ppl/temper/internal/runfiles"
 )
 
 const exportUsage = "usage: temper export RUN_DIR|DRAWS.csv|CHAIN.csv... [--out DIR.zarr] [--predictive y_rep,...] [--prior PRIOR_RUN_DIR] [--observed y,... --model MODEL.ppl]"
@@ -92,7 +93,7 @@ func exportCommand(args []string, stdout, stderr io.Writer) error {
 // made with --prior, as its draws file's header says.
 func madeWithPrior(path string) bool {
 	if info, err := os.Stat(path); err == nil && info.IsDir() {
-		path = filepath.Join(path, temper.DrawsFile)
+		path = filepath.Join(path, runfiles.DrawsFile)
 	}
 	t, err := draws.ReadFileLenient(path)
 	return err == nil && slices.ContainsFunc(t.Comments, func(c string) bool { return strings.HasPrefix(c, "the prior (--prior)") })

@@ -13,6 +13,7 @@ import (
 
 	"github.com/temper-ppl/temper"
 	"github.com/temper-ppl/temper/infer/draws"
+	"github.com/temper-ppl/temper/internal/runfiles"
 )
 
 // TestExportReadByXarray exports the eight schools' draws (made with
@@ -70,7 +71,7 @@ for name, v in ds.data_vars.items():
 	}
 	tables := map[string]*draws.Table{}
 	for dir, tab := range map[string]string{out: "run", prior: "prior"} {
-		tt, err := draws.ReadFile(filepath.Join(dir, temper.DrawsFile))
+		tt, err := draws.ReadFile(filepath.Join(dir, runfiles.DrawsFile))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -23,9 +23,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/temper-ppl/temper"
 	"github.com/temper-ppl/temper/infer/draws"
 	"github.com/temper-ppl/temper/infer/summary"
+	"github.com/temper-ppl/temper/internal/runfiles"
 )
 
 const galleryUsage = "usage: temper gallery [--check] [--slow] [--only NAME] [--root DIR]\n       temper gallery --html DIR [--root DIR]"
@@ -285,7 +285,7 @@ func (g *galleryRuns) get(label string) (*galleryRunOut, error) {
 
 // diagnostics decodes the diagnostics.json of the run's i-th seed into v.
 func (r *galleryRunOut) diagnostics(i int, v any) error {
-	return jsonFile(filepath.Join(r.dirs[i], temper.DiagnosticsFile), v)
+	return jsonFile(filepath.Join(r.dirs[i], runfiles.DiagnosticsFile), v)
 }
 
 // draws reads the draws of the run's i-th seed.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/temper-ppl/temper"
 	"github.com/temper-ppl/temper/infer/draws"
+	"github.com/temper-ppl/temper/internal/runfiles"
 )
 
 // TestInitFile: an infer block's init file is read relative to the model,
@@ -24,7 +25,7 @@ func TestInitFile(t *testing.T) {
 		if code, _, errs := runCLI(t, context.Background(), append([]string{"run", model, "--quiet", "--out", out}, args...)...); code != 0 {
 			t.Fatalf("exit %d: %s", code, errs)
 		}
-		tab, err := draws.ReadFile(filepath.Join(out, temper.DrawsFile))
+		tab, err := draws.ReadFile(filepath.Join(out, runfiles.DrawsFile))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/temper-ppl/temper"
+	"github.com/temper-ppl/temper/internal/runfiles"
 )
 
 // TestSummaryReadsBothLayouts: temper summary of a run's folder, of its
@@ -15,12 +16,12 @@ import (
 // same table, so the chains were read apart in both.
 func TestSummaryReadsBothLayouts(t *testing.T) {
 	model, out := runExample(t, "eight-schools", "300")
-	files := temper.ChainFiles(out)
+	files := runfiles.ChainFiles(out)
 	if len(files) != 4 {
 		t.Fatalf("%d chain files, want 4", len(files))
 	}
 	var tables []string
-	for _, args := range [][]string{{out}, {filepath.Join(out, temper.DrawsFile)}, files} {
+	for _, args := range [][]string{{out}, {filepath.Join(out, runfiles.DrawsFile)}, files} {
 		var stdout, stderr strings.Builder
 		if code := run(context.Background(), append([]string{"summary"}, args...), &stdout, &stderr); code != 0 {
 			t.Fatalf("temper summary %v exited %d: %s", args, code, stderr.String())

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/temper-ppl/temper"
+	"github.com/temper-ppl/temper/internal/runfiles"
 )
 
 // TestMergeChainRuns runs German credit's logistic regression on four
@@ -41,12 +42,12 @@ func TestMergeChainRuns(t *testing.T) {
 			if code, _, errs := runCLI(t, context.Background(), append(common, "--chain-id", fmt.Sprint(k), "--out", task)...); code != 0 {
 				t.Fatalf("%v chain %d: exit %d: %s", sampler, k, code, errs)
 			}
-			if files := temper.ChainFiles(task); len(files) != 1 || filepath.Base(files[0]) != temper.ChainFile(k-1) {
+			if files := runfiles.ChainFiles(task); len(files) != 1 || filepath.Base(files[0]) != runfiles.ChainFile(k-1) {
 				t.Errorf("%v chain %d: chain files %v", sampler, k, files)
 			}
 			tasks = append(tasks, task)
 		}
-		if got := rows(t, filepath.Join(tasks[2], temper.DrawsFile))[1]; !strings.HasPrefix(got, "3,1,") {
+		if got := rows(t, filepath.Join(tasks[2], runfiles.DrawsFile))[1]; !strings.HasPrefix(got, "3,1,") {
 			t.Errorf("%v: chain 3's first row is %q, want its chain column 3", sampler, got)
 		}
 		merged := filepath.Join(dir, "merged")
@@ -57,12 +58,12 @@ func TestMergeChainRuns(t *testing.T) {
 		if !strings.Contains(out, "4 runs merged: chains 1, 2, 3, 4 × 100 draws") {
 			t.Errorf("%v merge printed %q", sampler, out)
 		}
-		want, _ := os.ReadFile(filepath.Join(all, temper.SummaryFile))
-		got, err := os.ReadFile(filepath.Join(merged, temper.SummaryFile))
+		want, _ := os.ReadFile(filepath.Join(all, runfiles.SummaryFile))
+		got, err := os.ReadFile(filepath.Join(merged, runfiles.SummaryFile))
 		if err != nil || len(want) == 0 || string(got) != string(want) {
 			t.Errorf("%v: the merged summary.csv is not the four-chain run's (%v):\n%s\nwant\n%s", sampler, err, got, want)
 		}
-		for _, name := range []string{temper.DrawsFile, temper.ChainFile(0), temper.ChainFile(3)} {
+		for _, name := range []string{runfiles.DrawsFile, runfiles.ChainFile(0), runfiles.ChainFile(3)} {
 			if !slices.Equal(rows(t, filepath.Join(merged, name)), rows(t, filepath.Join(all, name))) {
 				t.Errorf("%v: the merged %s does not hold the four-chain run's rows", sampler, name)
 			}
@@ -76,7 +77,7 @@ func TestMergeChainRuns(t *testing.T) {
 				Chain int `json:"chain"`
 			} `json:"exact"`
 		}
-		for path, v := range map[string]any{filepath.Join(merged, temper.DiagnosticsFile): &d, filepath.Join(all, temper.DiagnosticsFile): &dAll} {
+		for path, v := range map[string]any{filepath.Join(merged, runfiles.DiagnosticsFile): &d, filepath.Join(all, runfiles.DiagnosticsFile): &dAll} {
 			raw, _ := os.ReadFile(path)
 			if err := json.Unmarshal(raw, v); err != nil {
 				t.Fatal(err)

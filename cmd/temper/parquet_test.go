@@ -13,6 +13,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/temper-ppl/temper"
+	"github.com/temper-ppl/temper/internal/runfiles"
 )
 
 // TestParquetData writes a logistic regression's data (200 rows: an int
@@ -59,7 +60,7 @@ func TestParquetData(t *testing.T) {
 		if code, _, errs := runCLI(t, context.Background(), "run", model, "--data", data, "--chains", "2", "--iters", "100", "--batch", "50", "--quiet", "--out", out); code != 0 {
 			t.Fatalf("--data %s: exit %d: %s", data, code, errs)
 		}
-		draws = append(draws, rows(t, filepath.Join(out, temper.DrawsFile)))
+		draws = append(draws, rows(t, filepath.Join(out, runfiles.DrawsFile)))
 	}
 	if len(draws[1]) != 201 || !slices.Equal(draws[0], draws[1]) {
 		t.Errorf("the draws with the Parquet file (%d rows) are not those with the CSV (%d rows)", len(draws[0]), len(draws[1]))

@@ -15,6 +15,7 @@ import (
 	"github.com/temper-ppl/temper/infer"
 	"github.com/temper-ppl/temper/infer/draws"
 	"github.com/temper-ppl/temper/infer/plots"
+	"github.com/temper-ppl/temper/internal/runfiles"
 )
 
 const plotUsage = "usage: temper plot RUN_DIR|DRAWS.csv|CHAIN.csv... [--kind trace|density|rank|acf|pair] [--params a,b,...] [--out FILE] [--replica N]\n" +
@@ -176,13 +177,13 @@ func plotModesProjected(path, dir string, t *draws.Table) ([]string, error) {
 			} `json:"modes"`
 		} `json:"modes"`
 	}
-	if raw, err := os.ReadFile(filepath.Join(dir, temper.DiagnosticsFile)); err == nil {
+	if raw, err := os.ReadFile(filepath.Join(dir, runfiles.DiagnosticsFile)); err == nil {
 		if err := json.Unmarshal(raw, &diag); err != nil {
-			return nil, fmt.Errorf("%s: %v", filepath.Join(dir, temper.DiagnosticsFile), err)
+			return nil, fmt.Errorf("%s: %v", filepath.Join(dir, runfiles.DiagnosticsFile), err)
 		}
 	}
 	if diag.Modes == nil || len(diag.Modes.Modes) == 0 {
-		return nil, fmt.Errorf("--kind modes draws a 2-D model's density under the draws (--model MODEL.ppl, of two unconstrained parameters), or a ladder run's modes on the draws' principal components; %s is neither: its %s lists no modes", dir, temper.DiagnosticsFile)
+		return nil, fmt.Errorf("--kind modes draws a 2-D model's density under the draws (--model MODEL.ppl, of two unconstrained parameters), or a ladder run's modes on the draws' principal components; %s is neither: its %s lists no modes", dir, runfiles.DiagnosticsFile)
 	}
 	var spec plots.ProjectedModes
 	for _, c := range t.Params() { // the parameters the modes are located by, in the draws' order
@@ -248,10 +249,10 @@ func plotExchange(dir, kind string, chain, rounds int, out string, stdout io.Wri
 
 // readDiagnostics decodes the diagnostics.json of the run folder dir into v.
 func readDiagnostics(dir, kind string, v any) error {
-	path := filepath.Join(dir, temper.DiagnosticsFile)
+	path := filepath.Join(dir, runfiles.DiagnosticsFile)
 	raw, err := os.ReadFile(path)
 	if err != nil {
-		return badf("temper plot: --kind %s reads a run folder's %s: %v", kind, temper.DiagnosticsFile, err)
+		return badf("temper plot: --kind %s reads a run folder's %s: %v", kind, runfiles.DiagnosticsFile, err)
 	}
 	if err := json.Unmarshal(raw, v); err != nil {
 		return badf("temper plot: %s: %v", path, err)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/temper-ppl/temper"
 	"github.com/temper-ppl/temper/internal/checkpoint"
+	"github.com/temper-ppl/temper/internal/runfiles"
 )
 
 // rows are a draws file's data lines (the comments differ between runs).
@@ -56,8 +57,8 @@ func TestResumeFromCLI(t *testing.T) {
 		if code, _, errs := runCLI(t, context.Background(), append(common, "--iters", "120", "--out", parts, "--resume", ck)...); code != 0 {
 			t.Fatalf("%v resumed: exit %d: %s", sampler, code, errs)
 		}
-		want := rows(t, filepath.Join(straight, temper.DrawsFile))
-		if got := rows(t, filepath.Join(parts, temper.DrawsFile)); !slices.Equal(got, want) {
+		want := rows(t, filepath.Join(straight, runfiles.DrawsFile))
+		if got := rows(t, filepath.Join(parts, runfiles.DrawsFile)); !slices.Equal(got, want) {
 			t.Errorf("%v: 120 + 120 resumed: %d rows, the straight run's %d, not the same", sampler, len(got), len(want))
 		}
 		if len(want) < 2*60 {
@@ -66,7 +67,7 @@ func TestResumeFromCLI(t *testing.T) {
 		var diag struct {
 			Draws int `json:"draws_per_chain"`
 		}
-		raw, _ := os.ReadFile(filepath.Join(parts, temper.DiagnosticsFile))
+		raw, _ := os.ReadFile(filepath.Join(parts, runfiles.DiagnosticsFile))
 		if err := json.Unmarshal(raw, &diag); err != nil || diag.Draws != len(want[1:])/2 {
 			t.Errorf("%v: the resumed run's diagnostics count %d draws per chain (%v), want %d", sampler, diag.Draws, err, len(want[1:])/2)
 		}
@@ -91,8 +92,8 @@ func TestResumeFromCLI(t *testing.T) {
 		if code, _, errs := runCLI(t, context.Background(), append(common, "--iters", strconv.Itoa(st.Done+60-20), "--out", long)...); code != 0 {
 			t.Fatalf("%v: exit %d: %s", sampler, code, errs)
 		}
-		want = rows(t, filepath.Join(long, temper.DrawsFile))
-		if got := rows(t, filepath.Join(stopped, temper.DrawsFile)); !slices.Equal(got, want) {
+		want = rows(t, filepath.Join(long, runfiles.DrawsFile))
+		if got := rows(t, filepath.Join(stopped, runfiles.DrawsFile)); !slices.Equal(got, want) {
 			t.Errorf("%v: interrupted after %d iterations and resumed: %d rows, not the straight run's %d", sampler, st.Done, len(got), len(want))
 		}
 
@@ -109,8 +110,8 @@ func TestResumeFromCLI(t *testing.T) {
 		if code, _, errs := runCLI(t, context.Background(), append(common, "--iters", "120", "--out", parts, "--resume", ck)...); code != 0 {
 			t.Fatalf("exit %d: %s", code, errs)
 		}
-		want = rows(t, filepath.Join(straight, temper.DrawsFile))
-		if got := rows(t, filepath.Join(parts, temper.DrawsFile)); !slices.Equal(got, want) {
+		want = rows(t, filepath.Join(straight, runfiles.DrawsFile))
+		if got := rows(t, filepath.Join(parts, runfiles.DrawsFile)); !slices.Equal(got, want) {
 			t.Errorf("%v: resumed over the draws of a run past the checkpoint: %d rows, not the straight run's %d", sampler, len(got), len(want))
 		}
 	}
@@ -134,11 +135,11 @@ func TestResumeGenerated(t *testing.T) {
 	if code, _, errs := runCLI(t, context.Background(), append(common, "--iters", "100", "--out", parts, "--resume", ck)...); code != 0 {
 		t.Fatalf("resumed: exit %d: %s", code, errs)
 	}
-	want := rows(t, filepath.Join(straight, temper.DrawsFile))
+	want := rows(t, filepath.Join(straight, runfiles.DrawsFile))
 	if !strings.Contains(want[0], "y_rep.8") || len(want) != 1+2*200 {
 		t.Fatalf("the straight run wrote %d rows with columns %s", len(want), want[0])
 	}
-	if got := rows(t, filepath.Join(parts, temper.DrawsFile)); !slices.Equal(got, want) {
+	if got := rows(t, filepath.Join(parts, runfiles.DrawsFile)); !slices.Equal(got, want) {
 		t.Errorf("100 + 100 resumed: %d rows, not the straight run's %d", len(got), len(want))
 	}
 }

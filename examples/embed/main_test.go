@@ -7,8 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/temper-ppl/temper"
 )
 
 // TestEmbed runs the program briefly: the posterior means must land near
@@ -34,7 +32,7 @@ func TestEmbed(t *testing.T) {
 			t.Errorf("%s: posterior mean %.3f, simulated from %g", s.Name, s.Mean, truth[i])
 		}
 	}
-	for _, f := range []string{temper.DrawsFile, temper.SummaryFile, temper.DiagnosticsFile} {
+	for _, f := range []string{"draws.csv", "summary.csv", "diagnostics.json"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Error(err)
 		}

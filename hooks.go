@@ -1,0 +1,32 @@
+package temper
+
+import (
+	"io"
+
+	"github.com/temper-ppl/temper/compile"
+	"github.com/temper-ppl/temper/infer"
+	"github.com/temper-ppl/temper/infer/draws"
+	"github.com/temper-ppl/temper/internal/hook"
+	"github.com/temper-ppl/temper/internal/runfiles"
+)
+
+// init gives the command and the REPL, through package hook, what they use
+// and an embedder does not.
+func init() {
+	hook.NewModel = func(cm *compile.Model) any { return newModel(cm) }
+	hook.MergeRuns = func(out string, dirs ...string) (any, error) { return mergeRuns(out, dirs...) }
+	hook.DrawsWriter = func(m any, w io.Writer, opts any, comments ...string) (*runfiles.Writer, error) {
+		return m.(*Model).drawsWriter(w, opts.(Options), comments...)
+	}
+	hook.CreateDrawsFile = func(m any, path string, opts any, comments ...string) (*runfiles.Writer, error) {
+		return m.(*Model).createDrawsFile(path, opts.(Options), comments...)
+	}
+	hook.ResumeDrawsFile = func(m any, path string, opts any, comments ...string) (*runfiles.Writer, *draws.Table, error) {
+		return m.(*Model).resumeDrawsFile(path, opts.(Options), comments...)
+	}
+	hook.InferDraw = func(d any) infer.Draw {
+		x := d.(Draw)
+		return infer.Draw{Chain: x.Chain, Iter: x.Iter, Level: x.Level, LR: x.LR, Temperature: x.Temperature, Cycle: x.Cycle, Values: x.Values, Stats: x.Stats}
+	}
+	hook.Prepend = func(r any, t *draws.Table) { r.(*Result).prepend(t) }
+}

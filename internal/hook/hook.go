@@ -1,0 +1,50 @@
+// Package hook reaches the parts of package temper that its command, its
+// REPL and its tests use but an embedder does not: the root package sets
+// these variables when it is initialised, and its callers type-assert the
+// results (a *temper.Model, a *temper.Result). The root package cannot
+// import the packages that would own this code (they need its unexported
+// fields), so the functions stay there and only their names move here,
+// out of the root package's API.
+package hook
+
+import (
+	"io"
+
+	"github.com/temper-ppl/temper/compile"
+	"github.com/temper-ppl/temper/infer"
+	"github.com/temper-ppl/temper/infer/draws"
+	"github.com/temper-ppl/temper/internal/runfiles"
+)
+
+var (
+	// NewModel makes a *temper.Model of a model compiled with package
+	// compile, for the command and the REPL, which read programs and data
+	// their own way. Its InferOptions are the defaults.
+	NewModel func(cm *compile.Model) any
+
+	// MergeRuns joins the output folders of runs of some of one run's
+	// chains into out (temper merge) and returns their *temper.Result.
+	MergeRuns func(out string, dirs ...string) (any, error)
+
+	// DrawsWriter writes the header of a draws file for a run of m (a
+	// *temper.Model) with opts (a temper.Options) to w, the comments
+	// first, and returns the writer of its rows.
+	DrawsWriter func(m any, w io.Writer, opts any, comments ...string) (*runfiles.Writer, error)
+
+	// CreateDrawsFile creates the draws file at path, as DrawsWriter;
+	// the writer's Close closes it.
+	CreateDrawsFile func(m any, path string, opts any, comments ...string) (*runfiles.Writer, error)
+
+	// ResumeDrawsFile readies the draws file at path for the run that
+	// resumes opts.Resume, and returns its writer with the rows it keeps.
+	ResumeDrawsFile func(m any, path string, opts any, comments ...string) (*runfiles.Writer, *draws.Table, error)
+
+	// InferDraw is a temper.Draw as infer's, the draw a runfiles.Writer
+	// writes.
+	InferDraw func(d any) infer.Draw
+
+	// Prepend puts the draws of t, the rows ResumeDrawsFile kept, before
+	// those of r, a *temper.Result, so that its summaries are the whole
+	// run's.
+	Prepend func(r any, t *draws.Table)
+)
