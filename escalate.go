@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/temper-ppl/temper/infer"
+	"github.com/temper-ppl/temper/internal/settings"
 )
 
 // Attempt is one run of a sampler = auto run: the plan's choice first,
@@ -472,7 +473,7 @@ func (r *Result) escalationAdvice() string {
 // it: nuts(adapt_delta=0.95).
 func (a Attempt) Describe() string {
 	if len(a.NonCentred) > 0 {
-		return a.Sampler + FormatSettings(a.Settings) + ", " + listWords(a.NonCentred) + " non-centred"
+		return a.Sampler + settings.Format(a.Settings) + ", " + listWords(a.NonCentred) + " non-centred"
 	}
-	return a.Sampler + FormatSettings(a.Settings)
+	return a.Sampler + settings.Format(a.Settings)
 }

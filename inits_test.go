@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/temper-ppl/temper"
+	"github.com/temper-ppl/temper/internal/settings"
 )
 
 // TestInits: a run's first draw (burn 0) is its starting point, so the
@@ -62,7 +63,7 @@ model { mu ~ normal(0, 1)  sigma ~ exponential(1)  p ~ beta(2, 2) }`, nil)
 		}
 	}
 	var o temper.Options
-	if err := o.SetRunSetting("init_radius", "0"); err == nil || !strings.Contains(err.Error(), "must be a positive number") {
+	if err := settings.Set(&o, "init_radius", "0"); err == nil || !strings.Contains(err.Error(), "must be a positive number") {
 		t.Errorf("init_radius = 0: %v", err)
 	}
 	for _, c := range []struct{ name, text, want string }{

@@ -110,7 +110,7 @@ func readMergedRun(dir string) (*mergedRun, error) {
 			r.model, _, _ = strings.Cut(strings.TrimPrefix(c, modelComment), " ")
 		case strings.HasPrefix(c, "temper run "):
 			r.name = runfiles.ModelName(strings.TrimPrefix(c, "temper run "))
-		case strings.HasPrefix(c, RunKeys[0].Name+" = "): // the settings line (settingsLine)
+		case strings.HasPrefix(c, runKeys[0].Name+" = "): // the settings line (settingsLine)
 			for _, part := range strings.Split(c, ", ") {
 				k, v, _ := strings.Cut(part, " = ")
 				r.keys = append(r.keys, k)

@@ -12,13 +12,9 @@ import (
 	"github.com/temper-ppl/temper/autodiff"
 	"github.com/temper-ppl/temper/compile"
 	"github.com/temper-ppl/temper/infer"
+	"github.com/temper-ppl/temper/internal/settings"
 	"github.com/temper-ppl/temper/lang"
 )
-
-// DefaultSampler is the sampler of a run that names none: auto, which
-// plans the run (NUTS where its predicted time is under a minute, else
-// SGHMC on minibatches: Plan) and escalates it when it fails (escalate.go).
-const DefaultSampler = AutoSampler
 
 // Options choose a sampler and configure a run. The zero value of every
 // field is its default, so the zero Options run the sampler auto (NUTS or
@@ -31,7 +27,7 @@ type Options struct {
 	// adaptive_langevin, cyclical_sgld, cyclical_sghmc, snapshot, reld,
 	// resgld, m_resgld, f_resgld, deo_sgd, deo_msgd, deo_psgd, renhd or
 	// renhd_reld (infer.SamplerNames, infer.SamplerDoc). Empty means
-	// DefaultSampler, auto.
+	// auto.
 	Sampler string
 	// Settings override the preset's settings (infer.SettingNames and
 	// infer.SettingDoc list them; temper samplers prints them): numbers
@@ -189,7 +185,7 @@ type Draw struct {
 // the run's counts as the driver fills them.
 func (o Options) withDefaults() Options {
 	if o.Sampler == "" {
-		o.Sampler = DefaultSampler
+		o.Sampler = settings.Auto
 	}
 	r := infer.Options{Chains: o.Chains, Iters: o.Iters, Thin: o.Thin}.WithDefaults()
 	o.Chains, o.Iters, o.Thin = r.Chains, r.Iters, r.Thin
@@ -291,38 +287,6 @@ func (o Options) checkAuto() error {
 	return err
 }
 
-// LocateSettingError turns a sampler setting error into a diagnostic at the
-// place in the file where the setting was written (positions maps setting
-// names to places), and returns any other error, or one whose setting was
-// not written in the file, unchanged.
-func LocateSettingError(err error, sampler string, positions map[string]lang.Pos) error {
-	var se *infer.SettingError
-	if !errors.As(err, &se) {
-		return err
-	}
-	at, ok := positions[se.Key]
-	for k, p := range positions { // a message about two settings: t_min = 1 must be below t_max = 0.5
-		if !ok && strings.Contains(se.Msg, k+" = ") {
-			at, ok = p, true
-		}
-	}
-	if !ok {
-		return err
-	}
-	var errs lang.ErrorList
-	if strings.HasPrefix(se.Msg, "no such setting") {
-		runKeys := append([]string{samplerKey}, RunKeyNames(InInferBlock)...)
-		msg := fmt.Sprintf("%q is neither a run setting (%s) nor a setting of sampler %s", se.Key, strings.Join(runKeys, ", "), sampler)
-		if near := lang.Suggest(se.Key, append(runKeys, infer.SettingNames()...)); near != "" {
-			msg += fmt.Sprintf("; did you mean %s?", near)
-		}
-		errs.Add(at, "%s", msg)
-	} else {
-		errs.Add(at, "%v", se)
-	}
-	return errs
-}
-
 // checkRun reports run options the driver does not check itself.
 func (o Options) checkRun() error {
 	switch {
@@ -376,7 +340,7 @@ func (o *Options) ReadInferBlock(f *lang.File) error {
 		o.Settings[key], pos[key] = value, at
 	}
 	for _, s := range f.Infer.Settings {
-		if s.Key == samplerKey {
+		if s.Key == settings.SamplerKey {
 			o.readSampler(s, set, &errs)
 			continue
 		}
@@ -385,20 +349,20 @@ func (o *Options) ReadInferBlock(f *lang.File) error {
 			errs.Add(s.Pos, "%s must be a number or a name", s.Key)
 			continue
 		}
-		k, isRunKey := LookupRunKey(s.Key)
+		k, isRunKey := settings.Lookup(s.Key)
 		if !isRunKey {
 			set(s.Key, value, s.Pos)
 			continue
 		}
 		pos[s.Key] = s.Pos // replicas is also the sampler's setting
 		_, quoted := s.Value.(*lang.String)
-		switch err := k.Allowed(InInferBlock); {
+		switch err := k.Allowed(settings.InInferBlock); {
 		case err != nil:
 			errs.Add(s.Pos, "%v", err)
-		case k.Kind == Path && !quoted:
+		case k.Kind == settings.Path && !quoted:
 			errs.Add(s.Pos, "%s must be a quoted path", s.Key)
 		case k.IsField():
-			if err := o.SetRunSetting(s.Key, value); err != nil {
+			if err := settings.Set(o, s.Key, value); err != nil {
 				errs.Add(s.Pos, "%v", err)
 			}
 		}
@@ -408,7 +372,7 @@ func (o *Options) ReadInferBlock(f *lang.File) error {
 	}
 	if err := o.Check(); err != nil {
 		var list lang.ErrorList
-		if located := LocateSettingError(err, o.withDefaults().Sampler, pos); errors.As(located, &list) {
+		if located := settings.LocateError(err, o.withDefaults().Sampler, pos); errors.As(located, &list) {
 			return located
 		}
 		if s, ok := unknownSamplerPos(f); ok && strings.Contains(err.Error(), "unknown sampler") {
@@ -443,7 +407,7 @@ func (o *Options) readSampler(s *lang.Setting, set func(key, value string, at la
 // unknownSamplerPos is where the infer block names its sampler.
 func unknownSamplerPos(f *lang.File) (lang.Pos, bool) {
 	for _, s := range f.Infer.Settings {
-		if s.Key == samplerKey {
+		if s.Key == settings.SamplerKey {
 			return s.Value.Position(), true
 		}
 	}

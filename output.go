@@ -15,6 +15,7 @@ import (
 	"github.com/temper-ppl/temper/infer/draws"
 	"github.com/temper-ppl/temper/infer/summary"
 	"github.com/temper-ppl/temper/internal/runfiles"
+	"github.com/temper-ppl/temper/internal/settings"
 )
 
 // drawsWriter writes the header of a draws file for a run of m with opts
@@ -631,22 +632,9 @@ func (r *Result) writeExchange(w io.Writer) error {
 	return err
 }
 
-// FormatSettings writes sampler settings as (key=value, ...) in key order.
-func FormatSettings(o map[string]string) string {
-	if len(o) == 0 {
-		return ""
-	}
-	var parts []string
-	for k, v := range o {
-		parts = append(parts, k+"="+v)
-	}
-	slices.Sort(parts)
-	return "(" + strings.Join(parts, ", ") + ")"
-}
-
 // describeSampler is the sampler with every setting that applies to it.
 func describeSampler(s infer.Sampler, overrides map[string]string) string {
-	return s.Name + FormatSettings(samplerSettings(s, overrides))
+	return s.Name + settings.Format(samplerSettings(s, overrides))
 }
 
 // samplerSettings is every setting of s, the overrides over the preset's

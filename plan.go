@@ -14,14 +14,8 @@ import (
 
 	"github.com/temper-ppl/temper/infer"
 	"github.com/temper-ppl/temper/internal/checkpoint"
+	"github.com/temper-ppl/temper/internal/settings"
 )
-
-// AutoSampler is the sampler of a run that names none: Plan chooses
-// between NUTS on the full data and SGHMC on minibatches by what their
-// gradients measure, and the escalation table (escalate.go) runs a better
-// kernel when the judgement finds the chosen one failing (DESIGN.md
-// section 7).
-const AutoSampler = "auto"
 
 // The plan's constants.
 const (
@@ -82,7 +76,7 @@ type Plan struct {
 }
 
 // Auto reports whether o leaves the sampler to the plan (Plan).
-func (o Options) Auto() bool { return o.Sampler == "" || o.Sampler == AutoSampler }
+func (o Options) Auto() bool { return o.Sampler == "" || o.Sampler == settings.Auto }
 
 // Plan chooses the sampler of a run whose options name none (or "auto"):
 // NUTS, exact, where its predicted wall time is under a minute, else
@@ -344,20 +338,4 @@ func parseSamplerDescription(desc string) (string, map[string]string) {
 		}
 	}
 	return name, settings
-}
-
-// autoDoc is auto's line in the lists of samplers.
-const autoDoc = "the default: NUTS where a full-data gradient makes it take under a minute, else SGHMC on minibatches; a run that fails its judgement escalates (docs/defaults.md, \"What the defaults do\"); settings choose for it: lr or friction run sghmc, adapt_delta nuts"
-
-// SamplerNames are the samplers a run can name: auto, then infer's
-// presets.
-func SamplerNames() []string { return append([]string{AutoSampler}, infer.SamplerNames()...) }
-
-// SamplerDoc is a sampler's one-line description (infer.SamplerDoc, and
-// auto's).
-func SamplerDoc(name string) string {
-	if name == AutoSampler {
-		return autoDoc
-	}
-	return infer.SamplerDoc(name)
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/temper-ppl/temper/infer/draws"
 	"github.com/temper-ppl/temper/internal/hook"
 	"github.com/temper-ppl/temper/internal/runfiles"
+	"github.com/temper-ppl/temper/internal/settings"
 	"github.com/temper-ppl/temper/lang"
 )
 
@@ -347,7 +348,7 @@ func TestSetRunSetting(t *testing.T) {
 	var o temper.Options
 	for k, v := range map[string]string{"chains": "3", "iters": "1e3", "seed": "7", "keep": "all", "energy_noise": "0.5", "precision": "float32",
 		"threads": "2", "replicas": "4", "batch": "16", "checkpoint": "run.ckpt", "checkpoint-every": "1.5", "resume": "old.ckpt"} {
-		if err := o.SetRunSetting(k, v); err != nil {
+		if err := settings.Set(&o, k, v); err != nil {
 			t.Fatalf("%s=%s: %v", k, v, err)
 		}
 	}
@@ -373,11 +374,11 @@ func TestSetRunSetting(t *testing.T) {
 		{"precision", "half", "precision must be float64 or float32"},
 		{"out", "x", "out names files"},
 	} {
-		if err := o.SetRunSetting(c[0], c[1]); err == nil || !strings.Contains(err.Error(), c[2]) {
+		if err := settings.Set(&o, c[0], c[1]); err == nil || !strings.Contains(err.Error(), c[2]) {
 			t.Errorf("%s=%s: %v, want %q", c[0], c[1], err, c[2])
 		}
 	}
-	if !temper.IsRunSetting("energy_noise") || !temper.IsRunSetting("sampler") || temper.IsRunSetting("lr") {
+	if !settings.IsRunSetting("energy_noise") || !settings.IsRunSetting("sampler") || settings.IsRunSetting("lr") {
 		t.Error("IsRunSetting")
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/temper-ppl/temper"
 	"github.com/temper-ppl/temper/infer"
 	"github.com/temper-ppl/temper/infer/summary"
+	"github.com/temper-ppl/temper/internal/settings"
 	"github.com/temper-ppl/temper/lang"
 )
 
@@ -52,7 +53,7 @@ func init() {
 				return false
 			}},
 		{"run", ":run [SAMPLER] [key=value ...]", "sample the model (Ctrl-C stops the run and keeps its draws)",
-			"Settings start from the infer block and the defaults of temper run (4 chains, 2000 iterations, seed 1).\nThe run keys are temper run's flags: " + strings.Join(temper.RunKeyNames(temper.InREPL), ", ") +
+			"Settings start from the infer block and the defaults of temper run (4 chains, 2000 iterations, seed 1).\nThe run keys are temper run's flags: " + strings.Join(settings.Names(settings.InREPL), ", ") +
 				";\nany other key is a sampler setting (lr=1e-3, scheme=deo, window=auto).\n:help keys describes the run keys, :help samplers lists the samplers, :help SAMPLER its settings.",
 			(*Session).run},
 		{"summary", ":summary [PARAM...]", "the posterior summary of the last run (of some parameters)",
@@ -147,7 +148,7 @@ func (s *Session) command(ctx context.Context, text string) bool {
 }
 
 // runOptions are the options of :run: temper run's defaults, the infer
-// block, then the arguments: run keys (temper.RunKeys) and sampler
+// block, then the arguments: run keys (settings.Keys()) and sampler
 // settings.
 func (s *Session) runOptions(args []string) (temper.Options, error) {
 	opts := temper.Options{Seed: 1} // temper run's default seed
@@ -173,17 +174,17 @@ func (s *Session) runOptions(args []string) (temper.Options, error) {
 		if key == "" || val == "" {
 			return opts, fmt.Errorf("%q: want key=value", a)
 		}
-		if k, ok := temper.LookupRunKey(key); ok {
-			if err := k.Allowed(temper.InREPL); err != nil {
+		if k, ok := settings.Lookup(key); ok {
+			if err := k.Allowed(settings.InREPL); err != nil {
 				return opts, err
 			}
-			if err := opts.SetRunSetting(key, val); err != nil {
+			if err := settings.Set(&opts, key, val); err != nil {
 				return opts, err
 			}
 			continue
 		}
 		if !slices.Contains(infer.SettingNames(), key) {
-			runKeys := temper.RunKeyNames(temper.InREPL)
+			runKeys := settings.Names(settings.InREPL)
 			msg := fmt.Sprintf("%q is neither a run key (%s) nor a sampler setting", key, strings.Join(runKeys, ", "))
 			if near := lang.Suggest(key, append(runKeys, infer.SettingNames()...)); near != "" {
 				msg += fmt.Sprintf("; did you mean %s?", near)
@@ -236,7 +237,7 @@ func (s *Session) run(ctx context.Context, args []string) bool {
 	opts.Progress = s.Progress
 	shown := opts
 	if shown.Sampler == "" {
-		shown.Sampler = temper.DefaultSampler
+		shown.Sampler = settings.Auto
 	}
 	if shown.Chains == 0 {
 		shown.Chains = 4

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/temper-ppl/temper"
 	"github.com/temper-ppl/temper/infer"
+	"github.com/temper-ppl/temper/internal/settings"
 	"github.com/temper-ppl/temper/lang"
 	"github.com/temper-ppl/temper/stdlib"
 )
@@ -50,9 +50,9 @@ func (s *Session) Complete(line string) (candidates []string, wordLen int) {
 		switch c.name {
 		case "run":
 			if arg == 0 && !strings.Contains(word, "=") {
-				pool = append(pool, temper.SamplerNames()...)
+				pool = append(pool, settings.SamplerNames()...)
 			}
-			for _, k := range append(temper.RunKeyNames(temper.InREPL), infer.SettingNames()...) {
+			for _, k := range append(settings.Names(settings.InREPL), infer.SettingNames()...) {
 				pool = append(pool, k+"=")
 			}
 			if k, v, ok := strings.Cut(word, "="); ok {
@@ -72,7 +72,7 @@ func (s *Session) Complete(line string) (candidates []string, wordLen int) {
 			for _, c := range commands {
 				pool = append(pool, c.name)
 			}
-			pool = append(pool, temper.SamplerNames()...)
+			pool = append(pool, settings.SamplerNames()...)
 			pool = append(pool, infer.SettingNames()...)
 			pool = append(pool, stdlib.Names()...)
 			pool = append(pool, sortedKeys(s.env.Functions)...)
@@ -86,7 +86,7 @@ func (s *Session) Complete(line string) (candidates []string, wordLen int) {
 	pool := slices.Clone(keywords)
 	pool = append(pool, sortedKeys(s.env.Functions)...)
 	pool = append(pool, stdlib.Names()...)
-	pool = append(pool, temper.SamplerNames()...)
+	pool = append(pool, settings.SamplerNames()...)
 	for _, k := range lang.TypeKinds {
 		pool = append(pool, string(k))
 	}
@@ -97,7 +97,7 @@ func (s *Session) Complete(line string) (candidates []string, wordLen int) {
 
 // settingValues are the values worth offering for a key of :run.
 func settingValues(key string) []string {
-	if k, ok := temper.LookupRunKey(key); ok {
+	if k, ok := settings.Lookup(key); ok {
 		return k.Choices
 	}
 	switch key {

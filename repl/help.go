@@ -5,8 +5,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/temper-ppl/temper"
 	"github.com/temper-ppl/temper/infer"
+	"github.com/temper-ppl/temper/internal/settings"
 	"github.com/temper-ppl/temper/lang"
 	"github.com/temper-ppl/temper/stdlib"
 )
@@ -67,8 +67,8 @@ func (s *Session) help(args []string) {
 	}
 	switch topic {
 	case "samplers":
-		for _, name := range temper.SamplerNames() {
-			s.printf("  %-18s %s\n", name, temper.SamplerDoc(name))
+		for _, name := range settings.SamplerNames() {
+			s.printf("  %-18s %s\n", name, settings.SamplerDoc(name))
 		}
 		s.printf("\n:help NAME lists a sampler's settings; :run NAME key=value ... runs it.\n")
 		return
@@ -79,8 +79,8 @@ func (s *Session) help(args []string) {
 		return
 	case "keys":
 		s.printf("keys of :run (temper run's flags, with _ for -); any other key is a sampler setting:\n")
-		for _, k := range temper.RunKeys {
-			if k.Allowed(temper.InREPL) == nil {
+		for _, k := range settings.Keys() {
+			if k.Allowed(settings.InREPL) == nil {
 				s.printf("  %-22s %s\n", k.Name+"="+k.Arg, k.Doc)
 			}
 		}
@@ -102,9 +102,9 @@ func (s *Session) help(args []string) {
 		}
 		return
 	}
-	if slices.Contains(temper.SamplerNames(), topic) {
+	if slices.Contains(settings.SamplerNames(), topic) {
 		o, _ := infer.SamplerOptions(topic, nil)
-		s.printf("%s: %s\n", topic, temper.SamplerDoc(topic))
+		s.printf("%s: %s\n", topic, settings.SamplerDoc(topic))
 		for _, k := range sortedKeys(o) {
 			s.printf("  %-20s %-10s %s\n", k, o[k], infer.SettingDoc(k))
 		}
@@ -130,7 +130,7 @@ func (s *Session) help(args []string) {
 		s.printf("%s(%s)   (%s)\n", topic, paramList(sig), what)
 		return
 	}
-	all := append(append(append([]string{}, helpTopics...), temper.SamplerNames()...), infer.SettingNames()...)
+	all := append(append(append([]string{}, helpTopics...), settings.SamplerNames()...), infer.SettingNames()...)
 	for _, c := range commands {
 		all = append(all, c.name)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/temper-ppl/temper/infer/summary"
 	"github.com/temper-ppl/temper/internal/hook"
 	"github.com/temper-ppl/temper/internal/runfiles"
+	"github.com/temper-ppl/temper/internal/settings"
 	"github.com/temper-ppl/temper/lang"
 )
 
@@ -308,7 +309,7 @@ func checkpointNote(opts temper.Options) string {
 	return ""
 }
 
-func formatOptions(o map[string]string) string { return temper.FormatSettings(o) }
+func formatOptions(o map[string]string) string { return settings.Format(o) }
 
 func summaryCommand(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("summary", flag.ContinueOnError)
@@ -407,7 +408,7 @@ func selectReplica(t *draws.Table, path string, n int) (*draws.Table, error) {
 }
 
 func samplersCommand(stdout io.Writer) error {
-	fmt.Fprintf(stdout, "%-9s %s\n          (escalate=auto)\n", temper.AutoSampler, temper.SamplerDoc(temper.AutoSampler))
+	fmt.Fprintf(stdout, "%-9s %s\n          (escalate=auto)\n", settings.Auto, settings.SamplerDoc(settings.Auto))
 	for _, name := range infer.SamplerNames() {
 		o, _ := infer.SamplerOptions(name, nil)
 		fmt.Fprintf(stdout, "%-9s %s\n          %s\n", name, infer.SamplerDoc(name), formatOptions(o))

@@ -12,6 +12,7 @@ import (
 
 	"github.com/temper-ppl/temper"
 	"github.com/temper-ppl/temper/internal/checkpoint"
+	"github.com/temper-ppl/temper/internal/settings"
 	"github.com/temper-ppl/temper/lang"
 )
 
@@ -28,14 +29,14 @@ type config struct {
 	specKeys  []string            // the settings written in sampler = name(...)
 }
 
-// The run keys that name files outside Options (temper.RunKeys).
+// The run keys that name files outside Options (settings.Keys()).
 const (
 	dataKey = "data"
 	outKey  = "out"
 )
 
 func defaultConfig() config {
-	return config{opts: temper.Options{Sampler: temper.DefaultSampler, Chains: 4, Thin: 1, Seed: 1}, optionPos: map[string]lang.Pos{}}
+	return config{opts: temper.Options{Sampler: settings.Auto, Chains: 4, Thin: 1, Seed: 1}, optionPos: map[string]lang.Pos{}}
 }
 
 // fromInferBlock reads the infer block's settings. Paths are relative to the
@@ -57,9 +58,9 @@ func (c *config) fromInferBlock(f *lang.File, modelPath string) error {
 			continue
 		}
 		c.optionPos[s.Key] = s.Pos
-		k, isRunKey := temper.LookupRunKey(s.Key)
+		k, isRunKey := settings.Lookup(s.Key)
 		str, quoted := s.Value.(*lang.String)
-		if !isRunKey || k.Kind != temper.Path || !quoted { // ReadInferBlock reported unquoted paths
+		if !isRunKey || k.Kind != settings.Path || !quoted { // ReadInferBlock reported unquoted paths
 			continue
 		}
 		p := str.Value
@@ -75,10 +76,10 @@ func (c *config) fromInferBlock(f *lang.File, modelPath string) error {
 
 // set gives a run key its value: data adds a file, out replaces the
 // folder, and the other keys set their field of Options.
-func (c *config) set(k temper.RunKey, value string) error {
+func (c *config) set(k settings.RunKey, value string) error {
 	switch {
 	case k.IsField():
-		return c.opts.SetRunSetting(k.Name, value)
+		return settings.Set(&c.opts, k.Name, value)
 	case k.Name == dataKey:
 		c.data = append(c.data, value)
 	case k.Name == outKey:
@@ -101,7 +102,7 @@ func (c *config) check() error {
 			return fmt.Errorf("--resume: %v", err)
 		}
 	}
-	return temper.LocateSettingError(c.opts.Check(), c.opts.Sampler, c.optionPos)
+	return settings.LocateError(c.opts.Check(), c.opts.Sampler, c.optionPos)
 }
 
 // setSampler switches to another sampler, dropping the settings the file
@@ -119,7 +120,7 @@ func (c *config) setSampler(name string) {
 }
 
 // runFlags are temper run's flags: a flag for each run key that the
-// command line may set (temper.RunKeys), --set, --sampler and --quiet.
+// command line may set (settings.Keys()), --set, --sampler and --quiet.
 type runFlags struct {
 	assignments []assignment // the run keys and --set, in the order given
 	sampler     string
@@ -138,12 +139,12 @@ type assignment struct {
 // those it maps to "".
 func defineRunFlags(fs *flag.FlagSet, docs map[string]string) *runFlags {
 	r := &runFlags{}
-	for _, k := range temper.RunKeys {
+	for _, k := range settings.Keys() {
 		doc, replaced := docs[k.Name]
-		if k.Allowed(temper.OnCommandLine) != nil || replaced && doc == "" {
+		if k.Allowed(settings.OnCommandLine) != nil || replaced && doc == "" {
 			continue
 		}
-		fs.Var(&textFlag{arg: k.Arg, isSwitch: k.Kind == temper.Switch, record: func(v string) error {
+		fs.Var(&textFlag{arg: k.Arg, isSwitch: k.Kind == settings.Switch, record: func(v string) error {
 			r.assignments = append(r.assignments, assignment{k.Name, v, "--" + k.Flag})
 			return nil
 		}}, k.Flag, cmp.Or(doc, k.Doc))
@@ -153,7 +154,7 @@ func defineRunFlags(fs *flag.FlagSet, docs map[string]string) *runFlags {
 		if !ok || key == "" || val == "" {
 			return fmt.Errorf("want key=value, got %q", kv)
 		}
-		if k, ok := temper.LookupRunKey(key); ok {
+		if k, ok := settings.Lookup(key); ok {
 			key = k.Name // --set energy-noise=1 is --energy-noise 1
 		}
 		r.assignments = append(r.assignments, assignment{key, val, "--set " + key})
@@ -238,7 +239,7 @@ func (c *config) resumeSeed(flags *runFlags) {
 func (r *runFlags) check() error {
 	var scratch temper.Options
 	for _, a := range r.assignments {
-		k, ok := temper.LookupRunKey(a.key)
+		k, ok := settings.Lookup(a.key)
 		if !ok || !k.IsField() {
 			continue
 		}
@@ -261,7 +262,7 @@ func (c *config) applyFlags(r *runFlags) error {
 	}
 	for _, a := range r.assignments {
 		delete(c.optionPos, a.key) // an error about it is not the file's
-		k, isRunKey := temper.LookupRunKey(a.key)
+		k, isRunKey := settings.Lookup(a.key)
 		if !isRunKey {
 			if c.opts.Settings == nil {
 				c.opts.Settings = map[string]any{}
@@ -310,8 +311,8 @@ func (t *textFlag) IsBoolFlag() bool   { return t.isSwitch }
 // reorderFlags must not pair with the next argument.
 func switchFlags() []string {
 	var names []string
-	for _, k := range temper.RunKeys {
-		if k.Kind == temper.Switch {
+	for _, k := range settings.Keys() {
+		if k.Kind == settings.Switch {
 			names = append(names, k.Flag)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/temper-ppl/temper"
 	"github.com/temper-ppl/temper/infer/draws"
+	"github.com/temper-ppl/temper/internal/settings"
 )
 
 func runCLI(t *testing.T, ctx context.Context, args ...string) (code int, stdout, stderr string) {
@@ -162,7 +163,7 @@ func TestRunFlagsFromTable(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d", code)
 	}
-	for _, k := range temper.RunKeys {
+	for _, k := range settings.Keys() {
 		if want := "--" + k.Flag + " " + k.Arg; !strings.Contains(stderr, want) || !strings.Contains(stderr, k.Doc) {
 			t.Errorf("temper run -h lacks %q or its doc:\n%s", want, stderr)
 		}
@@ -180,12 +181,12 @@ func TestRunFlagsFromTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, k := range temper.RunKeys {
-		written := strings.Contains(string(running), "[--"+k.Flag+" ") || k.Kind == temper.Switch && strings.Contains(string(running), "[--"+k.Flag+"]")
-		if k.Allowed(temper.OnCommandLine) == nil && !written {
+	for _, k := range settings.Keys() {
+		written := strings.Contains(string(running), "[--"+k.Flag+" ") || k.Kind == settings.Switch && strings.Contains(string(running), "[--"+k.Flag+"]")
+		if k.Allowed(settings.OnCommandLine) == nil && !written {
 			t.Errorf("docs/running.md's temper run synopsis lacks --%s", k.Flag)
 		}
-		if k.Allowed(temper.InInferBlock) == nil && !strings.Contains(string(language), "| `"+k.Name+"` |") {
+		if k.Allowed(settings.InInferBlock) == nil && !strings.Contains(string(language), "| `"+k.Name+"` |") {
 			t.Errorf("docs/language.md's infer block table lacks %s", k.Name)
 		}
 	}
