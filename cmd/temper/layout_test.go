@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/temper-ppl/temper"
 	"github.com/temper-ppl/temper/internal/runfiles"
 )
 
