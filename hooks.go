@@ -8,6 +8,7 @@ import (
 	"github.com/temper-ppl/temper/infer/draws"
 	"github.com/temper-ppl/temper/internal/hook"
 	"github.com/temper-ppl/temper/internal/runfiles"
+	"github.com/temper-ppl/temper/lang"
 )
 
 // init gives the command and the REPL, through package hook, what they use
@@ -24,6 +25,10 @@ func init() {
 	hook.ResumeDrawsFile = func(m any, path string, opts any, comments ...string) (*runfiles.Writer, *draws.Table, error) {
 		return m.(*Model).resumeDrawsFile(path, opts.(Options), comments...)
 	}
+	hook.ParseCheck = parseCheck
+	hook.SourceError = sourceError
+	hook.CompileFile = func(f *lang.File, src []byte, data compile.Data) (any, error) { return compileFile(f, src, data) }
+	hook.WithDefaults = func(o any) any { return o.(Options).withDefaults() }
 	hook.InferDraw = func(d any) infer.Draw {
 		x := d.(Draw)
 		return infer.Draw{Chain: x.Chain, Iter: x.Iter, Level: x.Level, LR: x.LR, Temperature: x.Temperature, Cycle: x.Cycle, Values: x.Values, Stats: x.Stats}

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/temper-ppl/temper/compile"
+	"github.com/temper-ppl/temper/internal/godata"
 )
 
 // readInits reads starting points on the constrained scale, as Stan's
@@ -37,8 +37,8 @@ func (m *Model) readInits(path string, chains int) ([][]float64, error) {
 		}
 		values := map[string][]float64{}
 		for name, v := range fields {
-			flat := &compile.Value{}
-			if err := flatten(v, 0, flat); err != nil {
+			flat, err := godata.Value(v)
+			if err != nil {
 				return nil, fmt.Errorf("%s: %s: %v", path, name, err)
 			}
 			values[name] = flat.Values

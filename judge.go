@@ -11,6 +11,7 @@ import (
 
 	"github.com/temper-ppl/temper/infer"
 	"github.com/temper-ppl/temper/infer/summary"
+	"github.com/temper-ppl/temper/internal/words"
 	"github.com/temper-ppl/temper/stdlib"
 )
 
@@ -220,7 +221,7 @@ func judgeConvergence(stats []summary.Stats, chains int, remedy string) []string
 		low := func(v float64) bool { return v < minESS }
 		if s := worstOf(params, e.f, low, false, "%.0f"); s != "" {
 			w = append(w, fmt.Sprintf("%s ESS below %d per chain (%.0f for %s): %s: %s ESS of %s",
-				e.kind, minESSPerChain, minESS, plural(chains, "chain", "chains"), remedy, e.kind, s))
+				e.kind, minESSPerChain, minESS, words.Plural(chains, "chain", "chains"), remedy, e.kind, s))
 		}
 	}
 	return w
@@ -518,7 +519,7 @@ func (r *Result) judgeCyclical(finished []int) []string {
 	}
 	if len(cycles) < minCycles {
 		w = append(w, fmt.Sprintf("the cyclical run's draws come from %s: a summary of one cycle sees one mode at most; raise cycles, or the iterations, so that at least %d cycles keep draws",
-			plural(len(cycles), "cycle", "cycles"), minCycles))
+			words.Plural(len(cycles), "cycle", "cycles"), minCycles))
 	}
 	return w
 }
@@ -547,14 +548,6 @@ func variance(x []float64) float64 {
 		ss += (v - m) * (v - m)
 	}
 	return ss / float64(len(x)-1)
-}
-
-// plural is "1 chain" or "3 chains".
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
 }
 
 // listWords joins names as prose: "a", "a and b", "a, b and c".

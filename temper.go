@@ -10,6 +10,7 @@ import (
 
 	"github.com/temper-ppl/temper/compile"
 	"github.com/temper-ppl/temper/infer"
+	"github.com/temper-ppl/temper/internal/godata"
 	"github.com/temper-ppl/temper/lang"
 )
 
@@ -79,7 +80,7 @@ func sourceError(err error, src []byte) error {
 // values (see the package documentation). The infer block's data files are
 // not read; CompileFile reads them.
 func Compile(name, src string, data map[string]any) (*Model, error) {
-	d, err := goData(data)
+	d, err := godata.Convert(data)
 	if err != nil {
 		return nil, err
 	}
@@ -102,7 +103,7 @@ func CompileFile(path string, data map[string]any) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	d, err := goData(data)
+	d, err := godata.Convert(data)
 	if err != nil {
 		return nil, err
 	}

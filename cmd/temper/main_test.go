@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/temper-ppl/temper"
 	"github.com/temper-ppl/temper/infer/draws"
 	"github.com/temper-ppl/temper/internal/settings"
 )

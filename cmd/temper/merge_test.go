@@ -10,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/temper-ppl/temper"
 	"github.com/temper-ppl/temper/internal/runfiles"
 )
 

@@ -13,6 +13,7 @@ import (
 	"github.com/temper-ppl/temper/compile"
 	"github.com/temper-ppl/temper/infer/plots"
 	"github.com/temper-ppl/temper/lang"
+	"github.com/temper-ppl/temper/sbc"
 )
 
 const sbcUsage = "usage: temper sbc MODEL.ppl --generator GEN.ppl [--data FILE]... [--sampler NAME] [--set key=value]... [--replications N] [--draws L] [--chains C] [--iters K] [--seed S] [--out DIR] [--strict]"
@@ -61,7 +62,7 @@ func sbcCommand(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	replications := fs.Int("replications", 100, "the number `N` of simulated data sets, each sampled once (default 100)")
 	draws := fs.Int("draws", 99, "the number `L` of posterior draws each true value is ranked among, evenly spaced over a run (default 99)")
 	bins := fs.Int("bins", 0, "the number `B` of bins of the χ² test (default: the most, at most 20, expecting 5 ranks or more each)")
-	alpha := fs.Float64("alpha", temper.DefaultSBCAlpha, "the family-wise significance `level`, divided among the parameters (Bonferroni; default 0.001)")
+	alpha := fs.Float64("alpha", sbc.DefaultAlpha, "the family-wise significance `level`, divided among the parameters (Bonferroni; default 0.001)")
 	workers := fs.Int("workers", 0, "the number `W` of replications sampled at once (default: the cores)")
 	fs.Lookup("quiet").Usage = "no progress or heading: the table alone"
 	fs.Usage = func() { printFlags(fs, sbcHeader) }
@@ -87,9 +88,9 @@ func sbcCommand(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	progress := newCountProgress(stderr, flags.quiet, "replications")
-	opts := temper.SBCOptions{Run: cfg.opts, Replications: *replications, Draws: *draws, Bins: *bins, Alpha: *alpha, Workers: *workers,
+	opts := sbc.Options{Run: cfg.opts, Replications: *replications, Draws: *draws, Bins: *bins, Alpha: *alpha, Workers: *workers,
 		OnReplication: progress.count}
-	res, err := temper.SBC(ctx, path, string(src), gen, opts)
+	res, err := sbc.Run(ctx, path, string(src), gen, opts)
 	progress.finish()
 	cancelled := errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
 	if res == nil {
@@ -128,7 +129,7 @@ func sbcCommand(ctx context.Context, args []string, stdout, stderr io.Writer) er
 // programGenerator compiles the generator program at genPath with the data
 // files, for the model at modelPath: the files bind the program's data
 // block, and the model's fields that the program does not generate.
-func programGenerator(genPath, modelPath string, modelSrc []byte, model *lang.File, dataPaths []string) (temper.Generator, error) {
+func programGenerator(genPath, modelPath string, modelSrc []byte, model *lang.File, dataPaths []string) (sbc.Generator, error) {
 	gf, gsrc, err := loadModel(genPath)
 	if err != nil {
 		return nil, err
@@ -141,7 +142,7 @@ func programGenerator(genPath, modelPath string, modelSrc []byte, model *lang.Fi
 	if err != nil {
 		return nil, badf("temper sbc: %v", err)
 	}
-	prog, err := temper.CompileGenerator(genPath, string(gsrc), goValues(genData))
+	prog, err := sbc.CompileGenerator(genPath, string(gsrc), goValues(genData))
 	if err != nil {
 		return nil, badf("%v", err)
 	}
@@ -163,7 +164,7 @@ func goValues(d compile.Data) map[string]any {
 
 // saveSBC writes the calibration's files into dir and the rank
 // histograms beside them.
-func saveSBC(res *temper.SBCResult, dir string) error {
+func saveSBC(res *sbc.Result, dir string) error {
 	if err := res.Save(dir); err != nil {
 		return err
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/temper-ppl/temper/infer"
 	"github.com/temper-ppl/temper/infer/draws"
 	"github.com/temper-ppl/temper/internal/runfiles"
+	"github.com/temper-ppl/temper/lang"
 )
 
 var (
@@ -38,6 +39,23 @@ var (
 	// ResumeDrawsFile readies the draws file at path for the run that
 	// resumes opts.Resume, and returns its writer with the rows it keeps.
 	ResumeDrawsFile func(m any, path string, opts any, comments ...string) (*runfiles.Writer, *draws.Table, error)
+
+	// ParseCheck parses and checks the model source src, named name in
+	// diagnostics; its errors are a *temper.Error.
+	ParseCheck func(name string, src []byte) (*lang.File, error)
+
+	// SourceError is err, where it is a lang.ErrorList, as the *temper.Error
+	// that shows each diagnostic under its line of src.
+	SourceError func(err error, src []byte) error
+
+	// CompileFile compiles f, parsed from src, with data into a
+	// *temper.Model, for package sbc, which parses a model once and binds
+	// each replication's data.
+	CompileFile func(f *lang.File, src []byte, data compile.Data) (any, error)
+
+	// WithDefaults is o, a temper.Options, with its zero fields given
+	// their defaults (4 chains, 2000 iterations, ...).
+	WithDefaults func(o any) any
 
 	// InferDraw is a temper.Draw as infer's, the draw a runfiles.Writer
 	// writes.

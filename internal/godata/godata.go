@@ -1,4 +1,8 @@
-package temper
+// Package godata binds Go values to a model's data block: numbers,
+// nested slices and arrays, and gonum vectors and matrices become the
+// compile.Data that package compile reads. Package temper's Compile and
+// package sbc's generators both bind their data through it.
+package godata
 
 import (
 	"fmt"
@@ -10,10 +14,10 @@ import (
 	"github.com/temper-ppl/temper/compile"
 )
 
-// goData converts the Go values of data fields to compile.Data: numbers,
+// Convert converts the Go values of data fields to compile.Data: numbers,
 // slices and arrays of them nested to any depth, gonum vectors and
 // matrices (also as elements of slices), and compile values as they are.
-func goData(values map[string]any) (compile.Data, error) {
+func Convert(values map[string]any) (compile.Data, error) {
 	data := compile.Data{}
 	keys := make([]string, 0, len(values))
 	for k := range values {
@@ -36,6 +40,16 @@ func goData(values map[string]any) (compile.Data, error) {
 		data[k] = v
 	}
 	return data, nil
+}
+
+// Value is the numbers of x, a number or nested slices of them (as JSON
+// decodes them, say), with its shape; ragged arrays are refused.
+func Value(x any) (*compile.Value, error) {
+	v := &compile.Value{}
+	if err := flatten(x, 0, v); err != nil {
+		return nil, err
+	}
+	return v, nil
 }
 
 // flatten appends the numbers of x, met at nesting depth, to v: the first

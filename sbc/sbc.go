@@ -1,4 +1,11 @@
-package temper
+// Package sbc runs simulation-based calibration (Talts et al. 2018) of
+// temper's samplers on a model: a Generator (a Go function, or a
+// generator program compiled by CompileGenerator) draws a truth and data
+// from the prior, the sampler runs on the data, and the ranks of the truth
+// among the draws, uniform for a calibrated sampler, are tested with
+// Pearson's χ² per parameter (Run, Result.Rejected). temper sbc is its
+// command.
+package sbc
 
 import (
 	"cmp"
@@ -21,8 +28,12 @@ import (
 
 	"gonum.org/v1/gonum/stat/distuv"
 
+	"github.com/temper-ppl/temper"
 	"github.com/temper-ppl/temper/compile"
 	"github.com/temper-ppl/temper/infer/summary"
+	"github.com/temper-ppl/temper/internal/godata"
+	"github.com/temper-ppl/temper/internal/hook"
+	"github.com/temper-ppl/temper/internal/words"
 	"github.com/temper-ppl/temper/lang"
 )
 
@@ -42,9 +53,9 @@ import (
 // data fields, as Compile takes them).
 type Generator func(rng *rand.Rand) (truth map[string]float64, data map[string]any)
 
-// DefaultSBCAlpha is the family-wise significance level of SBC's verdict:
+// DefaultAlpha is the family-wise significance level of SBC's verdict:
 // a parameter rejects uniformity when its χ² p-value is below
-// DefaultSBCAlpha divided by the number of parameters (Bonferroni), so a
+// DefaultAlpha divided by the number of parameters (Bonferroni), so a
 // sampler that draws from the posterior is rejected with probability at
 // most 0.001 whatever the number of parameters. A test at a fixed seed is
 // deterministic; 0.001 is the chance that changing the seed (or any
@@ -53,30 +64,30 @@ type Generator func(rng *rand.Rand) (truth map[string]float64, data map[string]a
 // over 1,000 replications gives p-values below 1e-20, and SGHMC at
 // temperature 0.5 (a posterior 29% too narrow) over 400 gives 6e-19
 // (sbc_test.go).
-const DefaultSBCAlpha = 0.001
+const DefaultAlpha = 0.001
 
-// SBCOptions configure SBC.
-type SBCOptions struct {
+// Options configure SBC.
+type Options struct {
 	// Run is the sampler and its run on each replication's data, as
-	// Model.Sample takes it, with these defaults: 1 chain (the
+	// temper.Model.Sample takes it, with these defaults: 1 chain (the
 	// replications are what make a calibration long), and Iters 10·Draws
 	// per chain, so that draws whose bulk ESS is a tenth of their number
 	// still thin to Draws about independent ones. Run.Seed seeds the whole
 	// calibration: replication r draws from its own stream, so that its
 	// draws do not depend on Workers. Checkpoints, starting points and the
 	// callbacks (OnDraw, Progress) cannot be set.
-	Run Options
+	Run temper.Options
 	// Replications is N, the number of simulated data sets (default 100).
 	Replications int
 	// Draws is L, the posterior draws each true value is ranked among
 	// (default 99, so that the ranks take 100 values).
 	Draws int
 	// Bins is the number of bins of the χ² test of the ranks (default
-	// SBCBins(Replications, Draws): the most bins, at most 20, whose
+	// Bins(Replications, Draws): the most bins, at most 20, whose
 	// expected counts are all at least 5).
 	Bins int
 	// Alpha is the family-wise significance level (default
-	// DefaultSBCAlpha).
+	// DefaultAlpha).
 	Alpha float64
 	// Doublings is the most times a replication is sampled again, with
 	// twice the iterations each time, while some parameter's bulk ESS is
@@ -92,8 +103,8 @@ type SBCOptions struct {
 	OnReplication func(done, total int)
 }
 
-// SBCResult is what simulation-based calibration found.
-type SBCResult struct {
+// Result is what simulation-based calibration found.
+type Result struct {
 	// Params are the columns ranked, in the model's order: every
 	// parameter's and the transformed parameters' the generator gave.
 	Params []string
@@ -116,15 +127,15 @@ type SBCResult struct {
 	// Failures are the replications whose run failed (every chain
 	// diverged, or it kept fewer than Draws draws); they are left out of
 	// the tests.
-	Failures []SBCFailure
+	Failures []Failure
 	// Options are the calibration's, defaults filled in.
-	Options SBCOptions
+	Options Options
 	// Elapsed is the calibration's wall time.
 	Elapsed time.Duration
 }
 
-// SBCFailure is a replication whose run gave no ranks.
-type SBCFailure struct {
+// Failure is a replication whose run gave no ranks.
+type Failure struct {
 	Replication int // counted from 0
 	Err         error
 }
@@ -143,7 +154,7 @@ type RankTest struct {
 	PValue    float64   // P(χ²_DF ≥ Statistic)
 }
 
-// SBCBins is the number of bins SBC tests n ranks on {0, ..., draws}
+// Bins is the number of bins SBC tests n ranks on {0, ..., draws}
 // with: the most bins, at most 20 and at most draws + 1, whose expected
 // counts are all at least 5, the usual condition for the χ²
 // approximation of Pearson's statistic. More bins would see finer
@@ -152,7 +163,7 @@ type RankTest struct {
 // replications a posterior 30% too wide gives p = 1e-6 in 100 bins and
 // 1e-14 in 20 (TestSBCRejectsBrokenSamplers). Talts et al. draw their histograms in 20 bins too. It
 // is 0 when n is too small for two bins.
-func SBCBins(n, draws int) int {
+func Bins(n, draws int) int {
 	values := draws + 1
 	for b := min(values, n/5, 20); b >= 2; b-- {
 		if float64(n)*float64(values/b)/float64(values) >= 5 { // the narrowest bin has values/b ranks
@@ -199,11 +210,11 @@ func RankUniformity(ranks []int, draws, bins int) (RankTest, error) {
 	return t, nil
 }
 
-// SBCRank is the rank of truth among draws: the number of draws below
+// Rank is the rank of truth among draws: the number of draws below
 // it, plus a uniform share of those equal to it (a stuck chain's repeated
 // draws, a parameter at its bound), drawn from rng, so that ties do not
 // bias the rank.
-func SBCRank(truth float64, draws []float64, rng *rand.Rand) int {
+func Rank(truth float64, draws []float64, rng *rand.Rand) int {
 	below, equal := 0, 0
 	for _, d := range draws {
 		switch {
@@ -230,10 +241,10 @@ func thinEvenly(draws []float64, l int) []float64 {
 }
 
 // withDefaults fills the zero fields that have defaults.
-func (o SBCOptions) withDefaults() SBCOptions {
+func (o Options) withDefaults() Options {
 	o.Replications, o.Draws = cmp.Or(o.Replications, 100), cmp.Or(o.Draws, 99)
-	o.Bins = cmp.Or(o.Bins, SBCBins(o.Replications, o.Draws))
-	o.Alpha = cmp.Or(o.Alpha, DefaultSBCAlpha)
+	o.Bins = cmp.Or(o.Bins, Bins(o.Replications, o.Draws))
+	o.Alpha = cmp.Or(o.Alpha, DefaultAlpha)
 	o.Workers, o.Doublings = cmp.Or(o.Workers, runtime.GOMAXPROCS(0)), cmp.Or(o.Doublings, 3)
 	o.Run.Chains = cmp.Or(o.Run.Chains, 1)
 	o.Run.Iters = cmp.Or(o.Run.Iters, (10*o.Draws+o.Run.Chains-1)/o.Run.Chains)
@@ -245,12 +256,12 @@ func (o SBCOptions) withDefaults() SBCOptions {
 		// default, as before sampler auto, unless one is named.
 		o.Run.Sampler = "sghmc"
 	}
-	o.Run = o.Run.withDefaults()
+	o.Run = hook.WithDefaults(o.Run).(temper.Options)
 	return o
 }
 
 // check reports options SBC cannot run.
-func (o SBCOptions) check() error {
+func (o Options) check() error {
 	r := o.Run
 	switch {
 	case o.Replications < 0 || o.Draws < 0 || o.Bins < 0 || o.Workers < 0:
@@ -275,7 +286,7 @@ func (o SBCOptions) check() error {
 	return nil
 }
 
-// SBC runs simulation-based calibration of the sampler opts.Run chooses
+// Run runs simulation-based calibration of the sampler opts.Run chooses
 // on the model whose source is src (named name in diagnostics): for each
 // of opts.Replications replications, gen draws the true parameters and
 // the data, the model is compiled with the data and sampled, opts.Draws
@@ -291,26 +302,26 @@ func (o SBCOptions) check() error {
 // twice the iterations (opts.Doublings times at most), and L draws evenly
 // spaced over a run whose ESS is at least L are at least one
 // autocorrelation time apart. The ESS of each replication is reported
-// (SBCResult.MinESS, LowESS).
+// (Result.MinESS, LowESS).
 //
-// A replication whose run fails is reported in SBCResult.Failures and the
+// A replication whose run fails is reported in Result.Failures and the
 // others go on; a generator whose data do not fit the model, a truth that
 // misses a parameter or names no column, and options that cannot run stop
 // the calibration with an error. When ctx is cancelled SBC returns the
 // replications done so far, tested, with ctx's error.
-func SBC(ctx context.Context, name, src string, gen Generator, opts SBCOptions) (*SBCResult, error) {
+func Run(ctx context.Context, name, src string, gen Generator, opts Options) (*Result, error) {
 	opts = opts.withDefaults()
 	if err := opts.check(); err != nil {
 		return nil, err
 	}
-	f, err := parseCheck(name, []byte(src))
+	f, err := hook.ParseCheck(name, []byte(src))
 	if err != nil {
 		return nil, err
 	}
 	start := time.Now()
 	c := &calibration{src: []byte(src), file: f, gen: gen, opts: opts, ranked: derivedNames(f)}
 	n := opts.Replications
-	res := &SBCResult{Options: opts, Ranks: make([][]int, n), MinESS: make([]float64, n), Iters: make([]int, n)}
+	res := &Result{Options: opts, Ranks: make([][]int, n), MinESS: make([]float64, n), Iters: make([]int, n)}
 	runErr := c.run(ctx, res)
 	res.Elapsed = time.Since(start)
 	cancelled := errors.Is(runErr, context.Canceled) || errors.Is(runErr, context.DeadlineExceeded)
@@ -331,7 +342,7 @@ type calibration struct {
 	src    []byte
 	file   *lang.File
 	gen    Generator
-	opts   SBCOptions
+	opts   Options
 	ranked map[string]bool // the names whose columns may be ranked: parameters and transformed parameters
 
 	mu     sync.Mutex
@@ -358,7 +369,7 @@ func derivedNames(f *lang.File) map[string]bool {
 
 // run samples the replications on opts.Workers goroutines, filling res.
 // It returns the first error that stops the calibration.
-func (c *calibration) run(ctx context.Context, res *SBCResult) error {
+func (c *calibration) run(ctx context.Context, res *Result) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	jobs := make(chan int)
@@ -375,7 +386,7 @@ func (c *calibration) run(ctx context.Context, res *SBCResult) error {
 				switch {
 				case errors.As(err, &failure):
 					mu.Lock()
-					res.Failures = append(res.Failures, SBCFailure{Replication: r, Err: failure.err})
+					res.Failures = append(res.Failures, Failure{Replication: r, Err: failure.err})
 					mu.Unlock()
 				case err != nil:
 					cancel(err)
@@ -403,7 +414,7 @@ func (c *calibration) run(ctx context.Context, res *SBCResult) error {
 	close(jobs)
 	wg.Wait()
 	res.Params = c.params
-	slices.SortFunc(res.Failures, func(a, b SBCFailure) int { return a.Replication - b.Replication })
+	slices.SortFunc(res.Failures, func(a, b Failure) int { return a.Replication - b.Replication })
 	for r, ranks := range res.Ranks {
 		if ranks == nil {
 			res.MinESS[r] = math.NaN()
@@ -425,20 +436,21 @@ func (c *calibration) replication(ctx context.Context, r int) ([]int, float64, i
 	run := c.opts.Run
 	run.Seed = rng.Uint64()
 	truth, data := c.gen(rng)
-	d, err := goData(data)
+	d, err := godata.Convert(data)
 	if err != nil {
 		return nil, 0, 0, fmt.Errorf("sbc: replication %d: the generator's data: %w", r+1, err)
 	}
-	m, err := compileFile(c.file, c.src, d)
+	model, err := hook.CompileFile(c.file, c.src, d)
 	if err != nil {
 		return nil, 0, 0, fmt.Errorf("sbc: replication %d: the generator's data do not fit the model: %w", r+1, err)
 	}
+	m := model.(*temper.Model)
 	cols, err := c.columns(m, truth)
 	if err != nil {
 		return nil, 0, 0, fmt.Errorf("sbc: replication %d: %w", r+1, err)
 	}
 	var (
-		res    *Result
+		res    *temper.Result
 		minESS float64
 	)
 	for doubling := 0; ; doubling++ {
@@ -478,7 +490,7 @@ func (c *calibration) replication(ctx context.Context, r int) ([]int, float64, i
 		if len(pool) < c.opts.Draws {
 			return nil, 0, 0, &replicationFailure{fmt.Errorf("the run kept %d draws of %s, fewer than the %d to rank among", len(pool), col, c.opts.Draws)}
 		}
-		ranks[k] = SBCRank(truth[col], thinEvenly(pool, c.opts.Draws), rng)
+		ranks[k] = Rank(truth[col], thinEvenly(pool, c.opts.Draws), rng)
 	}
 	return ranks, minESS, run.Iters, nil
 }
@@ -488,9 +500,9 @@ func (c *calibration) replication(ctx context.Context, r int) ([]int, float64, i
 // column of a parameter or transformed parameter, with a finite value
 // inside the parameter's bounds; every parameter must have its truth; and
 // every replication must give the same columns.
-func (c *calibration) columns(m *Model, truth map[string]float64) ([]string, error) {
+func (c *calibration) columns(m *temper.Model, truth map[string]float64) ([]string, error) {
 	var cols []string
-	outputs := m.cm.OutputNames()
+	outputs := m.Compiled().OutputNames()
 	for _, col := range outputs {
 		base, _, _ := strings.Cut(col, ".")
 		if _, ok := truth[col]; ok && c.ranked[base] {
@@ -525,7 +537,7 @@ func (c *calibration) columns(m *Model, truth map[string]float64) ([]string, err
 
 // checkSupport reports a true value that is not finite or lies outside
 // its parameter's declared bounds.
-func checkSupport(m *Model, truth map[string]float64) error {
+func checkSupport(m *temper.Model, truth map[string]float64) error {
 	for k, v := range truth {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return fmt.Errorf("the generator's truth has %s = %v", k, v)
@@ -553,7 +565,7 @@ func firstNames(names []string, n int) []string {
 }
 
 // test fills res.Tests from the ranks of the replications that ran.
-func (res *SBCResult) test() error {
+func (res *Result) test() error {
 	res.Tests = make([]RankTest, len(res.Params))
 	for k, p := range res.Params {
 		var ranks []int
@@ -565,7 +577,7 @@ func (res *SBCResult) test() error {
 		if len(ranks) == 0 {
 			return errors.New("sbc: no replication ran to the end")
 		}
-		bins := min(res.Options.Bins, max(2, SBCBins(len(ranks), res.Options.Draws)))
+		bins := min(res.Options.Bins, max(2, Bins(len(ranks), res.Options.Draws)))
 		t, err := RankUniformity(ranks, res.Options.Draws, bins)
 		if err != nil {
 			return fmt.Errorf("sbc: %s: %w", p, err)
@@ -580,13 +592,13 @@ func (res *SBCResult) test() error {
 // Alpha divided by the number of parameters tested (Bonferroni), so that
 // the chance that any parameter of a correct sampler rejects is at most
 // Alpha.
-func (res *SBCResult) Threshold() float64 {
+func (res *Result) Threshold() float64 {
 	return res.Options.Alpha / float64(max(1, len(res.Tests)))
 }
 
 // Rejected are the parameters whose ranks reject uniformity at
 // Threshold.
-func (res *SBCResult) Rejected() []string {
+func (res *Result) Rejected() []string {
 	var out []string
 	for _, t := range res.Tests {
 		if t.PValue < res.Threshold() {
@@ -597,7 +609,7 @@ func (res *SBCResult) Rejected() []string {
 }
 
 // Completed is the number of replications that gave ranks.
-func (res *SBCResult) Completed() int {
+func (res *Result) Completed() int {
 	n := 0
 	for _, row := range res.Ranks {
 		if row != nil {
@@ -609,7 +621,7 @@ func (res *SBCResult) Completed() int {
 
 // LowESS is the number of replications whose draws had a bulk ESS below
 // Draws for some parameter (MinESS).
-func (res *SBCResult) LowESS() int {
+func (res *Result) LowESS() int {
 	n := 0
 	for _, e := range res.MinESS {
 		if e < float64(res.Options.Draws) {
@@ -622,7 +634,7 @@ func (res *SBCResult) LowESS() int {
 // WriteTable writes the test of each parameter (χ², degrees of freedom,
 // p-value, verdict) and the calibration's verdict, with what may weaken
 // it: failed replications and draws whose ESS was below Draws.
-func (res *SBCResult) WriteTable(w io.Writer) error {
+func (res *Result) WriteTable(w io.Writer) error {
 	rows := [][]string{{"param", "chi2", "df", "p", "verdict"}}
 	for _, t := range res.Tests {
 		verdict := "uniform"
@@ -659,7 +671,7 @@ func (res *SBCResult) WriteTable(w io.Writer) error {
 		fmt.Fprintf(&b, "no parameter rejects uniformity")
 	}
 	fmt.Fprintf(&b, " at p < %.3g = %g / %s (Bonferroni: a sampler that draws from the posterior fails with probability at most %g)\n",
-		res.Threshold(), res.Options.Alpha, plural(len(res.Tests), "parameter", "parameters"), res.Options.Alpha)
+		res.Threshold(), res.Options.Alpha, words.Plural(len(res.Tests), "parameter", "parameters"), res.Options.Alpha)
 	var ess []float64
 	for _, e := range res.MinESS {
 		if !math.IsNaN(e) {
@@ -668,7 +680,7 @@ func (res *SBCResult) WriteTable(w io.Writer) error {
 	}
 	if len(ess) > 0 {
 		slices.Sort(ess)
-		fmt.Fprintf(&b, "each replication's lowest bulk ESS: median %.0f, least %.0f, of %s × %d iterations", ess[len(ess)/2], ess[0], plural(res.Options.Run.Chains, "chain", "chains"), res.Options.Run.Iters)
+		fmt.Fprintf(&b, "each replication's lowest bulk ESS: median %.0f, least %.0f, of %s × %d iterations", ess[len(ess)/2], ess[0], words.Plural(res.Options.Run.Chains, "chain", "chains"), res.Options.Run.Iters)
 		doubled, most := 0, 0
 		for _, it := range res.Iters {
 			if it > res.Options.Run.Iters {
@@ -676,7 +688,7 @@ func (res *SBCResult) WriteTable(w io.Writer) error {
 			}
 		}
 		if doubled > 0 {
-			fmt.Fprintf(&b, " (%s sampled again with more, up to %d, for an ESS of %d)", plural(doubled, "replication", "replications"), most, res.Options.Draws)
+			fmt.Fprintf(&b, " (%s sampled again with more, up to %d, for an ESS of %d)", words.Plural(doubled, "replication", "replications"), most, res.Options.Draws)
 		}
 		b.WriteByte('\n')
 	}
@@ -690,15 +702,15 @@ func (res *SBCResult) WriteTable(w io.Writer) error {
 	return err
 }
 
-// The files SBCResult.Save writes.
+// The files Result.Save writes.
 const (
-	SBCRanksFile = "ranks.csv" // WriteRanks
-	SBCFile      = "sbc.json"  // the options, the tests and the failures
+	RanksFile  = "ranks.csv" // WriteRanks
+	ResultFile = "sbc.json"  // the options, the tests and the failures
 )
 
-// Save writes the ranks (SBCRanksFile) and the calibration's options,
-// tests and failures (SBCFile) into dir.
-func (res *SBCResult) Save(dir string) error {
+// Save writes the ranks (RanksFile) and the calibration's options,
+// tests and failures (ResultFile) into dir.
+func (res *Result) Save(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
@@ -706,7 +718,7 @@ func (res *SBCResult) Save(dir string) error {
 	if err := res.WriteRanks(&ranks); err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(dir, SBCRanksFile), []byte(ranks.String()), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, RanksFile), []byte(ranks.String()), 0o644); err != nil {
 		return err
 	}
 	type test struct {
@@ -756,12 +768,12 @@ func (res *SBCResult) Save(dir string) error {
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(dir, SBCFile), append(raw, '\n'), 0o644)
+	return os.WriteFile(filepath.Join(dir, ResultFile), append(raw, '\n'), 0o644)
 }
 
 // WriteRanks writes the ranks as CSV: a column replication (from 1), then
 // a column per parameter; a failed replication has no row.
-func (res *SBCResult) WriteRanks(w io.Writer) error {
+func (res *Result) WriteRanks(w io.Writer) error {
 	var b strings.Builder
 	b.WriteString("replication," + strings.Join(res.Params, ",") + "\n")
 	for r, row := range res.Ranks {
@@ -792,17 +804,17 @@ type GeneratorProgram struct {
 // CompileGenerator parses, checks and compiles the generator program src
 // (named name in diagnostics) with its data, as Compile does a model.
 func CompileGenerator(name, src string, data map[string]any) (*GeneratorProgram, error) {
-	d, err := goData(data)
+	d, err := godata.Convert(data)
 	if err != nil {
 		return nil, err
 	}
-	f, err := parseCheck(name, []byte(src))
+	f, err := hook.ParseCheck(name, []byte(src))
 	if err != nil {
 		return nil, err
 	}
 	g, err := compile.CompileGenerator(f, d)
 	if err != nil {
-		return nil, sourceError(err, []byte(src))
+		return nil, hook.SourceError(err, []byte(src))
 	}
 	return &GeneratorProgram{gen: g, cols: g.Columns()}, nil
 }
@@ -820,11 +832,11 @@ func (p *GeneratorProgram) Columns() []string { return slices.Clone(p.cols) }
 // from the program's own data (its transformed data included); other
 // columns are the program's own business and are left out.
 func (p *GeneratorProgram) For(modelName, modelSrc string, fixed map[string]any) (Generator, error) {
-	f, err := parseCheck(modelName, []byte(modelSrc))
+	f, err := hook.ParseCheck(modelName, []byte(modelSrc))
 	if err != nil {
 		return nil, err
 	}
-	given, err := goData(fixed)
+	given, err := godata.Convert(fixed)
 	if err != nil {
 		return nil, err
 	}

@@ -1,4 +1,4 @@
-package temper_test
+package sbc_test
 
 import (
 	"context"
@@ -13,13 +13,14 @@ import (
 	"time"
 
 	"github.com/temper-ppl/temper"
+	"github.com/temper-ppl/temper/sbc"
 )
 
 // By hand: ranks 0, 0, 1, 3 among 3 draws in 2 bins ({0, 1} and {2, 3})
 // count 3 and 1 where 2 and 2 are expected: χ² = 1 on 1 degree of
 // freedom, whose upper tail is 2(1 − Φ(1)) = 0.3173.
 func TestSBCRankUniformityByHand(t *testing.T) {
-	got, err := temper.RankUniformity([]int{0, 0, 1, 3}, 3, 2)
+	got, err := sbc.RankUniformity([]int{0, 0, 1, 3}, 3, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +32,7 @@ func TestSBCRankUniformityByHand(t *testing.T) {
 	}
 	// 5 rank values in 2 bins: {0, 1} and {2, 3, 4}, expected in
 	// proportion 2 : 3.
-	got, err = temper.RankUniformity([]int{0, 1, 2, 3, 4}, 4, 2)
+	got, err = sbc.RankUniformity([]int{0, 1, 2, 3, 4}, 4, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +43,7 @@ func TestSBCRankUniformityByHand(t *testing.T) {
 		ranks       []int
 		draws, bins int
 	}{{[]int{0, 4}, 3, 2}, {[]int{-1}, 3, 2}, {[]int{0}, 3, 5}, {[]int{0}, 3, 1}, {nil, 3, 2}} {
-		if _, err := temper.RankUniformity(bad.ranks, bad.draws, bad.bins); err == nil {
+		if _, err := sbc.RankUniformity(bad.ranks, bad.draws, bad.bins); err == nil {
 			t.Errorf("ranks %v among %d draws in %d bins: no error", bad.ranks, bad.draws, bad.bins)
 		}
 	}
@@ -57,7 +58,7 @@ func TestSBCBins(t *testing.T) {
 		{9, 99, 0},     // two bins would expect 4.5 each
 		{10, 1, 2},
 	} {
-		if got := temper.SBCBins(c.n, c.draws); got != c.want {
+		if got := sbc.Bins(c.n, c.draws); got != c.want {
 			t.Errorf("SBCBins(%d, %d) = %d, want %d", c.n, c.draws, got, c.want)
 		}
 	}
@@ -70,7 +71,7 @@ func TestSBCRankTies(t *testing.T) {
 	counts := map[int]int{}
 	const n = 3000
 	for range n {
-		counts[temper.SBCRank(1, []float64{0, 1, 1, 2}, rng)]++
+		counts[sbc.Rank(1, []float64{0, 1, 1, 2}, rng)]++
 	}
 	// Each count is binomial(3000, 1/3): sd 25.8, so 130 is 5 sd.
 	for r := 1; r <= 3; r++ {
@@ -78,7 +79,7 @@ func TestSBCRankTies(t *testing.T) {
 			t.Errorf("rank %d drawn %d times of %d, want about %d (all: %v)", r, counts[r], n, n/3, counts)
 		}
 	}
-	if got := temper.SBCRank(0.5, []float64{3, 0, 1, -2}, rng); got != 2 {
+	if got := sbc.Rank(0.5, []float64{3, 0, 1, -2}, rng); got != 2 {
 		t.Errorf("rank of 0.5 among 3, 0, 1, -2 = %d, want 2", got)
 	}
 }
@@ -93,7 +94,7 @@ func TestSBCRejectsBrokenSamplers(t *testing.T) {
 	const (
 		reps, draws, n = 1000, 99, 10
 	)
-	bins := temper.SBCBins(reps, draws)
+	bins := sbc.Bins(reps, draws)
 	for _, c := range []struct {
 		name         string
 		shift, scale float64 // in posterior sds
@@ -117,15 +118,15 @@ func TestSBCRejectsBrokenSamplers(t *testing.T) {
 			for i := range post {
 				post[i] = mean + c.shift*sd + c.scale*sd*rng.NormFloat64()
 			}
-			ranks[r] = []int{temper.SBCRank(mu, post, rng)}
+			ranks[r] = []int{sbc.Rank(mu, post, rng)}
 		}
-		test, err := temper.RankUniformity(column(ranks, 0), draws, bins)
+		test, err := sbc.RankUniformity(column(ranks, 0), draws, bins)
 		if err != nil {
 			t.Fatal(err)
 		}
 		test.Param = "mu"
-		res := &temper.SBCResult{Params: []string{"mu"}, Ranks: ranks, Tests: []temper.RankTest{test},
-			Options: temper.SBCOptions{Draws: draws, Alpha: temper.DefaultSBCAlpha}}
+		res := &sbc.Result{Params: []string{"mu"}, Ranks: ranks, Tests: []sbc.RankTest{test},
+			Options: sbc.Options{Draws: draws, Alpha: sbc.DefaultAlpha}}
 		t.Logf("%s: χ² %.1f on %d df, p = %.3g", c.name, test.Statistic, test.DF, test.PValue)
 		// The exact sampler's p-value is uniform: it falls below the
 		// threshold 0.001 for one seed in 1,000. The broken ones' are
@@ -159,7 +160,7 @@ func readTestdata(t *testing.T, name string) string {
 
 // normalGenerator is the generator of examples/sbc/normal.ppl: mu from
 // N(0, 1), then n observations from N(mu, 1).
-func normalGenerator(n int) temper.Generator {
+func normalGenerator(n int) sbc.Generator {
 	return func(rng *rand.Rand) (map[string]float64, map[string]any) {
 		mu := rng.NormFloat64()
 		y := make([]float64, n)
@@ -236,7 +237,7 @@ func index(name string, i int) string { return name + "." + string(rune('1'+i)) 
 // completed replication has a rank of each parameter in 0..Draws, the
 // tests' counts sum to the completed replications, and the p-values are
 // probabilities.
-func checkRan(t *testing.T, res *temper.SBCResult, params []string) {
+func checkRan(t *testing.T, res *sbc.Result, params []string) {
 	t.Helper()
 	if !slices.Equal(res.Params, params) {
 		t.Fatalf("ranked %v, want %v", res.Params, params)
@@ -273,8 +274,8 @@ func TestSBCNormalSGSamplers(t *testing.T) {
 	for _, sampler := range []string{"sghmc", "sgld"} {
 		t.Run(sampler, func(t *testing.T) {
 			start := time.Now()
-			res, err := temper.SBC(context.Background(), "normal.ppl", src, normalGenerator(10),
-				temper.SBCOptions{Run: temper.Options{Sampler: sampler, Seed: 1}})
+			res, err := sbc.Run(context.Background(), "normal.ppl", src, normalGenerator(10),
+				sbc.Options{Run: temper.Options{Sampler: sampler, Seed: 1}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -292,8 +293,8 @@ func TestSBCNormalSGSamplers(t *testing.T) {
 // p = 6e-19 at seed 1 (at temperature 1, p = 0.61); the test asks for
 // p < 1e-8, so that no seed or change of random stream is near the edge.
 func TestSBCCatchesColdSampler(t *testing.T) {
-	res, err := temper.SBC(context.Background(), "normal.ppl", readTestdata(t, "normal.ppl"), normalGenerator(10),
-		temper.SBCOptions{Replications: 400, Run: temper.Options{Seed: 1, Settings: map[string]any{"temperature": 0.5}}})
+	res, err := sbc.Run(context.Background(), "normal.ppl", readTestdata(t, "normal.ppl"), normalGenerator(10),
+		sbc.Options{Replications: 400, Run: temper.Options{Seed: 1, Settings: map[string]any{"temperature": 0.5}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -339,7 +340,7 @@ func TestSBCModelsSG(t *testing.T) {
 				continue
 			}
 			t.Run(sampler+"/"+c.file, func(t *testing.T) {
-				opts := temper.SBCOptions{Run: temper.Options{Sampler: sampler, Seed: 1}}
+				opts := sbc.Options{Run: temper.Options{Sampler: sampler, Seed: 1}}
 				if c.file == "hierarchy.ppl" {
 					opts.Replications, opts.Run.Iters = 50, 4000
 				}
@@ -351,9 +352,9 @@ func TestSBCModelsSG(t *testing.T) {
 
 // programGenerator is the generator of examples/sbc/NAME.ppl made by
 // its program NAME_gen.ppl with data, and the model's source.
-func programGenerator(t *testing.T, name string, data map[string]any) (temper.Generator, string) {
+func programGenerator(t *testing.T, name string, data map[string]any) (sbc.Generator, string) {
 	t.Helper()
-	prog, err := temper.CompileGenerator(name+"_gen.ppl", readTestdata(t, name+"_gen.ppl"), data)
+	prog, err := sbc.CompileGenerator(name+"_gen.ppl", readTestdata(t, name+"_gen.ppl"), data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -381,8 +382,8 @@ func TestSBCGeneratorProgram(t *testing.T) {
 	if m.NumData() != 10 {
 		t.Errorf("the data have %d rows, want N = 10", m.NumData())
 	}
-	res, err := temper.SBC(context.Background(), "normal.ppl", src, gen,
-		temper.SBCOptions{Run: temper.Options{Seed: 1}, Replications: 20})
+	res, err := sbc.Run(context.Background(), "normal.ppl", src, gen,
+		sbc.Options{Run: temper.Options{Seed: 1}, Replications: 20})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -420,7 +421,7 @@ func TestSBCHierarchyGeneratorProgram(t *testing.T) {
 // replications for a test.
 func TestSBCErrors(t *testing.T) {
 	src := readTestdata(t, "bounded.ppl")
-	with := func(edit func(truth map[string]float64, data map[string]any)) temper.Generator {
+	with := func(edit func(truth map[string]float64, data map[string]any)) sbc.Generator {
 		return func(rng *rand.Rand) (map[string]float64, map[string]any) {
 			truth, data := boundedGenerator(rng)
 			edit(truth, data)
@@ -429,18 +430,18 @@ func TestSBCErrors(t *testing.T) {
 	}
 	for _, c := range []struct {
 		name string
-		gen  temper.Generator
-		opts temper.SBCOptions
+		gen  sbc.Generator
+		opts sbc.Options
 		want string
 	}{
-		{"no truth", with(func(truth map[string]float64, _ map[string]any) { delete(truth, "p") }), temper.SBCOptions{}, "truth has no p"},
-		{"unknown column", with(func(truth map[string]float64, _ map[string]any) { truth["q"] = 1 }), temper.SBCOptions{}, "truth has q, which is no column"},
-		{"out of bounds", with(func(truth map[string]float64, _ map[string]any) { truth["p"] = 1.5 }), temper.SBCOptions{}, "p = 1.5, outside its bounds [0, 1]"},
-		{"bad data", with(func(_ map[string]float64, data map[string]any) { data["y"] = []int{2} }), temper.SBCOptions{}, "do not fit the model"},
-		{"too few", boundedGenerator, temper.SBCOptions{Replications: 9}, "too few for a χ² test"},
-		{"unknown sampler", boundedGenerator, temper.SBCOptions{Run: temper.Options{Sampler: "nope"}}, "nope"},
+		{"no truth", with(func(truth map[string]float64, _ map[string]any) { delete(truth, "p") }), sbc.Options{}, "truth has no p"},
+		{"unknown column", with(func(truth map[string]float64, _ map[string]any) { truth["q"] = 1 }), sbc.Options{}, "truth has q, which is no column"},
+		{"out of bounds", with(func(truth map[string]float64, _ map[string]any) { truth["p"] = 1.5 }), sbc.Options{}, "p = 1.5, outside its bounds [0, 1]"},
+		{"bad data", with(func(_ map[string]float64, data map[string]any) { data["y"] = []int{2} }), sbc.Options{}, "do not fit the model"},
+		{"too few", boundedGenerator, sbc.Options{Replications: 9}, "too few for a χ² test"},
+		{"unknown sampler", boundedGenerator, sbc.Options{Run: temper.Options{Sampler: "nope"}}, "nope"},
 	} {
-		_, err := temper.SBC(context.Background(), "bounded.ppl", src, c.gen, c.opts)
+		_, err := sbc.Run(context.Background(), "bounded.ppl", src, c.gen, c.opts)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %v, want %q", c.name, err, c.want)
 		}
@@ -452,7 +453,7 @@ func TestSBCErrors(t *testing.T) {
 func TestSBCCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	res, err := temper.SBC(ctx, "bounded.ppl", readTestdata(t, "bounded.ppl"), boundedGenerator, temper.SBCOptions{
+	res, err := sbc.Run(ctx, "bounded.ppl", readTestdata(t, "bounded.ppl"), boundedGenerator, sbc.Options{
 		Run:           temper.Options{Seed: 1},
 		OnReplication: func(done, total int) { cancel() },
 	})
@@ -468,7 +469,7 @@ func TestSBCCancelled(t *testing.T) {
 // generators and the columns ranked.
 var sbcModels = []struct {
 	file   string
-	gen    temper.Generator
+	gen    sbc.Generator
 	params []string
 }{
 	{"hierarchy.ppl", hierarchyGenerator, []string{"mu", "tau", "eta.1", "eta.2", "eta.3", "eta.4", "theta.1", "theta.2", "theta.3", "theta.4"}},
@@ -495,7 +496,7 @@ func TestSBCExact(t *testing.T) {
 	for _, sampler := range []string{"nuts", "hmc", "mala"} {
 		for _, c := range sbcModels {
 			t.Run(sampler+"/"+c.file, func(t *testing.T) {
-				opts := temper.SBCOptions{Replications: 200, Run: temper.Options{Sampler: sampler, Seed: 1, Settings: map[string]any{"warmup": 500}}}
+				opts := sbc.Options{Replications: 200, Run: temper.Options{Sampler: sampler, Seed: 1, Settings: map[string]any{"warmup": 500}}}
 				checkUniform(t, calibrate(t, c.file, c.gen, c.params, opts))
 			})
 		}
@@ -504,7 +505,7 @@ func TestSBCExact(t *testing.T) {
 
 // checkUniform fails the test when a calibration rejected the uniformity
 // of a parameter's ranks or lost a replication.
-func checkUniform(t *testing.T, res *temper.SBCResult) {
+func checkUniform(t *testing.T, res *sbc.Result) {
 	t.Helper()
 	if rejected := res.Rejected(); len(rejected) > 0 || len(res.Failures) > 0 {
 		t.Errorf("ranks not uniform for %v (%d failed replications)", rejected, len(res.Failures))
@@ -513,10 +514,10 @@ func checkUniform(t *testing.T, res *temper.SBCResult) {
 
 // calibrate runs SBC of the model file of examples/sbc with gen and opts,
 // checks that the machinery ranked params, and logs the tests' table.
-func calibrate(t *testing.T, file string, gen temper.Generator, params []string, opts temper.SBCOptions) *temper.SBCResult {
+func calibrate(t *testing.T, file string, gen sbc.Generator, params []string, opts sbc.Options) *sbc.Result {
 	t.Helper()
 	start := time.Now()
-	res, err := temper.SBC(context.Background(), file, readTestdata(t, file), gen, opts)
+	res, err := sbc.Run(context.Background(), file, readTestdata(t, file), gen, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -553,8 +554,8 @@ func TestSBCParallelTempering(t *testing.T) {
 		sampler string
 		uniform bool
 	}{{"pt", true}, {"nuts", false}} {
-		opts := temper.SBCOptions{Replications: 100, Run: temper.Options{Sampler: c.sampler, Seed: 1, Settings: map[string]any{"warmup": 300}}}
-		res, err := temper.SBC(context.Background(), "bimodal.ppl", readTestdata(t, "bimodal.ppl"), bimodalGenerator, opts)
+		opts := sbc.Options{Replications: 100, Run: temper.Options{Sampler: c.sampler, Seed: 1, Settings: map[string]any{"warmup": 300}}}
+		res, err := sbc.Run(context.Background(), "bimodal.ppl", readTestdata(t, "bimodal.ppl"), bimodalGenerator, opts)
 		if err != nil {
 			t.Fatal(err)
 		}
