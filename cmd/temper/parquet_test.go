@@ -12,7 +12,6 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
-	"github.com/temper-ppl/temper"
 	"github.com/temper-ppl/temper/internal/runfiles"
 )
 

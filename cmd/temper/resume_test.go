@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/temper-ppl/temper"
 	"github.com/temper-ppl/temper/internal/checkpoint"
 	"github.com/temper-ppl/temper/internal/runfiles"
 )
