@@ -29,6 +29,10 @@ func init() {
 	hook.SourceError = sourceError
 	hook.CompileFile = func(f *lang.File, src []byte, data compile.Data) (any, error) { return compileFile(f, src, data) }
 	hook.WithDefaults = func(o any) any { return o.(Options).withDefaults() }
+	hook.ReadInferBlock = func(o any, f *lang.File) error { return o.(*Options).readInferBlock(f) }
+	hook.CheckData = func(o any, numData int) error { return o.(Options).checkData(numData) }
+	hook.MemoryWarning = func(m any, opts any) string { return m.(*Model).memoryWarning(opts.(Options)) }
+	hook.WriteExact = func(r any, w io.Writer) error { return r.(*Result).writeExact(w) }
 	hook.InferDraw = func(d any) infer.Draw {
 		x := d.(Draw)
 		return infer.Draw{Chain: x.Chain, Iter: x.Iter, Level: x.Level, LR: x.LR, Temperature: x.Temperature, Cycle: x.Cycle, Values: x.Values, Stats: x.Stats}

@@ -258,7 +258,7 @@ func (e suggestion) Unwrap() error { return e.err }
 // a setting that is unknown, does not apply or has an impossible value (an
 // *infer.SettingError, which LocateSettingError can place in a file).
 func (o Options) Check() error {
-	if o.withDefaults().Auto() {
+	if o.withDefaults().auto() {
 		if err := o.checkAuto(); err != nil {
 			return err
 		}
@@ -320,14 +320,14 @@ func (o Options) runOptions() infer.Options {
 	}
 }
 
-// ReadInferBlock sets the fields of o that the infer block of f gives:
+// readInferBlock sets the fields of o that the infer block of f gives:
 // the sampler and its settings (sampler = sghmc(lr = 1e-3), or any key that
 // is not a run key) and the run keys (RunKeys); data and out name files
 // for the caller and are only checked to be quoted. Fields the block does
 // not set are left as they are. Bad values and settings are reported at
 // their place in the file (an ErrorList), the sampler's settings checked
 // by building it.
-func (o *Options) ReadInferBlock(f *lang.File) error {
+func (o *Options) readInferBlock(f *lang.File) error {
 	if f == nil || f.Infer == nil {
 		return nil
 	}

@@ -24,7 +24,7 @@ import (
 // opts.OnDraw (or call it from there), and Flush at the end.
 func (m *Model) drawsWriter(w io.Writer, opts Options, comments ...string) (*runfiles.Writer, error) {
 	opts = opts.withDefaults()
-	if opts.Auto() {
+	if opts.auto() {
 		// The header names the sampler: where sampler auto's choice rests
 		// on the clock, only the run knows it (Options.OnAttempt).
 		p, fixed, err := m.planFixed(opts)
@@ -180,7 +180,7 @@ func (r *Result) WriteTable(w io.Writer) error {
 			return err
 		}
 	}
-	if err := r.WriteExact(w); err != nil {
+	if err := r.writeExact(w); err != nil {
 		return err
 	}
 	if err := r.writeExchange(w); err != nil {
@@ -192,11 +192,11 @@ func (r *Result) WriteTable(w io.Writer) error {
 	return nil
 }
 
-// WriteExact writes, for an exact sampler's run, each chain's adapted
+// writeExact writes, for an exact sampler's run, each chain's adapted
 // step size and what its transitions after warm-up did: mean leapfrog
 // steps, tree depth and acceptance, divergences, trees cut at the maximum
 // depth, and E-BFMI; nothing for the other samplers.
-func (r *Result) WriteExact(w io.Writer) error {
+func (r *Result) writeExact(w io.Writer) error {
 	if r.Exact == nil {
 		return nil
 	}

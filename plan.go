@@ -75,8 +75,8 @@ type Plan struct {
 	Settings map[string]string
 }
 
-// Auto reports whether o leaves the sampler to the plan (Plan).
-func (o Options) Auto() bool { return o.Sampler == "" || o.Sampler == settings.Auto }
+// auto reports whether o leaves the sampler to the plan (Plan).
+func (o Options) auto() bool { return settings.IsAuto(o.Sampler) }
 
 // Plan chooses the sampler of a run whose options name none (or "auto"):
 // NUTS, exact, where its predicted wall time is under a minute, else
@@ -114,7 +114,7 @@ func (m *Model) Plan(opts Options) (Plan, error) {
 // when the choice is left to the measured costs.
 func (m *Model) planFixed(opts Options) (p Plan, fixed bool, err error) {
 	opts = opts.withDefaults()
-	if !opts.Auto() {
+	if !opts.auto() {
 		return Plan{Sampler: opts.Sampler, Reason: "named by the run's options"}, true, nil
 	}
 	if err := opts.runOptions().Validate(m.Dim()); err != nil {

@@ -141,10 +141,10 @@ var runKeys = []settings.RunKey{
 		Set: path(func(o *Options, p string) { o.Resume = p })},
 }
 
-// CheckData reports run options that the model's data make impossible,
+// checkData reports run options that the model's data make impossible,
 // once the model is compiled: a minibatch larger than the numData rows of
 // its plate, or any minibatch for a model without a plate.
-func (o Options) CheckData(numData int) error {
+func (o Options) checkData(numData int) error {
 	switch {
 	case o.Batch > 0 && numData == 0:
 		return fmt.Errorf("batch = %d, but the model has no plate (no rows of data to minibatch); leave batch out", o.Batch)

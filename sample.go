@@ -112,7 +112,7 @@ func (m *Model) Sample(ctx context.Context, opts Options) (*Result, error) {
 	}
 	opts.defaultIters = opts.Iters == 0
 	opts = opts.withDefaults()
-	if opts.Auto() {
+	if opts.auto() {
 		return m.sampleAuto(ctx, opts)
 	}
 	return m.sampleOnce(ctx, opts)
@@ -141,7 +141,7 @@ func (m *Model) sampleOnce(ctx context.Context, opts Options) (*Result, error) {
 	if err := opts.checkRun(); err != nil {
 		return nil, err
 	}
-	if err := opts.CheckData(m.NumData()); err != nil {
+	if err := opts.checkData(m.NumData()); err != nil {
 		return nil, err
 	}
 	r := &Result{Options: opts, model: m, sampler: s, settings: settings}
@@ -180,7 +180,7 @@ func (m *Model) sampleOnce(ctx context.Context, opts Options) (*Result, error) {
 		return nil, err
 	}
 	r.Result, r.Stopped = res, err
-	if w := m.MemoryWarning(opts); w != "" {
+	if w := m.memoryWarning(opts); w != "" {
 		r.Warnings = append([]string{w}, r.Warnings...)
 	}
 	r.announce(opts.Progress, "judging the draws: R-hat, ESS and drift of every column")
@@ -205,12 +205,12 @@ func (r *Result) announce(progress func(Progress), step string) {
 	}
 }
 
-// MemoryWarning says, when the model's memory-mapped data (large .npy
+// memoryWarning says, when the model's memory-mapped data (large .npy
 // arrays) is larger than the memory the process may fill and its
 // minibatches draw rows at random, that batch_blocks would read the file
 // in stretches rather than a page per row; "" otherwise. temper run
 // prints it before sampling; Sample adds it to the Result's warnings.
-func (m *Model) MemoryWarning(opts Options) string {
+func (m *Model) memoryWarning(opts Options) string {
 	mapped, avail := m.cm.MappedBytes(), sysmem.Available()
 	minibatched := opts.Batch > 0 || opts.Batch == 0 && m.NumData() > 10_000 // a tuned run's own minibatches (infer's largeData)
 	if mapped == 0 || avail == 0 || mapped <= avail || !minibatched || opts.BatchBlocks > 0 || opts.Batch >= m.NumData() {

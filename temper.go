@@ -270,7 +270,7 @@ func (m *Model) InferOptions() (Options, error) {
 	if m.file == nil {
 		return o, nil
 	}
-	err := o.ReadInferBlock(m.file)
+	err := o.readInferBlock(m.file)
 	return o, err
 }
 

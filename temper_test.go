@@ -398,7 +398,7 @@ func TestInferBlockRunKeys(t *testing.T) {
 			t.Fatal(err)
 		}
 		var o temper.Options
-		if err := o.ReadInferBlock(f); err == nil || !strings.Contains(err.Error(), c.want) {
+		if err := hook.ReadInferBlock(&o, f); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want %q", c.block, err, c.want)
 		}
 	}
@@ -416,7 +416,7 @@ func TestCheckData(t *testing.T) {
 		{11, 10, "batch = 11 is more than the 10 rows of the data"},
 		{5, 0, "the model has no plate"},
 	} {
-		err := temper.Options{Batch: c.batch}.CheckData(c.rows)
+		err := hook.CheckData(temper.Options{Batch: c.batch}, c.rows)
 		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
 			t.Errorf("batch %d of %d rows: %v, want %q", c.batch, c.rows, err, c.want)
 		}

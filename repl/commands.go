@@ -12,6 +12,7 @@ import (
 	"github.com/temper-ppl/temper"
 	"github.com/temper-ppl/temper/infer"
 	"github.com/temper-ppl/temper/infer/summary"
+	"github.com/temper-ppl/temper/internal/hook"
 	"github.com/temper-ppl/temper/internal/settings"
 	"github.com/temper-ppl/temper/lang"
 )
@@ -152,7 +153,7 @@ func (s *Session) command(ctx context.Context, text string) bool {
 // settings.
 func (s *Session) runOptions(args []string) (temper.Options, error) {
 	opts := temper.Options{Seed: 1} // temper run's default seed
-	if err := opts.ReadInferBlock(s.file); err != nil {
+	if err := hook.ReadInferBlock(&opts, s.file); err != nil {
 		return opts, err
 	}
 	for i, a := range args {
@@ -226,7 +227,7 @@ func (s *Session) run(ctx context.Context, args []string) bool {
 	if m == nil {
 		return false
 	}
-	if err := opts.CheckData(m.NumData()); err != nil {
+	if err := hook.CheckData(opts, m.NumData()); err != nil {
 		s.printError(err)
 		return false
 	}
@@ -352,7 +353,7 @@ func (s *Session) diag() {
 		s.printf("%-12s %9.0f %9.0f %7.3f\n", st.Name, st.ESSBulk, st.ESSTail, st.Rhat)
 	}
 	s.printf("\nworst over the parameters: R-hat %s, bulk ESS %s, tail ESS %s\n", formatStat(d.MaxRhat, "%.3f"), formatStat(d.MinESSBulk, "%.0f"), formatStat(d.MinESSTail, "%.0f"))
-	res.WriteExact(s.out)
+	hook.WriteExact(res, s.out)
 	defer func() {
 		if len(res.Warnings) > 0 {
 			s.printf("\n")

@@ -191,7 +191,7 @@ func (s *Session) enterBlocks(name string, src []byte) {
 	if err == nil && f.Infer != nil {
 		// The infer block's sampler settings are checked by building it.
 		var o temper.Options
-		if err := o.ReadInferBlock(program); err != nil && !errors.As(err, &list) {
+		if err := hook.ReadInferBlock(&o, program); err != nil && !errors.As(err, &list) {
 			s.printError(err)
 			return
 		}

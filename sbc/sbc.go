@@ -33,6 +33,7 @@ import (
 	"github.com/temper-ppl/temper/infer/summary"
 	"github.com/temper-ppl/temper/internal/godata"
 	"github.com/temper-ppl/temper/internal/hook"
+	"github.com/temper-ppl/temper/internal/settings"
 	"github.com/temper-ppl/temper/internal/words"
 	"github.com/temper-ppl/temper/lang"
 )
@@ -251,7 +252,7 @@ func (o Options) withDefaults() Options {
 	if o.Run.Threads == 0 && o.Workers > 1 {
 		o.Run.Threads = 1
 	}
-	if o.Run.Auto() {
+	if settings.IsAuto(o.Run.Sampler) {
 		// A calibration checks one sampler: the stochastic-gradient
 		// default, as before sampler auto, unless one is named.
 		o.Run.Sampler = "sghmc"

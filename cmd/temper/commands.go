@@ -108,7 +108,7 @@ func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	if err := cfg.opts.CheckData(m.NumData()); err != nil {
+	if err := hook.CheckData(cfg.opts, m.NumData()); err != nil {
 		return badf("temper run: %v", err)
 	}
 	return sample(ctx, path, m, cfg, stdout, stderr, flags.quiet)
@@ -216,10 +216,10 @@ func sample(ctx context.Context, path string, m *compile.Model, cfg config, stdo
 	opts.OnDraw = func(d temper.Draw) error {
 		return w.Write(hook.InferDraw(d))
 	}
-	if w := model.MemoryWarning(opts); w != "" && !quiet {
+	if w := hook.MemoryWarning(model, opts); w != "" && !quiet {
 		fmt.Fprintf(stderr, "warning: %s\n", w)
 	}
-	if !opts.Auto() { // a named sampler is its own first attempt
+	if !settings.IsAuto(opts.Sampler) { // a named sampler is its own first attempt
 		if err := opts.OnAttempt(temper.Attempt{Number: 1, Sampler: opts.Sampler, Options: opts}, nil); err != nil {
 			return err
 		}

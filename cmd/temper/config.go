@@ -12,6 +12,7 @@ import (
 
 	"github.com/temper-ppl/temper"
 	"github.com/temper-ppl/temper/internal/checkpoint"
+	"github.com/temper-ppl/temper/internal/hook"
 	"github.com/temper-ppl/temper/internal/settings"
 	"github.com/temper-ppl/temper/lang"
 )
@@ -45,7 +46,7 @@ func (c *config) fromInferBlock(f *lang.File, modelPath string) error {
 	if f.Infer == nil {
 		return nil
 	}
-	if err := c.opts.ReadInferBlock(f); err != nil {
+	if err := hook.ReadInferBlock(&c.opts, f); err != nil {
 		return err
 	}
 	dir := filepath.Dir(modelPath)

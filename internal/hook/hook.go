@@ -57,6 +57,22 @@ var (
 	// their defaults (4 chains, 2000 iterations, ...).
 	WithDefaults func(o any) any
 
+	// ReadInferBlock sets the fields of o, a *temper.Options, that the
+	// infer block of f gives (temper.Model.InferOptions for a parsed file).
+	ReadInferBlock func(o any, f *lang.File) error
+
+	// CheckData reports run options o (a temper.Options) that a model's
+	// numData rows make impossible: a minibatch larger than the data.
+	CheckData func(o any, numData int) error
+
+	// MemoryWarning says, for a run of m (a *temper.Model) with opts,
+	// when its memory-mapped data would be read a page per row.
+	MemoryWarning func(m any, opts any) string
+
+	// WriteExact writes an exact sampler's adaptation and transitions of
+	// r, a *temper.Result (the REPL's :exact).
+	WriteExact func(r any, w io.Writer) error
+
 	// InferDraw is a temper.Draw as infer's, the draw a runfiles.Writer
 	// writes.
 	InferDraw func(d any) infer.Draw

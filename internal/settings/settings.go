@@ -20,6 +20,10 @@ import (
 // between NUTS on the full data and SGHMC on minibatches.
 const Auto = "auto"
 
+// IsAuto reports whether a run that names sampler leaves it to the plan
+// (temper.Model.Plan): auto, or none.
+func IsAuto(sampler string) bool { return sampler == "" || sampler == Auto }
+
 // keys is the table of run keys, in the order help lists them (Register).
 var keys []RunKey
 
