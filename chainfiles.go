@@ -16,7 +16,7 @@ import (
 )
 
 // saveChainFiles writes the target level's draws of each chain into its
-// own file in CmdStan's layout (ChainFile), which R's rstan::read_stan_csv,
+// own file in CmdStan's layout (runfiles.ChainFile), which R's rstan::read_stan_csv,
 // cmdstanr and ArviZ's from_cmdstan read as one chain each: CmdStan's
 // comment header (model, num_samples, num_warmup, save_warmup, thin, the
 // algorithm and its settings, id, seed), the sampler diagnostics as

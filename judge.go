@@ -197,7 +197,7 @@ func (r *Result) judgeGenerated(finished []int) []string {
 }
 
 // judge replaces the judgement in Warnings by a fresh one, after the run
-// or after Prepend changed the draws; the run's own warnings stay first.
+// or after prepend changed the draws; the run's own warnings stay first.
 func (r *Result) judge() {
 	fresh := r.Judge()
 	r.Warnings = append(r.Warnings[:len(r.Warnings)-r.judged:len(r.Warnings)-r.judged], fresh...)

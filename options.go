@@ -256,7 +256,7 @@ func (e suggestion) Unwrap() error { return e.err }
 
 // Check reports what building o's sampler refuses: an unknown sampler, or
 // a setting that is unknown, does not apply or has an impossible value (an
-// *infer.SettingError, which LocateSettingError can place in a file).
+// *infer.SettingError, which settings.LocateError can place in a file).
 func (o Options) Check() error {
 	if o.withDefaults().auto() {
 		if err := o.checkAuto(); err != nil {
@@ -322,7 +322,7 @@ func (o Options) runOptions() infer.Options {
 
 // readInferBlock sets the fields of o that the infer block of f gives:
 // the sampler and its settings (sampler = sghmc(lr = 1e-3), or any key that
-// is not a run key) and the run keys (RunKeys); data and out name files
+// is not a run key) and the run keys (runKeys); data and out name files
 // for the caller and are only checked to be quoted. Fields the block does
 // not set are left as they are. Bad values and settings are reported at
 // their place in the file (an ErrorList), the sampler's settings checked

@@ -150,7 +150,7 @@ func (r *Result) SaveSummaries(dir string) error {
 // split R-hat, over the draws of the target level of the chains that
 // finished (a chain that diverged is left out: Finished). It is computed
 // once (the judgement, the table and summary.csv all read it: ESS and
-// R-hat are FFTs over every column) and again only after Prepend.
+// R-hat are FFTs over every column) and again only after prepend.
 func (r *Result) Summary() []summary.Stats {
 	if r.stats == nil {
 		r.stats = make([]summary.Stats, len(r.Columns))

@@ -38,11 +38,11 @@ type Result struct {
 	sampler  infer.Sampler
 	settings map[string]string
 	// stats caches Summary, and grouped the regions of the finished chains
-	// (nil: not yet grouped); Prepend clears both.
+	// (nil: not yet grouped); prepend clears both.
 	stats   []summary.Stats
 	grouped *groupedRegions
 	// judged counts the warnings at the end of Warnings that are Judge's,
-	// which Prepend replaces when the draws change.
+	// which prepend replaces when the draws change.
 	judged int
 	// chainIDs number a merged run's chains (from 1); nil for a run's own.
 	chainIDs []int
