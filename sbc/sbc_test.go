@@ -151,7 +151,7 @@ func column(rows [][]int, k int) []int {
 
 func readTestdata(t *testing.T, name string) string {
 	t.Helper()
-	src, err := os.ReadFile(filepath.Join("examples", "sbc", name))
+	src, err := os.ReadFile(filepath.Join("..", "examples", "sbc", name))
 	if err != nil {
 		t.Fatal(err)
 	}
