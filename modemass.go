@@ -25,7 +25,8 @@ import (
 // few hundred optimisations on the full data, so it is made for ladder
 // runs, where modes are the point, and on request (Result.Modes).
 
-// Mode is one mode of a run's draws.
+// Mode is one mode of a run's draws, as Result.Modes finds them: how much
+// of the posterior each basin holds tells a multimodal run from a stuck one.
 type Mode struct {
 	// Mass is the share of the draws in the mode's basin, MassSE its
 	// standard error from the spread of the chains' shares.

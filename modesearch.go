@@ -54,7 +54,7 @@ const searchBudget = 5 * time.Second
 // change the summary.
 const minSearchShare = 0.01
 
-// SearchedMode is a mode the search found.
+// SearchedMode is a mode the search found (ModeSearch.Modes).
 type SearchedMode struct {
 	// At is its location, the parameters' columns constrained; Theta the
 	// same point on the unconstrained scale.
@@ -67,7 +67,8 @@ type SearchedMode struct {
 	Starts int
 }
 
-// ModeSearch is what the search before sampling found.
+// ModeSearch is what the search before sampling found (Result.Search):
+// several modes are why sampler auto runs parallel tempering.
 type ModeSearch struct {
 	Modes []SearchedMode
 	// Relabelled says the modes beyond the first are the first with the

@@ -153,11 +153,14 @@ type Options struct {
 	defaultIters bool
 }
 
-// Progress is what a run reports after each iteration (infer.Progress).
+// Progress is what Options.Progress receives after each iteration, for a
+// progress display: the count, and the run's health so far; its Describe
+// is the note temper run shows beside the count.
 type Progress = infer.Progress
 
 // Draw is one kept state of one chain (of one level of its ladder, with
-// KeepAll).
+// KeepAll), as Options.OnDraw and Model.Draws receive it while the run goes
+// on, so that a caller can watch or stream the draws.
 type Draw struct {
 	Chain int // counted from 0
 	Iter  int // counted from 0 at the end of burn-in

@@ -261,7 +261,9 @@ type Diagnostics struct {
 	Exchange *ExchangeDiagnostics
 }
 
-// ExchangeDiagnostics say what the ladders of a replica-exchange run did.
+// ExchangeDiagnostics say what the ladders of a replica-exchange run did
+// (Diagnostics.Exchange): swap rates and round trips show whether the
+// ladder mixes.
 type ExchangeDiagnostics struct {
 	Scheme string
 	Window int
