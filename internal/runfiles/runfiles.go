@@ -113,7 +113,7 @@ func (w *Writer) Write(d infer.Draw) error {
 		return w.w.Write(d.Chain+1, d.Iter+1, d.Values)
 	}
 	if len(d.Values) > len(w.row) || len(d.Stats) != w.stats {
-		return fmt.Errorf("runfiles: a draw of %d values and %d diagnostics for %d columns", len(d.Values), len(d.Stats), len(w.row))
+		return fmt.Errorf("temper: a draw of %d values and %d diagnostics for %d columns", len(d.Values), len(d.Stats), len(w.row))
 	}
 	copy(w.row, d.Values)
 	copy(w.row[len(w.row)-w.stats:], d.Stats)
