@@ -123,7 +123,7 @@ func (r *Result) findModes() ([]Mode, error) {
 		}
 		starts[i] = theta
 	}
-	groups := m.groupAscents(m.ascendAll(starts, ascentTimeLimit))
+	groups := m.groupAscents(m.ascendAll(starts, ascentTimeLimit, false))
 	type cluster struct {
 		at      []float64
 		lp      float64
@@ -183,9 +183,18 @@ func (m *Model) gradientTime() (time.Duration, error) {
 
 // ascendAll climbs from every start on the cores, each ascent stopped at
 // limit: the ends (nil where an ascent failed) and their log densities.
-func (m *Model) ascendAll(starts [][]float64, limit time.Duration) ([][]float64, []float64) {
+// With convergedOnly, an ascent stopped by its iteration or time limit
+// counts as failed too: where it ended depends on how far it got (and
+// so, by the time limit, on the machine's load), not on a mode.
+func (m *Model) ascendAll(starts [][]float64, limit time.Duration, convergedOnly bool) ([][]float64, []float64) {
 	ends, lps := make([][]float64, len(starts)), make([]float64, len(starts))
-	parallelFor(len(starts), func(i int) { ends[i], lps[i] = ascend(m, starts[i], limit) })
+	parallelFor(len(starts), func(i int) {
+		var converged bool
+		ends[i], lps[i], converged = ascend(m, starts[i], limit)
+		if convergedOnly && !converged {
+			ends[i] = nil
+		}
+	})
 	return ends, lps
 }
 
@@ -233,9 +242,11 @@ func (m *Model) groupAscents(ends [][]float64, lps []float64) []*modeGroup {
 }
 
 // ascend climbs the log density from theta to a local maximum with
-// L-BFGS and returns it and the log density there; nil if the ascent
-// failed (a density that is not finite on the way).
-func ascend(m *Model, theta []float64, limit time.Duration) ([]float64, float64) {
+// L-BFGS and returns it, the log density there and whether the ascent
+// converged (its gradient or its function stopped changing) rather than
+// ran into its iteration or time limit; nil if the ascent failed (a
+// density that is not finite on the way).
+func ascend(m *Model, theta []float64, limit time.Duration) ([]float64, float64, bool) {
 	problem := optimize.Problem{
 		Func: func(x []float64) float64 {
 			lp, err := m.LogDensity(x, nil)
@@ -259,10 +270,11 @@ func ascend(m *Model, theta []float64, limit time.Duration) ([]float64, float64)
 	settings := &optimize.Settings{GradientThreshold: 1e-6, MajorIterations: 1000, Runtime: limit}
 	res, err := optimize.Minimize(problem, slices.Clone(theta), settings, &optimize.LBFGS{})
 	if res == nil || math.IsInf(res.F, 0) || math.IsNaN(res.F) {
-		return nil, 0
+		return nil, 0, false
 	}
 	_ = err // an ascent stopped by its iteration limit still ends near its mode
-	return res.X, -res.F
+	converged := res.Status == optimize.GradientThreshold || res.Status == optimize.FunctionConvergence
+	return res.X, -res.F, converged
 }
 
 // writeModes writes a ladder run's modes under the summary: each one's

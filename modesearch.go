@@ -35,7 +35,12 @@ const (
 const maxSearchDim = 500
 
 // searchAscentLimit bounds one ascent of the search: its starts over the
-// cores share about searchBudget.
+// cores share about searchBudget. An ascent stopped by it (or by its
+// iterations) found no mode and is left out, so that what the search
+// finds does not depend on the machine's load: under load, ascents of a
+// centred hierarchy (whose density grows without bound toward its
+// funnel's neck) stopped at scattered points that were taken for modes,
+// and a unimodal model was tempered.
 const searchAscentLimit = 300 * time.Millisecond
 
 // sameModeSDs is how far apart, in the sds of a mode's Laplace
@@ -108,7 +113,7 @@ func (m *Model) searchModes(seed uint64) (*ModeSearch, error) {
 		}
 	}
 	var modes []SearchedMode
-	for _, g := range m.groupAscents(m.ascendAll(starts, searchAscentLimit)) {
+	for _, g := range m.groupAscents(m.ascendAll(starts, searchAscentLimit, true)) {
 		at, err := m.ConstrainParams(g.at)
 		if err != nil {
 			return nil, err
