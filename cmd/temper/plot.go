@@ -22,7 +22,8 @@ const plotUsage = "usage: temper plot RUN_DIR|DRAWS.csv|CHAIN.csv... [--kind tra
 	"       temper plot RUN_DIR --kind index|ladder|swaps [--chain N] [--rounds N] [--out FILE]   (replica exchange)\n" +
 	"       temper plot RUN_DIR --kind schedule [--out FILE]   (cyclical SG-MCMC)\n" +
 	"       temper plot RUN_DIR --kind khat [--out FILE]   (a run made with --log-lik: PSIS-LOO's Pareto k̂)\n" +
-	"       temper plot RUN_DIR --kind ppc|ppc-stat|loo-pit --model MODEL.ppl --y y --yrep y_rep [--stat mean] [--out FILE]   (predictive checks)\n" +
+	"       temper plot RUN_DIR --kind ppc|ppc-stat|loo-pit --model MODEL.ppl --y y --yrep y_rep [--stat mean] [--log1p] [--out FILE]   (predictive checks)\n" +
+	"       temper plot RUN_DIR --kind reference --reference REF.json [--params a,b,...] [--out FILE]   (the posterior against a reference's)\n" +
 	"       temper plot RUN_DIR --kind modes --model MODEL.ppl [--modes MODES.csv [--radius r] [--min-draws n]] [--out FILE]   (a 2-D model)\n" +
 	"       temper plot RUN_DIR --kind modes [--out FILE]   (a ladder run of any model: the draws on their first two principal components, by mode)"
 
@@ -32,7 +33,7 @@ func plotCommand(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("plot", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprintln(stderr, plotUsage); fs.PrintDefaults() }
-	kind := fs.String("kind", "trace", strings.Join(plots.Kinds, ", ")+"; index, ladder or swaps (replica exchange); schedule (cyclical runs); or modes (a 2-D target's density under the draws; with more parameters, or without --model, the draws on their first two principal components, coloured by the run's modes)")
+	kind := fs.String("kind", "trace", strings.Join(plots.Kinds, ", ")+"; reference (each parameter's density against a reference posterior's, --reference); index, ladder or swaps (replica exchange); schedule (cyclical runs); or modes (a 2-D target's density under the draws; with more parameters, or without --model, the draws on their first two principal components, coloured by the run's modes)")
 	model := fs.String("model", "", "with --kind modes: the model, of two unconstrained parameters, whose density the draws are drawn over")
 	modes := fs.String("modes", "", "with --kind modes: a CSV of mode centres (two columns named as the parameters): mark them and count those covered")
 	radius := fs.Float64("radius", 0.25, "with --modes: a draw within this distance of a centre counts for its mode")
@@ -44,8 +45,10 @@ func plotCommand(args []string, stdout, stderr io.Writer) error {
 	rounds := fs.Int("rounds", 0, "with --kind index or ladder: draw the first N exchange rounds only, where a long run's paths would fill the plot (0: all)")
 	yName := fs.String("y", "", "with --kind ppc, ppc-stat or loo-pit: the data field the model observes (y)")
 	yrepName := fs.String("yrep", "", "with --kind ppc, ppc-stat or loo-pit: the generated quantity that replicates it (y_rep)")
+	log1p := fs.Bool("log1p", false, "with --kind ppc: draw log(1 + y) and its replications' log(1 + y_rep), for counts with a long tail")
+	refPath := fs.String("reference", "", "with --kind reference: a JSON file of the reference posterior, "+referenceFormat)
 	statistic := fs.String("stat", "mean", "with --kind ppc-stat: mean, sd, median, min, max or zeros (the share of zeros)")
-	flags, pos := reorderFlags(args)
+	flags, pos := reorderFlags(args, "log1p")
 	if err := fs.Parse(flags); err != nil {
 		return badf("temper plot: %v", err)
 	}
@@ -59,7 +62,7 @@ func plotCommand(args []string, stdout, stderr io.Writer) error {
 		return plotSchedule(pos[0], *out, stdout)
 	}
 	if slices.Contains(checkKinds, *kind) {
-		return plotCheck(pos[0], *kind, checkSpec{model: *model, y: *yName, yrep: *yrepName, stat: *statistic}, *out, stdout)
+		return plotCheck(pos[0], *kind, checkSpec{model: *model, y: *yName, yrep: *yrepName, stat: *statistic, log1p: *log1p}, *out, stdout)
 	}
 	t, err := readDraws(pos)
 	if err != nil {
@@ -79,9 +82,12 @@ func plotCommand(args []string, stdout, stderr io.Writer) error {
 			path = filepath.Join(pos[0], path)
 		}
 	}
-	if *kind == "modes" {
+	switch *kind {
+	case "modes":
 		cols, err = plotModes(path, pos[0], t, *model, *modes, *radius, *minDraws)
-	} else {
+	case "reference":
+		err = plotReference(t, cols, *refPath, path)
+	default:
 		err = plots.Write(path, *kind, t, cols, nil)
 	}
 	if err != nil {

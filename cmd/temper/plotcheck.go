@@ -23,7 +23,13 @@ var checkKinds = []string{"khat", "ppc", "ppc-stat", "loo-pit"}
 
 // checkSpec is what a predictive check plots: the data field and the
 // generated quantity that replicates it, of the model whose data they are.
-type checkSpec struct{ model, y, yrep, stat string }
+// With log1p, ppc draws log(1 + y) and log(1 + y_rep): a long tail of
+// counts (the roaches' reach 300) leaves the bulk of them in one bin
+// otherwise.
+type checkSpec struct {
+	model, y, yrep, stat string
+	log1p                bool
+}
 
 // plotCheck draws one of the model checks of a run.
 func plotCheck(dir, kind string, c checkSpec, out string, stdout io.Writer) error {
@@ -71,9 +77,24 @@ func plotCheck(dir, kind string, c checkSpec, out string, stdout io.Writer) erro
 	if madeWithPrior(dir) {
 		what = "prior predictive replications"
 	}
+	if c.log1p && kind != "ppc" {
+		return badf("temper plot: --log1p is for --kind ppc, not %s", kind)
+	}
 	switch kind {
 	case "ppc":
-		err = plots.WritePPC(out, c.y, y, counts, reps, what)
+		name := c.y
+		if c.log1p {
+			if y, err = logOnePlus(y, "the data's "+c.y); err != nil {
+				return badf("temper plot: %v", err)
+			}
+			for d := range reps {
+				if reps[d], err = logOnePlus(reps[d], c.yrep); err != nil {
+					return badf("temper plot: %v", err)
+				}
+			}
+			name, counts = "log(1 + "+c.y+")", false
+		}
+		err = plots.WritePPC(out, name, y, counts, reps, what)
 	case "ppc-stat":
 		f, ok := statistics[c.stat]
 		if !ok {
@@ -95,6 +116,18 @@ func plotCheck(dir, kind string, c checkSpec, out string, stdout io.Writer) erro
 	}
 	_, err = fmt.Fprintf(stdout, "%s plot of %s against %s in %s\n", kind, c.y, c.yrep, out)
 	return err
+}
+
+// logOnePlus is log(1 + x) of each value, which must be above -1.
+func logOnePlus(x []float64, what string) ([]float64, error) {
+	out := make([]float64, len(x))
+	for i, v := range x {
+		if !(v > -1) {
+			return nil, fmt.Errorf("--log1p: %s has the value %g, where log(1 + y) is undefined", what, v)
+		}
+		out[i] = math.Log1p(v)
+	}
+	return out, nil
 }
 
 // statistics are ppc-stat's test statistics.

@@ -92,11 +92,15 @@ func WritePPC(path, name string, y []float64, counts bool, reps [][]float64, wha
 	counts = counts && hi-lo <= 60 // few counts: each one's share; many: a density
 	p := newPlot(fmt.Sprintf("%s: %s (%d draws, light) and the data (dark)", name, what, len(reps)), name, "density")
 	p.X.Min, p.X.Max = lo, hi
+	// One bandwidth, the data's, for every curve: the curves then differ by
+	// their values alone, and a replication whose quartiles coincide (many
+	// zeros) is not drawn with a needle of a kernel.
+	h := bandwidth(y, lo, hi)
 	curve := func(x []float64) plotter.XYs {
 		if counts {
 			return countShares(x, lo, hi)
 		}
-		return density(x, lo, hi)
+		return densityWith(x, lo, hi, h)
 	}
 	if counts {
 		p.Y.Label.Text = "share"
@@ -142,6 +146,12 @@ func countShares(x []float64, lo, hi float64) plotter.XYs {
 // density is a Gaussian kernel density estimate of x on 200 points from
 // lo to hi, with Silverman's bandwidth 0.9 min(sd, IQR/1.34) n^-1/5.
 func density(x []float64, lo, hi float64) plotter.XYs {
+	return densityWith(x, lo, hi, bandwidth(x, lo, hi))
+}
+
+// bandwidth is Silverman's bandwidth of x, 0.9 min(sd, IQR/1.34) n^-1/5,
+// or a tenth of its spread where that is zero.
+func bandwidth(x []float64, lo, hi float64) float64 {
 	s := slices.Clone(x)
 	slices.Sort(s)
 	sd := stat.StdDev(s, nil)
@@ -150,6 +160,12 @@ func density(x []float64, lo, hi float64) plotter.XYs {
 	if !(h > 0) {
 		h = math.Max(sd, 1e-3*(hi-lo)) * 0.1
 	}
+	return h
+}
+
+// densityWith is the Gaussian kernel density estimate of x with
+// bandwidth h on 200 points from lo to hi.
+func densityWith(s []float64, lo, hi, h float64) plotter.XYs {
 	const n = 200
 	pts := make(plotter.XYs, n)
 	for i := range pts {
