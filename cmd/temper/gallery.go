@@ -99,7 +99,7 @@ type galleryProgram struct {
 // galleryFigure is one temper plot of a page.
 type galleryFigure struct {
 	file, caption string
-	args          []string // temper plot's flags after RUN_DIR
+	args          []string // temper plot's flags after RUN_DIR; {model}, {dir} and {root} are the run's model, the page's folder and the examples folder
 	// run is the label of the run the figure shows (default the first).
 	run string
 }
@@ -264,6 +264,9 @@ type galleryRuns struct {
 	// headlines are the figures the results recorded for a slow page's
 	// reduced check, in the order recorded.
 	headlines []headline
+	// facts are figures the results recorded for a fast page's answer
+	// (gallery_cases.go), by name.
+	facts map[string]any
 }
 
 // galleryRunOut is one run's output folders, one per seed.
@@ -376,8 +379,8 @@ func makePage(ctx context.Context, p galleryPage, root, out string, stderr io.Wr
 		if err != nil {
 			return nil, fmt.Errorf("figure %s: %v", f.file, err)
 		}
-		sub := strings.NewReplacer("{model}", filepath.Join(dir, r.run.modelFile()), "{dir}", dir)
-		shownSub := strings.NewReplacer("{model}", filepath.Join("examples", p.pageDir(), r.run.modelFile()), "{dir}", filepath.Join("examples", p.pageDir()))
+		sub := strings.NewReplacer("{model}", filepath.Join(dir, r.run.modelFile()), "{dir}", dir, "{root}", root)
+		shownSub := strings.NewReplacer("{model}", filepath.Join("examples", p.pageDir(), r.run.modelFile()), "{dir}", filepath.Join("examples", p.pageDir()), "{root}", "examples")
 		from := r.run.shownOut(p)
 		if len(r.run.seeds) > 0 {
 			from = filepath.Join(from, strconv.Itoa(r.run.seeds[0]))
@@ -424,8 +427,25 @@ func makePage(ctx context.Context, p galleryPage, root, out string, stderr io.Wr
 		models = append(models, pageModel{path, filepath.ToSlash(filepath.Join("examples", p.pageDir(), r.modelFile())), string(src)})
 	}
 	_, noReadme := os.Stat(filepath.Join(dir, "README.md"))
-	took := fmt.Sprintf("The runs took %s on %s.", duration(runs.seconds), machine())
-	page := galleryPageText(p, models, noReadme == nil, commands, body, took)
+	var page []byte
+	if p.slow {
+		took := fmt.Sprintf("The runs took %s on %s.", duration(runs.seconds), machine())
+		page = galleryPageText(p, models, noReadme == nil, commands, body, took)
+	} else {
+		first, err := loadCaseRun(runs, p, p.pageRuns()[0].label)
+		if err != nil {
+			return nil, err
+		}
+		checks, err := caseChecks(runs, p)
+		if err != nil {
+			return nil, fmt.Errorf("its checks: %v", err)
+		}
+		answer, err := caseAnswer(runs, p, first)
+		if err != nil {
+			return nil, err
+		}
+		page = casePageText(p, models, noReadme == nil, commands, checks, body, answer)
+	}
 	if p.slow {
 		start := time.Now()
 		figures, err := reducedFigures(ctx, p, root)
@@ -536,6 +556,52 @@ func galleryPageText(p galleryPage, models []pageModel, hasReadme bool, commands
 		}
 		fmt.Fprintf(&b, "![%s](figures/%s)\n\n%s\n\n", strings.TrimSuffix(f.file, ".svg"), f.file, caption)
 	}
+	return []byte(b.String())
+}
+
+// casePageText is a fast page's Markdown, a case study: the question;
+// the model, its own comment as prose; the commands; the checks (the
+// runs' diagnostics, the results or the posterior, the figures); and the
+// answer, its numbers from the runs.
+func casePageText(p galleryPage, models []pageModel, hasReadme bool, commands []string, checks, results, answer string) []byte {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %s\n\n", p.title)
+	fmt.Fprintf(&b, "_%s. A case study made by `temper gallery`, every number on it from the runs ([how](../index.md))", capitalise(p.shows))
+	if hasReadme {
+		b.WriteString("; the example's own page is [README.md](README.md)")
+	}
+	b.WriteString("._\n\n")
+	fmt.Fprintf(&b, "## Question\n\n%s\n\n", strings.TrimSpace(caseStudies[p.name].question))
+	b.WriteString("## Model\n\n")
+	prose, body := headerComment(models[0].src)
+	if prose != "" {
+		b.WriteString(prose + "\n\n")
+	}
+	if p.about != "" {
+		b.WriteString(strings.TrimSpace(p.about) + "\n\n")
+	}
+	for i, m := range models {
+		src := strings.TrimSpace(m.src)
+		if i == 0 {
+			src = body
+		}
+		if len(models) > 1 {
+			fmt.Fprintf(&b, "`%s`:\n\n", m.shown)
+		}
+		fmt.Fprintf(&b, "```stan\n%s\n```\n\n", src)
+	}
+	fmt.Fprintf(&b, "## Run\n\n```sh\n%s\n```\n\n", strings.Join(commands, "\n"))
+	b.WriteString("## Checks\n\n" + strings.TrimSpace(checks) + "\n\n")
+	if p.results != nil {
+		b.WriteString("### Results\n\n_Computed from the runs' folders by `temper gallery` (cmd/temper/gallery_results.go)._\n\n" + strings.TrimSpace(results) + "\n\n")
+	} else {
+		b.WriteString("### The posterior (seed 1, the infer block's settings)\n\n" + strings.TrimSpace(results) + "\n\n")
+	}
+	b.WriteString("### Figures\n\n")
+	for _, f := range p.figures {
+		fmt.Fprintf(&b, "![%s](figures/%s)\n\n%s\n\n", strings.TrimSuffix(f.file, ".svg"), f.file, f.caption)
+	}
+	fmt.Fprintf(&b, "## Answer\n\n%s\n", answer)
 	return []byte(b.String())
 }
 
@@ -782,23 +848,33 @@ func machine() string {
 	return name
 }
 
-// summaryMarkdown is the first rows of a posterior summary as a Markdown
-// table, with the count of rows not shown.
+// summaryMarkdown is a posterior summary as a Markdown table: every row
+// when there are at most rows + 2 (a fold that hides two rows hides
+// nothing worth it), else the first rows and then, folded in an HTML
+// details element, the whole table.
 func summaryMarkdown(stats []summary.Stats, rows int) string {
-	var b strings.Builder
-	b.WriteString("| parameter | mean | sd | 5% | 50% | 95% | bulk ESS | R-hat |\n|---|---|---|---|---|---|---|---|\n")
-	for i, s := range stats {
-		if i == rows {
-			fmt.Fprintf(&b, "\n(and %d more)\n", len(stats)-rows)
-			break
+	table := func(stats []summary.Stats) string {
+		var b strings.Builder
+		b.WriteString("| parameter | mean | sd | 5% | 50% | 95% | bulk ESS | tail ESS | R-hat |\n|---|---|---|---|---|---|---|---|---|\n")
+		for _, s := range stats {
+			fmt.Fprintf(&b, "| %s |", s.Name)
+			for _, v := range []float64{s.Mean, s.SD, s.Q5, s.Q50, s.Q95} {
+				fmt.Fprintf(&b, " %s |", strconv.FormatFloat(v, 'g', 4, 64))
+			}
+			for _, v := range []string{strconv.FormatFloat(s.ESSBulk, 'f', 0, 64), strconv.FormatFloat(s.ESSTail, 'f', 0, 64), strconv.FormatFloat(s.Rhat, 'f', 3, 64)} {
+				if v == "NaN" { // a constant, or a 0/1 indicator that never changes in a chain
+					v = "–"
+				}
+				fmt.Fprintf(&b, " %s |", v)
+			}
+			b.WriteString("\n")
 		}
-		fmt.Fprintf(&b, "| %s |", s.Name)
-		for _, v := range []float64{s.Mean, s.SD, s.Q5, s.Q50, s.Q95, s.ESSBulk, s.Rhat} {
-			fmt.Fprintf(&b, " %s |", strconv.FormatFloat(v, 'g', 4, 64))
-		}
-		b.WriteString("\n")
+		return b.String()
 	}
-	return b.String()
+	if len(stats) <= rows+2 {
+		return table(stats)
+	}
+	return fmt.Sprintf("%s\n<details><summary>all %d rows</summary>\n\n%s\n</details>\n", table(stats[:rows]), len(stats), table(stats))
 }
 
 func capitalise(s string) string {
@@ -816,7 +892,7 @@ func galleryIndex(pages []galleryPage) []byte {
 	b.WriteString("Each page runs an example of this folder, with its infer block and the default seed or several runs side by side, and shows the model, the commands, the posterior or the runs' comparison, and the figures `temper plot` draws of them. `temper gallery` makes the pages of this first table (`go run -tags purego ./cmd/temper gallery`, the portable kernels, so that every machine makes the same bytes); CI runs `temper gallery --check` and fails when a page is stale; `temper gallery --html DIR` writes the pages as a static site to read offline.\n\n")
 	row := func(p galleryPage) {
 		link := filepath.ToSlash(p.pageFile())
-		fmt.Fprintf(&b, "| <a href=\"%s\"><img src=\"%s/figures/%s\" width=\"240\" alt=\"%s\"></a> | [%s](%s) | %s |\n",
+		fmt.Fprintf(&b, "| <a href=\"%s\"><img src=\"%s/figures/%s\" width=\"280\" alt=\"%s\"></a> | [%s](%s) | %s |\n",
 			link, p.pageDir(), p.figures[0].file, p.title, p.title, link, p.shows)
 	}
 	b.WriteString("| | page | what it shows |\n|---|---|---|\n")

@@ -97,6 +97,8 @@ func modesResults(g *galleryRuns) (string, error) {
 	if len(rows) != len(weights) {
 		return "", fmt.Errorf("five modes, defaults: the modes found are not the mixture's centres: %+v", five.Modes)
 	}
+	g.fact("five modes: sampler", five.Sampler)
+	g.fact("five modes: TV", number(tv))
 	fmt.Fprintf(&b, "**Five modes, the defaults.** The mode search found %s modes and the run was `%s`, %d round trips on its ladders (communication barrier Λ = %.2f); total-variation distance of the masses from the weights %.3f:\n\n", searched(five), five.Sampler, five.RoundTrips, five.Barrier, tv)
 	b.WriteString(mdTable([]string{"centre", "weight", "mass (temper)"}, rows))
 
@@ -121,6 +123,8 @@ func modesResults(g *galleryRuns) (string, error) {
 			got, se = md.Mass, md.MassSE
 		}
 	}
+	g.fact("double well: left", fmt.Sprintf("%.3f ± %.3f", got, se))
+	g.fact("double well: exact", fmt.Sprintf("%.3f", left))
 	fmt.Fprintf(&b, "\n**The double well**, U(x) = 4(x² − 1)² + 0.6x, with the defaults: the search found %s modes, the run was `%s`, and the left mode's mass is %.3f ± %.3f against %.3f by quadrature.\n", searched(well), well.Sampler, got, se, left)
 
 	// Label switching.
@@ -149,6 +153,8 @@ func modesResults(g *galleryRuns) (string, error) {
 			masses = append(masses, fmt.Sprintf("%.3f ± %.3f at θ = %.2f", md.Mass, md.MassSE, md.At["theta"]))
 		}
 	}
+	g.fact("log Z", fmt.Sprintf("%.3f ± %.3f", sq.LogZ, sq.LogZSE))
+	g.fact("log Z: exact", fmt.Sprintf("%.3f", exact))
 	fmt.Fprintf(&b, "\n**log Z.** `squared.ppl` (θ ~ N(0, 2²), y ~ N(θ², 1)) has two modes of equal mass; pt on the power path gives log Z = %.3f ± %.3f against %.3f by quadrature, and mode masses %s (exact 0.5 each). `temper compare` ranks such runs by log Z and prints their log Bayes factors.\n", sq.LogZ, sq.LogZSE, exact, strings.Join(masses, " and "))
 	return b.String(), nil
 }

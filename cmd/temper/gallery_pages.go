@@ -12,9 +12,11 @@ var fastPages = []galleryPage{
 			{file: "trace.svg", caption: "The draws of mu and tau against the iteration, a colour per chain, beside their histograms.", args: []string{"--kind", "trace", "--params", "mu,tau"}},
 			{file: "rank.svg", caption: "Rank plots: each chain's share of the ranks among all draws is flat when the chains agree.", args: []string{"--kind", "rank", "--params", "mu,tau"}},
 			{file: "pair.svg", caption: "mu, tau and the first school's effect against each other: the funnel in tau.", args: []string{"--kind", "pair", "--params", "mu,tau,theta.1"}},
+			{file: "ppc.svg", caption: "The posterior predictive check: the density of the eight observed effects (dark) over those of 50 replicated experiments, y_rep, each drawn from a posterior draw of theta with the schools' own standard errors.", args: []string{"--kind", "ppc", "--model", "{model}", "--y", "y", "--yrep", "y_rep"}},
 		}},
 	{name: "logistic", title: "German credit: Bayesian logistic regression", shows: "the README's first command, checked against Stan's NUTS posterior",
 		figures: []galleryFigure{
+			{file: "reference.svg", caption: "The intercept and the first five coefficients: this run's density (solid) over Stan's NUTS posterior (dashed, a normal of the reference's mean and sd, examples/data/german_credit.reference.json); each panel's title gives both means and sds and Δmean/sd.", args: []string{"--kind", "reference", "--reference", "{root}/data/german_credit.reference.json", "--params", "alpha,beta.1,beta.2,beta.3,beta.4,beta.5"}},
 			{file: "trace.svg", caption: "The intercept and the first two coefficients over the iterations, beside their histograms.", args: []string{"--kind", "trace", "--params", "alpha,beta.1,beta.2"}},
 			{file: "density.svg", caption: "Each chain's density of the same three: the chains agree.", args: []string{"--kind", "density", "--params", "alpha,beta.1,beta.2"}},
 			{file: "acf.svg", caption: "Autocorrelation of each chain: the draws decorrelate within a few iterations.", args: []string{"--kind", "acf", "--params", "alpha,beta.1"}},
@@ -38,6 +40,7 @@ var fastPages = []galleryPage{
 		figures: []galleryFigure{
 			{file: "trace.svg", caption: "The treatment's coefficient, the dispersion and the rate ratio exp(beta.2) generated for each draw, over the iterations.", args: []string{"--kind", "trace", "--params", "beta.2,phi,rate_ratio"}},
 			{file: "pair.svg", caption: "The intercept, the pre-treatment count's coefficient and the dispersion against each other.", args: []string{"--kind", "pair", "--params", "alpha,beta.1,phi"}},
+			{file: "ppc.svg", caption: "The posterior predictive check on log(1 + y): the counts reach the hundreds, and on their own scale every curve is a spike at zero. The density of the 262 observed counts (dark) over those of 50 replicated data sets, y_rep.", args: []string{"--kind", "ppc", "--model", "{model}", "--y", "y", "--yrep", "y_rep", "--log1p"}},
 		}},
 	{name: "funnel", title: "Neal's funnel with NUTS: divergences, and the reparameterisation that removes them", shows: "the exact sampler nuts with Stan's warm-up, on the centred and the non-centred funnel",
 		runs: []galleryRun{{}, {label: "centred", model: "centred.ppl"}},

@@ -972,6 +972,12 @@ func warmupResults(g *galleryRuns) (string, error) {
 		} else if o, err := strconv.ParseFloat(r.settings()["lr"], 64); err == nil {
 			step = g3(o)
 		}
+		g.fact(row.label+": max Δmean/sd", f2(c.maxZ))
+		g.fact(row.label+": warnings", len(d.Warnings))
+		if d.Warmup != nil {
+			g.fact(row.label+": step size", g3(d.Warmup.StepSize))
+			g.fact(row.label+": metric", d.Warmup.Metric)
+		}
 		rows = append(rows, []string{row.label, step, metric, lambda, noise, f2(c.maxZ), fmt.Sprintf("%.0f", 100*c.maxSD), fmt.Sprintf("%.0f", c.minESS), f2(d.MaxRhat), strconv.Itoa(len(d.Warnings))})
 		if len(d.Warnings) > 0 {
 			fmt.Fprintf(&warned, "\n%s:\n\n", row.label)

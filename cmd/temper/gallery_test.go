@@ -4,11 +4,16 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
+	"slices"
 	"strings"
 	"testing"
+	"text/template"
+
+	"github.com/temper-ppl/temper/infer/summary"
 )
 
 // TestGalleryCheck makes one page into a copy of its example and checks
@@ -26,16 +31,29 @@ func TestGalleryCheck(t *testing.T) {
 		t.Fatalf("temper gallery: exit %d: %s", code, out)
 	}
 	page, err := os.ReadFile(filepath.Join(dst, "gallery.md"))
-	if err != nil || !strings.Contains(string(page), "## The posterior") || !strings.Contains(string(page), "![pair](figures/pair.svg)") {
-		t.Fatalf("the page: %v\n%s", err, page)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if code, out := gallery("--check"); code != 0 || !strings.Contains(out, "the gallery is current: 4 files") {
+	// A case study: its sections in order, every row of the posterior (the
+	// 34 columns past the tenth folded), the answer's numbers filled in.
+	at := 0
+	for _, want := range []string{"## Question", "## Model", "```stan", "## Run", "## Checks", "| `nuts`", "### The posterior", "<details><summary>all 34 rows</summary>", "| exceeds.8 |", "</details>", "![pair](figures/pair.svg)", "![ppc](figures/ppc.svg)", "## Answer", "mu, the mean effect, is "} {
+		i := strings.Index(string(page[at:]), want)
+		if i < 0 {
+			t.Fatalf("the page lacks %q after byte %d:\n%s", want, at, page)
+		}
+		at += i
+	}
+	if strings.Contains(string(page), "{{") || strings.Contains(string(page), "more)") {
+		t.Errorf("the page has a template left or rows hidden:\n%s", page)
+	}
+	if code, out := gallery("--check"); code != 0 || !strings.Contains(out, "the gallery is current: 5 files") {
 		t.Fatalf("temper gallery --check of a fresh page: exit %d: %s", code, out)
 	}
 	if err := os.WriteFile(filepath.Join(dst, "gallery.md"), append(page, "edited\n"...), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if code, out := gallery("--check"); code == 0 || !strings.Contains(out, "1 of 4 files are stale (eight-schools/gallery.md)") {
+	if code, out := gallery("--check"); code == 0 || !strings.Contains(out, "1 of 5 files are stale (eight-schools/gallery.md)") {
 		t.Errorf("temper gallery --check of an edited page: exit %d: %s", code, out)
 	}
 }
@@ -258,5 +276,75 @@ func TestInRepo(t *testing.T) {
 		if got := inRepo(root, c.path); got != c.want {
 			t.Errorf("inRepo(%s, %s) = %v, want %v", root, c.path, got, c.want)
 		}
+	}
+}
+
+// TestGalleryCases: every fast page has a question and an answer whose
+// template parses, and an answer asking for what the runs lack fails with
+// the name of what is missing, so that no page prints a number it did not
+// compute.
+func TestGalleryCases(t *testing.T) {
+	for _, p := range fastPages {
+		cs, ok := caseStudies[p.name]
+		if !ok || strings.TrimSpace(cs.question) == "" || strings.TrimSpace(cs.answer) == "" {
+			t.Errorf("the fast page %s has no case study (question and answer)", p.name)
+			continue
+		}
+		if _, err := template.New(p.name).Funcs(caseFuncs(nil, p, nil)).Parse(cs.answer); err != nil {
+			t.Errorf("%s: its answer: %v", p.name, err)
+		}
+	}
+	for name := range caseStudies {
+		if !slices.ContainsFunc(fastPages, func(p galleryPage) bool { return p.name == name }) {
+			t.Errorf("a case study for %s, which is no fast page", name)
+		}
+	}
+	root := t.TempDir()
+	copyExample(t, root, "eight-schools", "model.ppl", "schools.json")
+	p := galleryPage{name: "eight-schools", runs: []galleryRun{{args: []string{"--iters", "200", "--chains", "2"}}}}
+	runs, err := makeRuns(context.Background(), p, root)
+	defer removeRuns(runs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := loadCaseRun(runs, p, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for answer, want := range map[string]string{
+		`{{.Mean "mu"}} and {{.Interval "tau"}}; {{.Prob "mu" ">" 0 | pct}} {{at (data "y") 1}}`: "",
+		`{{.Mean "nu"}}`:             "has no column nu",
+		`{{fact "elpd"}}`:            `recorded no "elpd"`,
+		`{{.MeanRange "omega"}}`:     "has no columns omega.*",
+		`{{at (data "y") 9}}`:        "at 9 of 8 values",
+		`{{.Prob "mu" "=" 0 | pct}}`: `op "="`,
+	} {
+		caseStudies["test"] = caseStudy{answer: answer}
+		p.name = "test"
+		got, err := caseAnswer(runs, p, first)
+		if want == "" && (err != nil || strings.Contains(got, "<no value>")) || want != "" && (err == nil || !strings.Contains(err.Error(), want)) {
+			t.Errorf("answer %s: %q, %v; want an error with %q", answer, got, err, want)
+		}
+	}
+	delete(caseStudies, "test")
+}
+
+// TestSummaryMarkdown: a short summary is a table of every row; a long
+// one its first rows and, folded, all of them; nothing is left out.
+func TestSummaryMarkdown(t *testing.T) {
+	stats := func(n int) []summary.Stats {
+		var s []summary.Stats
+		for i := range n {
+			s = append(s, summary.Stats{Name: fmt.Sprintf("x.%d", i+1), ESSTail: math.NaN()})
+		}
+		return s
+	}
+	short := summaryMarkdown(stats(12), 10)
+	if strings.Contains(short, "<details>") || !strings.Contains(short, "| x.12 |") || !strings.Contains(short, "| – |") {
+		t.Errorf("12 rows:\n%s", short)
+	}
+	long := summaryMarkdown(stats(13), 10)
+	if strings.Count(long, "| x.10 |") != 2 || strings.Count(long, "| x.13 |") != 1 || !strings.Contains(long, "<details><summary>all 13 rows</summary>\n\n| parameter |") {
+		t.Errorf("13 rows:\n%s", long)
 	}
 }

@@ -71,6 +71,10 @@ func workflowResults(g *galleryRuns) (string, error) {
 	if err := compareLooNamed(dirs, []string{"poisson", "negbin"}, &table); err != nil {
 		return "", err
 	}
+	g.fact("elpd difference", fmt.Sprintf("%.1f", -d))
+	g.fact("elpd difference in SEs", fmt.Sprintf("%.1f", -d/se))
+	g.fact("Poisson high k", len(fits[1].r.HighK()))
+	g.fact("negative binomial high k", len(fits[0].r.HighK()))
 	fmt.Fprintf(&b, "\n`temper compare poisson negbin` (the two runs' folders) ranks the negative binomial first: the Poisson regression's elpd_loo is %.1f lower, %.1f standard errors of the difference, which is itself optimistic for the Poisson, whose high k̂ observations' estimates are too high:\n\n```\n%s```\n", -d, -d/se, table.String())
 	return b.String(), nil
 }
