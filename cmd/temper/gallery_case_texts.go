@@ -14,7 +14,7 @@ How large is coaching's effect on average, how much do the programmes
 differ, and what should one believe of each school's effect, given all
 eight?`,
 		answer: `{{$y := data "y"}}Coaching helps a little on average: mu, the mean effect, is {{.Mean "mu"}}
-points (90% interval {{.Interval "mu"}}; P(mu > 0) = {{.Prob "mu" ">" 0 | pct}}).
+points (90% interval {{.Interval "mu"}}; P(mu > 0) {{.Prob "mu" ">" 0 | is}}).
 The programmes' spread tau has median {{.Q50 "tau"}} and 90% interval {{.Interval "tau"}}:
 eight noisy experiments cannot tell the schools apart, so each school's
 effect is pulled toward the mean, the first school's from the {{at $y 1}} points
@@ -33,13 +33,14 @@ attributes move the odds of bad credit, and does temper's default sampler,
 run on minibatches, find the posterior that Stan's NUTS finds on the full
 data (examples/data/german_credit.reference.json, 4 chains of 10,000
 draws)?`,
-		answer: `{{with .Against "data/german_credit.reference.json"}}temper's posterior is Stan's: over all {{.Compared}} coefficients the largest
+		answer: `{{with .Against "data/german_credit.reference.json"}}temper's posterior is Stan's: over all {{.Compared}} parameters the largest
 difference of the means is {{.MaxZ}} of Stan's sd ({{.WorstZ}}), and the largest
 relative difference of the sds {{.MaxSD | pct}} ({{.WorstSD}}), inside posteriordb's
 bar of 0.25 sd.{{end}} {{.Excluding "beta" 0}} of the {{.Count "beta"}} coefficients have 90%
 intervals that exclude zero; the strongest, {{$s := .Strongest "beta"}}{{$s}}
 ({{with .Against "data/german_credit.reference.json"}}{{.Feature $s}}{{end}}), has posterior mean {{.Mean $s}} (90% interval
-{{.Interval $s}}) on the log odds of bad credit per sd of the feature.`,
+{{.Interval $s}}) on the log odds of bad credit, per unit of the feature
+(a standardised attribute's sd, or an indicator's step from 0 to 1).`,
 	},
 	"radon": {
 		question: `Radon, a radioactive gas that enters houses from the ground, was measured
@@ -60,10 +61,11 @@ be of the shares of a region of a dozen respondents? The data, poll.json,
 are simulated; the prior is Dirichlet(alpha) in every region.`,
 		answer: `In the largest region the first answer's share is {{.Mean "theta.1.1"}} (90%
 interval {{.Interval "theta.1.1"}}), ahead of the second's by {{.Mean "lead.1"}}
-({{.Interval "lead.1"}}; P(lead > 0) = {{.Prob "lead.1" ">" 0 | pct}}). In the smallest,
+({{.Interval "lead.1"}}; P(lead > 0) {{.Prob "lead.1" ">" 0 | is}}). In the smallest,
 region 6, the same share is {{.Mean "theta.6.1"}} with a 90% interval of
-{{.Interval "theta.6.1"}}: a dozen answers leave it close to the prior, and its
-lead of {{.Mean "lead.6"}} ({{.Interval "lead.6"}}) is uncertain in sign.`,
+{{.Interval "theta.6.1"}}, and its lead of {{.Mean "lead.6"}} ({{.Interval "lead.6"}};
+P(lead > 0) {{.Prob "lead.6" ">" 0 | is}}) is far less certain: a dozen answers
+pin down little.`,
 	},
 	"varying-slopes": {
 		question: `Subjects kept from sleep have their reaction times measured each day
@@ -73,9 +75,9 @@ subjects who start slower also slow down faster? The data, sleep.json, are
 simulated: 18 subjects, 10 days each, reaction times in units of 10 ms.`,
 		answer: `Reaction times grow by {{.Mean "slope"}} units of 10 ms a day on average (90%
 interval {{.Interval "slope"}}). The correlation of subjects' intercepts and
-slopes, Omega.2.1, is {{.Mean "Omega.2.1"}} ({{.Interval "Omega.2.1"}}; P(> 0) =
-{{.Prob "Omega.2.1" ">" 0 | pct}}): eighteen subjects leave it uncertain, though the
-data lean toward slow starters slowing faster.`,
+slopes, Omega.2.1, is {{.Mean "Omega.2.1"}} ({{.Interval "Omega.2.1"}}): the
+probability that the subjects who start slower also slow down faster is
+P(Omega.2.1 > 0) {{.Prob "Omega.2.1" ">" 0 | is}}.`,
 	},
 	"roaches": {
 		question: `Apartments in a city's public housing had their roaches counted with traps
@@ -84,10 +86,10 @@ before and after a pest-control treatment, some in buildings for seniors
 Does the treatment reduce the number of roaches caught, and by how much?
 The data, roaches.json, are simulated with the study's shape: 262
 apartments, counts from 0 to the hundreds, many zeros.`,
-		answer: `{{$y := data "y"}}The treatment reduces the expected count: the rate ratio exp(beta.2) is
-{{.Mean "rate_ratio"}} (90% interval {{.Interval "rate_ratio"}}), so a treated
-apartment catches about {{.Mean "rate_ratio" | printf "%.2f"}} times the roaches of an untreated one, and
-P(ratio < 1) = {{.Prob "rate_ratio" "<" 1 | pct}}. The negative binomial reproduces the
+		answer: `{{$y := data "y"}}The treatment reduces the expected count: the rate ratio exp(beta.2), a
+treated apartment's expected count over an untreated one's, is
+{{.Mean "rate_ratio"}} (90% interval {{.Interval "rate_ratio"}}), and
+P(ratio < 1) {{.Prob "rate_ratio" "<" 1 | is}}. The negative binomial reproduces the
 counts, on log(1 + y) and in the zeros: the replications' share of zeros
 is {{.MeanOfMeans "zero"}} on average, the data's {{zeros $y}}.`,
 	},
@@ -101,9 +103,9 @@ change? It has no data; the exact marginal of v is known.`,
 		answer: `{{$c := run "centred"}}Not centred: NUTS reports {{$c.Divergent}} divergent transitions, the judge
 {{$c.Warnings}} warnings, and v's 5% quantile is {{$c.Q5 "v"}} where the exact one is
 {{normalQuantile 0 3 0.05}}: the chains cannot enter the neck. Non-centred, the
-same sampler has {{.Divergent}} divergent transitions and v's mean {{.Mean "v"}},
-sd {{.SD "v"}} and 5% quantile {{.Q5 "v"}}, those of N(0, 3²) within their
-Monte Carlo error.`,
+same sampler has {{.Divergent}} divergent transitions, and v's mean {{.Mean "v"}},
+sd {{.SD "v"}} and 5% quantile {{.Q5 "v"}} are those of N(0, 3²): 0, 3 and
+{{normalQuantile 0 3 0.05}}.`,
 	},
 	"cosine2d": {
 		question: `A target with a lattice of modes, 25 of them holding most of the mass,
@@ -112,11 +114,13 @@ under noisy energies and gradients as minibatches give (seed 000's
 small steps stays in the mode it starts in. Does replica exchange over a
 ladder of step sizes (DEO*-SGD, 16 replicas) carry the target level
 between the modes, and does its ladder reach the swap rate it aims for?`,
-		answer: `It does: the target level's draws cover {{.Covered "modes.csv" 0.25 100}} of the 25
-central modes (more than 100 draws within 0.25 of the centre), the
-replicas make {{.Diagnostic "round_trips"}} round trips ({{.Diagnostic "round_trips_per_1000"}}
-per 1,000 iterations), and the adjacent levels swap at rates from
-{{.SwapRates}}, around the 0.4 the ladder is tuned to.`,
+		answer: `The target level moves between the modes: its {{.Draws}} kept draws reach
+{{.Covered "modes.csv" 0.25 0}} of the 25 central modes (a draw within 0.25 of the
+centre), {{.Covered "modes.csv" 0.25 100}} of them with more than 100 (the rule of seed
+002's Table 4); the replicas make
+{{.Diagnostic "round_trips"}} round trips ({{.Diagnostic "round_trips_per_1000"}} per 1,000
+iterations), and the adjacent levels swap at rates from {{.SwapRates}},
+against the 0.4 the ladder aims for.`,
 	},
 	"modes": {
 		question: `A posterior with several separated modes defeats a sampler that moves
@@ -152,8 +156,9 @@ Does one chain of cyclical SGLD, whose large steps at the start of each
 cycle explore and whose small steps sample, find all the modes in the
 paper's 50,000 iterations?`,
 		answer: `One cyclical chain covers {{.Covered "modes.csv" 0.25 100}} of the 25 modes (more than 100
-draws within 0.25 of a centre, the rule of the paper's Table 4), where a
-chain of SGLD on a decreasing step covers one ([Table 4](table4.md)).`,
+draws within 0.25 of a centre, the rule of the paper's Table 4) in
+{{.Draws}} draws; [Table 4](table4.md) sets ten seeds of it beside SGLD on a
+decreasing step.`,
 	},
 	"warmup": {
 		question: `A regression on predictors in their raw units has a posterior whose scales

@@ -361,7 +361,8 @@ func sd(xs []float64) float64 {
 
 // caseFuncs are the answer templates' functions: run LABEL (another run
 // of the page), data NAME (the first run's model's data field), zeros
-// (the share of zeros of some values), pct (a share as a percentage),
+// (the share of zeros of some values), pct (a share as a percentage), is
+// (a probability after "P(...) "),
 // exp, normalQuantile MEAN SD P, and fact NAME (a figure the page's
 // results function recorded).
 func caseFuncs(g *galleryRuns, p galleryPage, first *caseRun) template.FuncMap {
@@ -382,7 +383,8 @@ func caseFuncs(g *galleryRuns, p galleryPage, first *caseRun) template.FuncMap {
 			return number(xs[i-1]), nil
 		},
 		"zeros": func(xs []float64) number { return number(statistics["zeros"](xs)) },
-		"pct":   func(v number) string { return strconv.FormatFloat(100*float64(v), 'f', 0, 64) + "%" },
+		"pct":   pct,
+		"is":    probIs,
 		"exp":   func(v number) number { return number(math.Exp(float64(v))) },
 		"normalQuantile": func(mean, sd, p float64) number {
 			return number(distuv.Normal{Mu: mean, Sigma: sd}.Quantile(p))
@@ -395,6 +397,21 @@ func caseFuncs(g *galleryRuns, p galleryPage, first *caseRun) template.FuncMap {
 			return v, nil
 		},
 	}
+}
+
+// pct is a share as a whole percentage.
+func pct(v number) string { return strconv.FormatFloat(100*float64(v), 'f', 0, 64) + "%" }
+
+// probIs completes "P(...)" with a probability: "= 91%", or, where it
+// rounds to 0 or 100% but is not, "< 1%" or "> 99%".
+func probIs(v number) string {
+	switch x := float64(v); {
+	case x >= 0.995 && x < 1:
+		return "> 99%"
+	case x > 0 && x < 0.005:
+		return "< 1%"
+	}
+	return "= " + pct(v)
 }
 
 // fact records a figure of a page's results for its answer's template.

@@ -73,6 +73,7 @@ func WriteReference(path string, src Source, columns []string, refs []Reference,
 		if len(ref.Draws) > 1 || ref.Mean+4*ref.SD <= dhi {
 			hi = math.Min(hi, dhi)
 		}
+		runCurve := density(x, lo, hi)
 		var refCurve plotter.XYs
 		if len(ref.Draws) > 1 {
 			refCurve = density(ref.Draws, lo, hi)
@@ -85,7 +86,7 @@ func WriteReference(path string, src Source, columns []string, refs []Reference,
 			colour color.Color
 			dashes []vg.Length
 			label  string
-		}{{density(x, lo, hi), ChainColors[0], nil, "this run"}, {refCurve, referenceColour, []vg.Length{vg.Points(5), vg.Points(3)}, refName}} {
+		}{{runCurve, ChainColors[0], nil, "this run"}, {refCurve, referenceColour, []vg.Length{vg.Points(5), vg.Points(3)}, refName}} {
 			l, err := plotter.NewLine(set.pts)
 			if err != nil {
 				return fmt.Errorf("plot: %s: %v", name, err)
@@ -98,7 +99,13 @@ func WriteReference(path string, src Source, columns []string, refs []Reference,
 		}
 		p.Legend.Top = true
 		p.X.Min, p.X.Max = lo, hi
-		p.Y.Min = 0
+		// Headroom above the curves, for the key in the first panel and
+		// alike in every panel.
+		top := 0.0
+		for _, pt := range append(slices.Clip(runCurve), refCurve...) {
+			top = math.Max(top, pt.Y)
+		}
+		p.Y.Min, p.Y.Max = 0, 1.4*top
 		panels[i] = func(dc draw.Canvas) error { finish(p).Draw(dc); return nil }
 	}
 	return save(path, width, vg.Length(rows)*2.6*vg.Inch, func(body draw.Canvas) error {
