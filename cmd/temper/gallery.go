@@ -508,21 +508,11 @@ func galleryPageText(p galleryPage, models []pageModel, hasReadme bool, commands
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %s\n\n", p.title)
 	if p.slow {
-		fmt.Fprintf(&b, "_%s. A slow page: made by `temper gallery --only %s` and checked by CI on its runs made smaller ([how](../index.md))", capitalise(p.shows), p.name)
+		writeByline(&b, fmt.Sprintf("%s. A slow page: made by `temper gallery --only %s` and checked by CI on its runs made smaller ([how](../index.md))", capitalise(p.shows), p.name), hasReadme)
 	} else {
-		fmt.Fprintf(&b, "_%s. Made by `temper gallery` ([how](../index.md))", capitalise(p.shows))
+		writeByline(&b, fmt.Sprintf("%s. Made by `temper gallery` ([how](../index.md))", capitalise(p.shows)), hasReadme)
 	}
-	if hasReadme {
-		b.WriteString("; the example's own page is [README.md](README.md)")
-	}
-	b.WriteString("._\n\n")
-	prose, body := headerComment(models[0].src)
-	if prose != "" {
-		b.WriteString(prose + "\n\n")
-	}
-	if p.about != "" {
-		b.WriteString(strings.TrimSpace(p.about) + "\n\n")
-	}
+	body := writeModelProse(&b, p, models)
 	if len(models) == 1 {
 		fmt.Fprintf(&b, "## The model\n\n```stan\n%s\n```\n\n", body)
 	} else {
@@ -566,20 +556,10 @@ func galleryPageText(p galleryPage, models []pageModel, hasReadme bool, commands
 func casePageText(p galleryPage, models []pageModel, hasReadme bool, commands []string, checks, results, answer string) []byte {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %s\n\n", p.title)
-	fmt.Fprintf(&b, "_%s. A case study made by `temper gallery`, every number on it from the runs ([how](../index.md))", capitalise(p.shows))
-	if hasReadme {
-		b.WriteString("; the example's own page is [README.md](README.md)")
-	}
-	b.WriteString("._\n\n")
+	writeByline(&b, fmt.Sprintf("%s. A case study made by `temper gallery`, every number on it from the runs ([how](../index.md))", capitalise(p.shows)), hasReadme)
 	fmt.Fprintf(&b, "## Question\n\n%s\n\n", strings.TrimSpace(caseStudies[p.name].question))
 	b.WriteString("## Model\n\n")
-	prose, body := headerComment(models[0].src)
-	if prose != "" {
-		b.WriteString(prose + "\n\n")
-	}
-	if p.about != "" {
-		b.WriteString(strings.TrimSpace(p.about) + "\n\n")
-	}
+	body := writeModelProse(&b, p, models)
 	for i, m := range models {
 		src := strings.TrimSpace(m.src)
 		if i == 0 {
@@ -603,6 +583,30 @@ func casePageText(p galleryPage, models []pageModel, hasReadme bool, commands []
 	}
 	fmt.Fprintf(&b, "## Answer\n\n%s\n", answer)
 	return []byte(b.String())
+}
+
+// writeByline writes a page's italic line under its title: what it
+// shows and how it is made, and a link to the example's README if it has
+// one.
+func writeByline(b *strings.Builder, line string, hasReadme bool) {
+	b.WriteString("_" + line)
+	if hasReadme {
+		b.WriteString("; the example's own page is [README.md](README.md)")
+	}
+	b.WriteString("._\n\n")
+}
+
+// writeModelProse writes the first model's own comment and the page's
+// about as prose, and returns that model's source without its comment.
+func writeModelProse(b *strings.Builder, p galleryPage, models []pageModel) string {
+	prose, body := headerComment(models[0].src)
+	if prose != "" {
+		b.WriteString(prose + "\n\n")
+	}
+	if p.about != "" {
+		b.WriteString(strings.TrimSpace(p.about) + "\n\n")
+	}
+	return body
 }
 
 // headerComment splits a model's source into the comment it opens with
