@@ -888,35 +888,35 @@ func capitalise(s string) string {
 	return strings.ToUpper(s[:1]) + s[1:]
 }
 
-// galleryIndex is examples/index.md: a thumbnail and a line per page, the
-// fast pages first, then the slow ones.
+// galleryIndex is examples/index.md: a thumbnail 280 px wide and a line
+// per page, the fast pages first, then the slow ones. The thumbnail floats
+// left of its line, not in a table's cell: a table as wide as the page
+// shrinks an image in a cell to its share (about 100 px on GitHub).
 func galleryIndex(pages []galleryPage) []byte {
 	var b strings.Builder
 	b.WriteString("# The temper gallery\n\n")
-	b.WriteString("Each page runs an example of this folder, with its infer block and the default seed or several runs side by side, and shows the model, the commands, the posterior or the runs' comparison, and the figures `temper plot` draws of them. `temper gallery` makes the pages of this first table (`go run -tags purego ./cmd/temper gallery`, the portable kernels, so that every machine makes the same bytes); CI runs `temper gallery --check` and fails when a page is stale; `temper gallery --html DIR` writes the pages as a static site to read offline.\n\n")
+	b.WriteString("Each page runs an example of this folder, with its infer block and the default seed or several runs side by side, and shows the model, the commands, the posterior or the runs' comparison, and the figures `temper plot` draws of them. The pages of this first list are case studies: the question, the model, the run, its checks and the answer, every number on them the runs'. `temper gallery` makes them (`go run -tags purego ./cmd/temper gallery`, the portable kernels, so that every machine makes the same bytes); CI runs `temper gallery --check` and fails when a page is stale; `temper gallery --html DIR` writes the pages as a static site to read offline.\n\n")
 	row := func(p galleryPage) {
 		link := filepath.ToSlash(p.pageFile())
-		fmt.Fprintf(&b, "| <a href=\"%s\"><img src=\"%s/figures/%s\" width=\"280\" alt=\"%s\"></a> | [%s](%s) | %s |\n",
+		fmt.Fprintf(&b, "<a href=\"%s\"><img src=\"%s/figures/%s\" width=\"280\" align=\"left\" alt=\"%s\"></a>\n**[%s](%s)**: %s.\n<br clear=\"left\">\n\n",
 			link, p.pageDir(), p.figures[0].file, p.title, p.title, link, p.shows)
 	}
-	b.WriteString("| | page | what it shows |\n|---|---|---|\n")
 	for _, p := range pages {
 		if !p.slow {
 			row(p)
 		}
 	}
 	if !slices.ContainsFunc(pages, func(p galleryPage) bool { return p.slow }) {
-		return []byte(b.String())
+		return []byte(strings.TrimRight(b.String(), "\n") + "\n")
 	}
-	b.WriteString("\n## The papers' experiments\n\n")
+	b.WriteString("## The papers' experiments\n\n")
 	b.WriteString("These pages compare samplers as the seed papers do, beside the papers' tables and figures. Their runs take minutes, more than CI should spend, so they are made by hand, `go run ./cmd/temper gallery --slow` (all of them) or `--only NAME` (one), and checked in; `temper gallery --check` checks each without making its runs in full: the page and every figure it links are there, the figures are well-formed SVG, the hash of its inputs (its models, data, runs' flags, figures and prose), recorded at its end, is still theirs, and its reduced check passes: the page's runs made again smaller (fewer iterations and seeds: seconds) on the portable kernels, whose headline figures, computed by the page's own results code, must be those the page recorded when it was made, within tolerances far below their Monte Carlo error (cmd/temper/gallery_reduced.go). A run is deterministic for its seed and code, so a change to temper that moves a page's figures fails the check until the page is made again.\n\n")
-	b.WriteString("| | page | what it shows |\n|---|---|---|\n")
 	for _, p := range pages {
 		if p.slow {
 			row(p)
 		}
 	}
-	return []byte(b.String())
+	return []byte(strings.TrimRight(b.String(), "\n") + "\n")
 }
 
 // jsonFile decodes the JSON file at path into v.

@@ -90,6 +90,11 @@ func TestGallerySlowPage(t *testing.T) {
 	if err != nil || !strings.Contains(string(index), "[Two seeds](eight-schools/seeds.md)") {
 		t.Errorf("the index does not link the slow page: %v\n%s", err, index)
 	}
+	// Its thumbnail 280 px wide, floated beside its line rather than in a
+	// table's cell, where it would shrink to the cell's share.
+	if want := `<img src="eight-schools/figures/seeds-trace.svg" width="280" align="left"`; !strings.Contains(string(index), want) || strings.Contains(string(index), "|---|") {
+		t.Errorf("the index's thumbnail is not %s outside a table:\n%s", want, index)
+	}
 	if err, out := gallery(true); err != nil || !strings.Contains(out, "the slow pages' 3 files are there") || !strings.Contains(string(md), "<!-- "+reducedMark) {
 		t.Fatalf("temper gallery --check of a fresh slow page: %v %s", err, out)
 	}
