@@ -10,6 +10,7 @@ import (
 	"strings"
 	"text/template"
 
+	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/temper-ppl/temper"
@@ -308,7 +309,7 @@ func (c *caseRun) Against(file string) (*caseComparison, error) {
 	for name, r := range refs {
 		m, s := r.Mean, r.SD
 		if len(r.Draws) > 1 {
-			m, s = mean(r.Draws), sd(r.Draws)
+			m, s = stat.MeanStdDev(r.Draws, nil)
 		}
 		ref[name] = [2]float64{m, s}
 	}
@@ -349,14 +350,6 @@ func (c *caseComparison) Feature(col string) (string, error) {
 		return "", fmt.Errorf("the reference names no feature for %s", col)
 	}
 	return f, nil
-}
-
-func sd(xs []float64) float64 {
-	m, s := mean(xs), 0.0
-	for _, x := range xs {
-		s += (x - m) * (x - m)
-	}
-	return math.Sqrt(s / float64(len(xs)-1))
 }
 
 // caseFuncs are the answer templates' functions: run LABEL (another run

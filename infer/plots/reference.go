@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 
+	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
@@ -55,12 +56,12 @@ func WriteReference(path string, src Source, columns []string, refs []Reference,
 		ref := refs[i]
 		refMean, refSD := ref.Mean, ref.SD
 		if len(ref.Draws) > 1 {
-			refMean, refSD = meanSD(ref.Draws)
+			refMean, refSD = stat.MeanStdDev(ref.Draws, nil)
 		}
 		if !(refSD > 0) {
 			return fmt.Errorf("plot: the reference of %s has no spread (sd %g)", name, refSD)
 		}
-		m, s := meanSD(x)
+		m, s := stat.MeanStdDev(x, nil)
 		// The range: both posteriors' central parts, four sds either side
 		// of each mean, clipped to the draws' and reference draws' extent
 		// where that is narrower (a bounded parameter's density stops at
@@ -129,16 +130,4 @@ func normalCurve(mean, sd, lo, hi float64) plotter.XYs {
 		pts[i] = plotter.XY{X: x, Y: math.Exp(-0.5*z*z) / (sd * math.Sqrt(2*math.Pi))}
 	}
 	return pts
-}
-
-// meanSD is the mean and sd (n - 1 in the denominator) of x.
-func meanSD(x []float64) (mean, sd float64) {
-	for _, v := range x {
-		mean += v
-	}
-	mean /= float64(len(x))
-	for _, v := range x {
-		sd += (v - mean) * (v - mean)
-	}
-	return mean, math.Sqrt(sd / float64(len(x)-1))
 }
