@@ -212,6 +212,8 @@ type exactKernel struct {
 	// path (nil on the temperature path), and pw the exchange's scratch.
 	power *powerParts
 	pw    powerScratch
+	// perChain is Progress.PerChain's buffer, reused between iterations.
+	perChain []ChainProgress
 }
 
 // Minimum batch for exact kernels is the whole data: they are exact.
@@ -713,8 +715,13 @@ func (k *exactKernel) stats(c int, dst []float64) {
 func (k *exactKernel) progress() Progress {
 	p := Progress{Done: k.st.Done, Total: k.total, Replicas: k.levels, Chains: k.st.Chains, Failed: len(k.st.Failures),
 		Warmup: k.st.Done <= k.x.Warmup && k.x.Warmup > 0}
+	k.perChain = chainProgress(k.perChain, k.st.Chains, k.st.FirstChain, k.st.Failures)
+	p.PerChain = k.perChain
 	for r := 0; r < len(k.es.Totals); r += k.levels {
 		p.Divergent += k.es.Totals[r].Divergent
+		if c := r / k.levels; c < len(p.PerChain) {
+			p.PerChain[c].Divergent = k.es.Totals[r].Divergent
+		}
 	}
 	if k.es.Ladder != nil {
 		k.ladderProgress(&p)

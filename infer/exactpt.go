@@ -372,9 +372,14 @@ func (k *exactKernel) ladderProgress(p *Progress) {
 	attempts, accepts := 0, 0
 	for c := range k.st.Chains {
 		rep := k.ladderReport(c)
+		tried, took := 0, 0
 		for i := range rep.Attempts {
-			attempts += rep.Attempts[i]
-			accepts += rep.Accepts[i]
+			tried += rep.Attempts[i]
+			took += rep.Accepts[i]
+		}
+		attempts, accepts = attempts+tried, accepts+took
+		if c < len(p.PerChain) {
+			p.PerChain[c].SwapRate, p.PerChain[c].RoundTrips = float64(took)/float64(tried), rep.RoundTrips
 		}
 		p.RoundTrips += rep.RoundTrips
 		p.Barrier += rep.Barrier() / float64(k.st.Chains)

@@ -42,6 +42,19 @@ func TestParallelTemperingDoubleWell(t *testing.T) {
 	if last.RoundTrips != trips || math.Abs(last.Barrier-barrier) > 1e-12 || !(last.SwapRate > 0) {
 		t.Errorf("the last progress report: %d round trips, Λ %.4f, swap rate %.3f; the result's %d and %.4f", last.RoundTrips, last.Barrier, last.SwapRate, trips, barrier)
 	}
+	// Each chain's figures in the last report are its ladder's.
+	if len(last.PerChain) != len(pt.Exchange) {
+		t.Fatalf("the last progress report has %d chains' figures, the run %d chains", len(last.PerChain), len(pt.Exchange))
+	}
+	for c, e := range pt.Exchange {
+		tried, took := 0, 0
+		for i := range e.Attempts {
+			tried, took = tried+e.Attempts[i], took+e.Accepts[i]
+		}
+		if got := last.PerChain[c]; got.RoundTrips != e.RoundTrips || math.Abs(got.SwapRate-float64(took)/float64(tried)) > 1e-12 {
+			t.Errorf("chain %d's progress: swap rate %.4f, %d round trips; its ladder's %.4f and %d", c+1, got.SwapRate, got.RoundTrips, float64(took)/float64(tried), e.RoundTrips)
+		}
+	}
 	nuts := runWell(t, w, "nuts", nil, infer.Options{Chains: 4, Iters: 2000, Seed: 1, Init: init})
 	if got := fractionBelow(nuts); math.Abs(got-exact) < 0.2 {
 		t.Errorf("NUTS alone found the left mass %.4f near the exact %.4f: the barrier does not test the ladder", got, exact)

@@ -107,6 +107,8 @@ type sgKernel struct {
 	dp *distributed
 	// power is the ladder's evaluator on the power path (sgpower.go).
 	power *powerEvaluator
+	// perChain is Progress.PerChain's buffer, reused between iterations.
+	perChain []ChainProgress
 }
 
 // newKernel checks the sampler and options and makes the kernel of a
@@ -991,6 +993,11 @@ func (k *sgKernel) sync() error {
 func (k *sgKernel) progress() Progress {
 	st := k.st
 	p := Progress{Done: st.Done, Total: k.total, Replicas: st.Levels, Chains: st.Chains, Failed: len(st.Failures)}
+	k.perChain = chainProgress(k.perChain, st.Chains, st.FirstChain, st.Failures)
+	p.PerChain = k.perChain
+	if st.Tuning != nil {
+		p.NoiseRatio = st.Tuning.NoiseRatio
+	}
 	if k.stages != nil {
 		c, ok := k.s.Schedule.(Cyclical)
 		if ok {
@@ -1001,12 +1008,17 @@ func (k *sgKernel) progress() Progress {
 	}
 	if k.ex != nil {
 		attempts, accepts := 0, 0
-		for _, l := range st.Ladders {
+		for c, l := range st.Ladders {
+			tried, took := 0, 0
 			for i := range l.Report.Attempts {
-				attempts += l.Report.Attempts[i]
-				accepts += l.Report.Accepts[i]
+				tried += l.Report.Attempts[i]
+				took += l.Report.Accepts[i]
 			}
+			attempts, accepts = attempts+tried, accepts+took
 			p.RoundTrips += l.Trips.Count
+			if c < len(p.PerChain) {
+				p.PerChain[c].SwapRate, p.PerChain[c].RoundTrips = float64(took)/float64(tried), l.Trips.Count
+			}
 		}
 		if attempts > 0 {
 			p.SwapRate = float64(accepts) / float64(attempts)

@@ -112,10 +112,30 @@ type Progress struct {
 	// its divergent transitions after it.
 	Warmup    bool
 	Divergent int
+	// NoiseRatio is the SG warm-up's minibatch noise ratio η·max σ²/(2T)
+	// (0 on full data or for an exact sampler).
+	NoiseRatio float64
+	// PerChain is each chain's own state, for a display that shows the
+	// chains apart (nil where a kernel reports none). It is reused
+	// between calls: copy what you keep.
+	PerChain []ChainProgress
 	// Stage, when not empty, names a long step after the sampling (the
 	// summaries and the judgement of many draws), which a progress display
 	// shows as a line of its own; the other fields are then zero.
 	Stage string
+}
+
+// ChainProgress is one chain's part of a Progress.
+type ChainProgress struct {
+	// Divergent counts an exact sampler's divergent transitions after its
+	// warm-up; SwapRate and RoundTrips are the chain's ladder's (SwapRate
+	// NaN before its first swap).
+	Divergent  int
+	SwapRate   float64
+	RoundTrips int
+	// Stopped says the chain has stopped (its energy or a parameter went
+	// bad) while the others run on.
+	Stopped bool
 }
 
 // Draw is one kept state of one replica.
