@@ -387,3 +387,8 @@ func (s *odeSolver) initialStep(z, dz []float64, span float64) float64 {
 	}
 	return min(h, span)
 }
+
+// ConstValues returns the values of a constant node (Const, ConstData), or
+// nil for any other node: what a compiler may check before a program runs,
+// such as an ODE's output times.
+func (n *Node) ConstValues() []float64 { return n.constant }

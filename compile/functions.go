@@ -184,6 +184,9 @@ func (b *builder) call(e *lang.Call) value {
 	if f := b.m.file.Function(e.Func); f != nil {
 		return b.userCall(e, f)
 	}
+	if lang.IsODESolver(e.Func) {
+		return b.odeCall(e)
+	}
 	if lang.IsDensityCall(e.Func) {
 		return b.densityCall(e)
 	}

@@ -1045,6 +1045,9 @@ func (c *checker) suggestFunction(name string) string {
 // call checks a function call and reports whether its result is
 // integer-valued.
 func (c *checker) call(e *Call, s *scope) bool {
+	if IsODESolver(e.Func) && c.funcs[e.Func] == nil {
+		return c.odeCall(e, s)
+	}
 	args := c.checkAll(e.Args, s)
 	if f := c.funcs[e.Func]; f != nil {
 		return c.userCall(e, f, args, s)
