@@ -60,7 +60,10 @@ func pkModelSrc(solver, tol string) string {
 // default and at tight tolerances; the gradient against central finite
 // differences of the closed form.
 func TestODEPharmacokinetic(t *testing.T) {
-	for _, c := range []struct{ solver, tol string; etol, gtol float64 }{
+	for _, c := range []struct {
+		solver, tol string
+		etol, gtol  float64
+	}{
 		{"ode_rk45", "", 1e-5, 1e-4},
 		{"ode_rk45_tol", "1e-10, 1e-10, 100000,", 1e-9, 1e-6},
 	} {
