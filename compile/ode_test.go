@@ -107,3 +107,64 @@ func TestODEPharmacokinetic(t *testing.T) {
 		}
 	}
 }
+
+// Errors that need the data: times that do not increase, a state that is
+// not finite, a derivative of the wrong size, a plate-dependent argument;
+// each positioned at its argument.
+func TestODEErrors(t *testing.T) {
+	const src = `
+functions {
+  decay(t: real, y: real[], k: real): real[] {
+    return -k * y
+  }
+  short(t: real, y: real[], k: real): real[] {
+    return [-k * y[1]]
+  }
+}
+data { N: int  ts: real[N]  y0: real[2] }
+param { k: real }
+model {
+  y = SOLVER
+  k ~ normal(0, 1)
+}
+`
+	for _, c := range []struct{ call, want string }{
+		{"ode_rk45(decay, y0, 0, ts, k)", "test.ppl:13:30: the output times of ode_rk45 must increase from t0 and be finite: ts[3] = 2 is not above 3 (ts[2])"},
+		{"ode_rk45(decay, y0, 1, ts, k)", "test.ppl:13:30: the output times of ode_rk45 must increase from t0 and be finite: ts[1] = 1 is not above 1 (t0)"},
+		{"ode_rk45(short, y0, 0, [1, 2], k)", "test.ppl:13:16: short returns shape [1] for a state of 2 elements (y0): the derivative must have the state's size"},
+		{"ode_rk45_tol(decay, y0, 0, [1, 2], -1, 1e-6, 100, k)", "test.ppl:13:42: the rtol of ode_rk45_tol must be a positive number known when the model is compiled: it is -1"},
+	} {
+		_, err := tryCompile(strings.Replace(src, "SOLVER", c.call, 1), map[string]any{"N": 3, "ts": []float64{1, 3, 2}, "y0": []float64{1, 1}})
+		if err == nil || err.Error() != c.want {
+			t.Errorf("%s: got error %v, want %s", c.call, err, c.want)
+		}
+	}
+}
+
+// A state that leaves the finite numbers while the sampler runs makes the
+// energy NaN, a point the samplers reject (a divergence).
+func TestODEBlowUp(t *testing.T) {
+	const src = `
+functions {
+  grow(t: real, y: real[], k: real): real[] {
+    return k * y
+  }
+}
+param { k: real }
+model {
+  y = ode_rk45(grow, [1], 0, [1, 1000], k)
+  target += y[2, 1]
+}
+`
+	m := compileSrc(t, src, nil)
+	ev, err := m.Evaluator(1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, g, v := make([]float64, 1), make([]float64, 1), make([]float64, 1)
+	err = ev.Evaluate([]float64{1}, nil, e, g, v)
+	t.Logf("energy %v, gradient %v, error %v", e[0], g[0], err)
+	if err == nil && !math.IsNaN(e[0]) && !math.IsInf(e[0], 0) {
+		t.Errorf("energy %v for a state that overflows, want NaN", e[0])
+	}
+}
