@@ -46,6 +46,11 @@ const (
 	// RK45 is the explicit Runge-Kutta pair of Dormand and Prince, order 5
 	// with an embedded order-4 error estimate: Stan's ode_rk45.
 	RK45 ODEMethod = iota
+	// SDIRK3 is the L-stable, stiffly accurate, three-stage singly diagonally
+	// implicit Runge-Kutta method of order 3 of Alexander (1977), with the
+	// error estimated by step doubling: for stiff systems, under Stan's name
+	// ode_bdf.
+	SDIRK3
 )
 
 // ODEOptions are a solver's tolerances: the error of a step, estimated
@@ -91,6 +96,9 @@ func ODE(newRHS func() ODERightSide, opts ODEOptions, y0, t0, ts *Node, theta ..
 	}
 	if len(ts.shape) != 1 || ts.shape[0] < 1 {
 		return g.fail(nil, "the output times of an ODE must be a vector with at least one element, and this has shape %v", ts.shape)
+	}
+	if opts.Method != RK45 && opts.Method != SDIRK3 {
+		return g.fail(nil, "unknown ODE method %d", opts.Method)
 	}
 	if !(opts.RelTol > 0) || !(opts.AbsTol > 0) || opts.MaxSteps < 1 {
 		return g.fail(nil, "an ODE's tolerances must be positive and its steps at least 1 (relative %g, absolute %g, steps %d)", opts.RelTol, opts.AbsTol, opts.MaxSteps)
@@ -139,6 +147,9 @@ func (op *odeOp) Forward(a *Args) {
 	rhs := op.rhs.Get().(ODERightSide)
 	defer op.rhs.Put(rhs)
 	s := &odeSolver{op: op, rhs: rhs, theta: theta, jac: jac, vec: func(i int) []float64 { return vecs[i*m : (i+1)*m] }}
+	if op.opts.Method == SDIRK3 {
+		s.pivots = make([]int, n)
+	}
 	z := s.vec(0)
 	copy(z, a.In[0])
 	clear(z[n:])
@@ -155,7 +166,11 @@ func (op *odeOp) Forward(a *Args) {
 			ok = false
 			break
 		}
-		ok = s.advance(z, prev, ts[k])
+		if op.opts.Method == SDIRK3 {
+			ok = s.advanceImplicit(z, prev, ts[k])
+		} else {
+			ok = s.advance(z, prev, ts[k])
+		}
 		prev = ts[k]
 		copy(a.Out[k*n:(k+1)*n], z[:n])
 		copy(sens[k*n*w:(k+1)*n*w], z[n:])
@@ -231,6 +246,8 @@ type odeSolver struct {
 	steps int
 	h     float64 // the step size to try next; 0 before the first step
 	fsal  bool    // vec(8) holds the derivative at the current state (k7 of the last step)
+
+	pivots []int // the implicit solver's LU pivots
 }
 
 // derivative sets dz to the augmented system's derivative at (t, z): f and

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+	"time"
 
 	ad "github.com/temper-ppl/temper/autodiff"
 	"github.com/temper-ppl/temper/autodiff/adtest"
@@ -145,6 +146,82 @@ func TestODENaN(t *testing.T) {
 		p.Forward()
 		if v := p.Value(out); !math.IsNaN(v[0]) {
 			t.Errorf("%s: got %v, want NaN", c.name, v)
+		}
+	}
+}
+
+var tightImplicit = ad.ODEOptions{Method: ad.SDIRK3, RelTol: 1e-10, AbsTol: 1e-10, MaxSteps: 100000}
+
+// The implicit solver through the harness, as TestODELinear: its
+// sensitivities are the derivatives of its discrete solution, so they
+// match finite differences wherever the steps do not change.
+func TestODEImplicitLinear(t *testing.T) {
+	ts := []float64{0.3, 0.7, 1.5}
+	adtest.Run(t, adtest.Case{
+		Name: "ode_bdf linear",
+		Inputs: []adtest.Input{
+			{Shape: ad.Shape{2}, Draw: adtest.Real},
+			{Shape: ad.Shape{}, Values: []float64{0.1}},
+			{Shape: ad.Shape{3}, Values: ts},
+			{Shape: ad.Shape{2, 2}, Draw: func(r *rand.Rand) float64 { return r.Float64() - 0.5 }},
+		},
+		Build: func(in []*ad.Node) *ad.Node {
+			return ad.ODE(func() ad.ODERightSide { return linearRHS{2} }, tightImplicit, in[0], in[1], in[2], in[3])
+		},
+		Reference: func(x [][]float64) []float64 {
+			var out []float64
+			for _, tk := range x[2] {
+				out = append(out, expm(x[3], 2, tk-x[1][0], x[0])...)
+			}
+			return out
+		},
+		ValueTol:    1e-7, // the solver's tolerance, 1e-10 per step
+		Float64Only: true,
+	})
+}
+
+// A stiff problem, y' = −k(y − cos t) with k = 1000, whose solution is
+// y(t) = C e^{−kt} + (k² cos t + k sin t)/(k² + 1), C = y0 − k²/(k² + 1):
+// the implicit solver at Stan's default tolerances stays within them in
+// few steps, where the explicit one needs hundreds of steps per unit of
+// time (its stability bound h < 3.3/k); the gradient in k against the
+// closed form's derivative.
+func TestODEStiff(t *testing.T) {
+	const k, y0 = 1000.0, 0.0
+	ts := []float64{0.001, 0.01, 0.1, 1, 5, 10}
+	exact := func(k, t float64) float64 {
+		c := y0 - k*k/(k*k+1)
+		return c*math.Exp(-k*t) + (k*k*math.Cos(t)+k*math.Sin(t))/(k*k+1)
+	}
+	for _, method := range []ad.ODEMethod{ad.SDIRK3, ad.RK45} {
+		g := ad.NewGraph(1)
+		kIn := g.Input("k", ad.Param, 1)
+		out := ad.ODE(func() ad.ODERightSide { return forcedRHS{} }, ad.ODEOptions{Method: method, RelTol: 1e-6, AbsTol: 1e-6, MaxSteps: 1_000_000},
+			g.Const(ad.Shape{1}, y0), g.Scalar(0), g.Const(ad.Shape{len(ts)}, ts...), kIn)
+		loss := ad.SumAll(out)
+		p, err := g.Compile(out, loss)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.Value(kIn)[0] = k
+		start := time.Now()
+		if err := p.ForwardBackward(loss); err != nil {
+			t.Fatal(err)
+		}
+		took := time.Since(start)
+		worst, dk := 0.0, 0.0
+		for i, tk := range ts {
+			worst = max(worst, math.Abs(p.Value(out)[i]-exact(k, tk)))
+			h := 1e-3
+			dk += (exact(k+h, tk) - exact(k-h, tk)) / (2 * h)
+		}
+		gk := p.Grad(kIn)[0]
+		t.Logf("method %d: largest error %.2g, ∂Σy/∂k %.6g (closed form %.6g), %v", method, worst, gk, dk, took)
+		if worst > 1e-5 {
+			t.Errorf("method %d: largest error %g, want below 1e-5", method, worst)
+		}
+		if math.Abs(gk-dk) > 1e-3*math.Abs(dk)+1e-6 { // the tolerances are absolute where y is small
+			t.Errorf("method %d: ∂Σy/∂k = %g, closed form %g", method, gk, dk)
 		}
 	}
 }

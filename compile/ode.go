@@ -3,13 +3,14 @@ package compile
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	ad "github.com/temper-ppl/temper/autodiff"
 	"github.com/temper-ppl/temper/lang"
 )
 
 // odeCall lowers ode_rk45(f, y0, t0, ts, ...) and ode_rk45_tol(f, y0, t0,
-// ts, rtol, atol, max_steps, ...) to one ODE op (autodiff/ode.go). The
+// ts, rtol, atol, max_steps, ...), and ode_bdf and ode_bdf_tol, to one ODE op (autodiff/ode.go). The
 // user's function f is not inlined into the model's graph: its body is
 // lowered once into a small graph of its own, with inputs t, y and the
 // real arguments that are not data, and the op evaluates that graph (and
@@ -34,6 +35,13 @@ func (b *builder) odeCall(e *lang.Call) value {
 		return b.fail(e.Pos, "%s passes %s %d arguments after (t, y), and %s takes %d", e.Func, f.Name, len(extra), f.Name, len(f.Params)-2)
 	}
 	opts := ad.DefaultODEOptions
+	if strings.HasPrefix(e.Func, "ode_bdf") {
+		// Stan's ode_bdf is CVODES' BDF; temper's stiff solver is an
+		// L-stable SDIRK method (autodiff/ode_implicit.go), with Stan's
+		// defaults for ode_bdf: tolerances 1e-6 (relative) and 1e-6
+		// (absolute), 10⁶ steps.
+		opts.Method = ad.SDIRK3
+	}
 	if fixed == 7 {
 		var tol [2]float64
 		for i := range tol {

@@ -10,10 +10,12 @@ import (
 // their signatures itself, since an ordinary Signature has no such
 // argument. Stan's signatures: ode_rk45(f, y0, t0, ts, ...) and
 // ode_rk45_tol(f, y0, t0, ts, rtol, atol, max_steps, ...), the same for
-// ode_bdf; the arguments after them are passed to f after its (t, y).
+// ode_bdf and ode_bdf_tol; the arguments after them are passed to f after its (t, y).
 var odeSolvers = map[string][]string{
 	"ode_rk45":     {"f", "y0", "t0", "ts"},
 	"ode_rk45_tol": {"f", "y0", "t0", "ts", "rtol", "atol", "max_steps"},
+	"ode_bdf":      {"f", "y0", "t0", "ts"},
+	"ode_bdf_tol":  {"f", "y0", "t0", "ts", "rtol", "atol", "max_steps"},
 }
 
 // IsODESolver reports whether name is one of the ODE solvers.
