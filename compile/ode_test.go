@@ -170,3 +170,50 @@ model {
 		t.Errorf("energy %v for a state that overflows, want NaN", e[0])
 	}
 }
+
+// An initial state that is a parameter, a rate that is data, and three
+// replicas evaluated at once (the replicas of a ladder run on separate
+// goroutines, each with its own program of f): y' = −k y from y(0) = a
+// is a·e^{−kt}, and the energy −Σ log N(obs | y, 1) with a ~ N(0, 10).
+func TestODEInitialStateReplicas(t *testing.T) {
+	const src = `
+functions {
+  decay(t: real, y: real[], k: real): real[] {
+    return -k * y
+  }
+}
+data { N: int  ts: real[N]  obs: real[N]  k: real }
+param { a: real }
+model {
+  a ~ normal(0, 10)
+  y = ode_rk45_tol(decay, [a], 0, ts, 1e-10, 1e-10, 100000, k)
+  obs ~ normal(y[:, 1], 1)
+}
+`
+	ts, obs, k := []float64{0.5, 1, 2}, []float64{1.2, 0.8, 0.3}, 0.6
+	m := compileSrc(t, src, map[string]any{"N": 3, "ts": ts, "obs": obs, "k": k})
+	energy := func(a float64) (u, du float64) {
+		u, du = a*a/200+0.5*math.Log(2*math.Pi*100), a/100
+		for i, tk := range ts {
+			y := a * math.Exp(-k*tk)
+			u += 0.5*(obs[i]-y)*(obs[i]-y) + 0.5*math.Log(2*math.Pi)
+			du -= (obs[i] - y) * math.Exp(-k*tk)
+		}
+		return u, du
+	}
+	ev, err := m.Evaluator(3, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	theta := []float64{0.5, 1.5, -2}
+	e, g, v := make([]float64, 3), make([]float64, 3), make([]float64, 3)
+	if err := ev.Evaluate(theta, nil, e, g, v); err != nil {
+		t.Fatal(err)
+	}
+	for r, a := range theta {
+		u, du := energy(a)
+		if math.Abs(e[r]-u) > 1e-8*math.Abs(u) || math.Abs(g[r]-du) > 1e-8*math.Max(1, math.Abs(du)) {
+			t.Errorf("replica %d: energy %.12g and gradient %.12g, closed form %.12g and %.12g", r, e[r], g[r], u, du)
+		}
+	}
+}
