@@ -331,8 +331,18 @@ func (c *checker) recursion(list []*Function) {
 			continue
 		}
 		walkStmtExprs(f.Body, func(e Expr) {
-			if call, ok := e.(*Call); ok && c.funcs[call.Func] != nil {
+			call, ok := e.(*Call)
+			if !ok {
+				return
+			}
+			if c.funcs[call.Func] != nil {
 				calls[f.Name] = append(calls[f.Name], call)
+			}
+			// An ODE solver calls the function named by its first argument.
+			if IsODESolver(call.Func) && c.funcs[call.Func] == nil && len(call.Args) > 0 {
+				if id, ok := call.Args[0].(*Ident); ok && c.funcs[id.Name] != nil {
+					calls[f.Name] = append(calls[f.Name], &Call{Pos: id.Pos, Func: id.Name})
+				}
 			}
 		})
 	}
