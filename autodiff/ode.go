@@ -70,7 +70,8 @@ var DefaultODEOptions = ODEOptions{Method: RK45, RelTol: 1e-6, AbsTol: 1e-6, Max
 // N], the state at each output time.
 type odeOp struct {
 	newRHS  func() ODERightSide
-	rhs     sync.Pool // ODERightSide values, one per goroutine in use
+	mu      sync.Mutex
+	free    []ODERightSide // made by newRHS and not in use: a free list, not a sync.Pool, which a GC empties
 	opts    ODEOptions
 	n, p, t int
 }
@@ -107,11 +108,28 @@ func ODE(newRHS func() ODERightSide, opts ODEOptions, y0, t0, ts *Node, theta ..
 	for _, th := range theta {
 		op.p += th.shape.Size()
 	}
-	op.rhs.New = func() any { return op.newRHS() }
 	return g.Apply(op, Shape{op.t, op.n}, ins...)
 }
 
 func (op *odeOp) Name() string { return "ode" }
+
+// getRHS takes a right-hand side from the free list, or makes one.
+func (op *odeOp) getRHS() ODERightSide {
+	op.mu.Lock()
+	defer op.mu.Unlock()
+	if k := len(op.free); k > 0 {
+		r := op.free[k-1]
+		op.free = op.free[:k-1]
+		return r
+	}
+	return op.newRHS()
+}
+
+func (op *odeOp) putRHS(r ODERightSide) {
+	op.mu.Lock()
+	op.free = append(op.free, r)
+	op.mu.Unlock()
+}
 
 // width is the number of sensitivity columns, N + P.
 func (op *odeOp) width() int { return op.n + op.p }
@@ -144,8 +162,8 @@ func (op *odeOp) Forward(a *Args) {
 		off += copy(theta[off:], in)
 	}
 	t0, ts := a.In[1][0], a.In[2]
-	rhs := op.rhs.Get().(ODERightSide)
-	defer op.rhs.Put(rhs)
+	rhs := op.getRHS()
+	defer op.putRHS(rhs)
 	s := &odeSolver{op: op, rhs: rhs, theta: theta, jac: jac, vec: func(i int) []float64 { return vecs[i*m : (i+1)*m] }}
 	if op.opts.Method == SDIRK3 {
 		s.pivots = make([]int, n)
