@@ -126,7 +126,11 @@ func (s *odeSolver) sdirkStep(out, z []float64, t, h float64) bool {
 		jy, jth := eval[n:n+n*n], eval[n+n*n:n+n*n+n*p]
 		converged := false
 		for it := range newtonIters {
-			if it == 0 {
+			// The Newton matrix: I − hγ J at the step's start for the first
+			// stage; for the others, the previous stage's, already factored
+			// for its sensitivities (a simplified Newton iteration converges
+			// with any nearby Jacobian).
+			if it == 0 && i == 0 {
 				s.rhs.Jacobian(eval[:n], jy, jth, ti, y, s.theta)
 				if !s.factor(lu, jy, hg) {
 					return false
