@@ -657,8 +657,8 @@ func (p *parser) declType() *Type {
 		}
 		p.expect(">")
 	}
-	if n, ok := sizedTypes[t.Base]; ok && p.is("[") {
-		p.next()
+	if n, ok := sizedTypes[t.Base]; ok {
+		p.expect("[")
 		t.Sizes = p.exprList("]")
 		p.expect("]")
 		if len(t.Sizes) > n || len(t.Sizes) == 0 {

@@ -1,0 +1,125 @@
+package stan_test
+
+import (
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/temper-ppl/temper/compile"
+	"github.com/temper-ppl/temper/lang/stan"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden .ppl files of testdata")
+
+// translateGolden translates testdata/NAME.stan and compares the result
+// with testdata/NAME.ppl (rewritten with -update).
+func translateGolden(t *testing.T, name string) *stan.Result {
+	t.Helper()
+	src, err := os.ReadFile(filepath.Join("testdata", name+".stan"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := stan.TranslateSource(string(src), stan.Options{Env: compile.Env(), Name: name + ".stan"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden := filepath.Join("testdata", name+".ppl")
+	if *update {
+		if err := os.WriteFile(golden, []byte(res.PPL), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.PPL != string(want) {
+		t.Errorf("translation of %s.stan differs from %s (go test -update rewrites it):\n%s", name, golden, res.PPL)
+	}
+	return res
+}
+
+// TestConstructs translates a program of every construct with a
+// counterpart: no gaps, and the result compiles with data.
+func TestConstructs(t *testing.T) {
+	res := translateGolden(t, "constructs")
+	if len(res.Gaps) > 0 {
+		t.Fatalf("gaps: %v", res.Gaps)
+	}
+	m := compileWith(t, "constructs.stan.ppl", []byte(res.PPL), filepath.Join("testdata", "constructs.json"))
+	theta := make([]float64, m.Dim())
+	for i := range theta {
+		theta[i] = 0.1 * float64(i%5)
+	}
+	if lp := logDensity(t, m, theta); lp != lp {
+		t.Fatalf("log density %v", lp)
+	}
+}
+
+// TestGaps lists each construct without counterpart at its line:col of
+// the Stan program, and keeps a TODO comment at each in the translation.
+func TestGaps(t *testing.T) {
+	res := translateGolden(t, "gaps")
+	want := []string{
+		"22:26: ode_rk45 (a solver, integrator or parallel map) has no counterpart in the .ppl",
+		"26:3: a while loop has no counterpart (the .ppl's loops are for loops over bounds known when the model is compiled)",
+		"27:23: truncation T[,] has no counterpart in the .ppl yet",
+		"31:9: the integer operator % has no counterpart",
+		"31:19: reject has no counterpart",
+	}
+	var got []string
+	for _, g := range res.Gaps {
+		got = append(got, g.String())
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("gaps:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if n := strings.Count(res.PPL, "// TODO(translate): "); n != len(want) {
+		t.Errorf("%d TODO comments for %d gaps:\n%s", n, len(want), res.PPL)
+	}
+}
+
+// TestSyntaxErrors: a program that does not parse is an error positioned
+// in the Stan source.
+func TestSyntaxErrors(t *testing.T) {
+	for _, c := range []struct{ src, want string }{
+		{"parameters { real x }", `1:21: expected ";", found "}"`},
+		{"model { x ~ normal(0, 1) }", `1:26: expected ";", found "}"`},
+		{"modle { }", "1:1: expected a block"},
+		{"model { x = (1 + ; }", `1:18: expected an expression, found ";"`},
+		{"data { int N; ", "expected \"}\", found the end of the file"},
+		{"/* open", "1:1: unterminated comment"},
+		{"parameters { simplex<lower=0> p; }", `1:31: expected "[", found "p"`},
+	} {
+		_, err := stan.Parse(c.src)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: error %v, want %q", c.src, err, c.want)
+		}
+	}
+}
+
+// FuzzTranslate: no input makes the parser or the translator panic, and
+// every syntax error is positioned inside the input.
+func FuzzTranslate(f *testing.F) {
+	for _, name := range []string{"constructs", "gaps"} {
+		src, err := os.ReadFile(filepath.Join("testdata", name+".stan"))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(string(src))
+	}
+	f.Add("model { y ~ normal(mu, sigma) T[, 1]; }")
+	f.Fuzz(func(t *testing.T, src string) {
+		_, err := stan.TranslateSource(src, stan.Options{Env: compile.Env()})
+		var se *stan.SyntaxError
+		if errors.As(err, &se) {
+			lines := strings.Count(src, "\n") + 1
+			if se.Pos.Line < 1 || se.Pos.Line > lines || se.Pos.Col < 1 {
+				t.Fatalf("error %v outside the input of %d lines", err, lines)
+			}
+		}
+	})
+}
