@@ -49,6 +49,7 @@ const usage = `temper: probabilistic programs sampled by stochastic-gradient MCM
 
 usage:
   temper check MODEL.ppl [--data FILE]...     parse and check a model (and its data)
+  temper translate MODEL.stan [-o MODEL.ppl]  translate a Stan program, listing what has no counterpart (temper help translate)
   temper run MODEL.ppl [flags]                sample a model; temper run -h lists the flags
                                               (--strict: exit 3 when the run has warnings)
                                               (--chain-id K: chain K alone of the --chains C run, an array job's task)
@@ -109,7 +110,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = benchCommand(ctx, rest, stdout, stderr)
 	case "gallery":
 		err = galleryCommand(ctx, rest, stdout, stderr)
+	case "translate":
+		err = translateCommand(rest, stdout, stderr)
 	case "help", "-h", "--help":
+		if len(rest) > 0 && rest[0] == "translate" {
+			fmt.Fprint(stdout, translateHelp)
+			return exitOK
+		}
 		fmt.Fprint(stdout, usage)
 		return exitOK
 	default:

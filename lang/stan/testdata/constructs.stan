@@ -11,6 +11,9 @@ functions {
     for (i in 1:n) acc += x[i];
     return acc;
   }
+  vector mu_g(vector b, matrix X) {
+    return X * b;
+  }
   real my_normal_lpdf(real y, real mu, real s) {
     return normal_lpdf(y | mu, s);
   }
@@ -65,7 +68,10 @@ model {
 }
 generated quantities {
   real yrep = normal_rng(m, s);
+  array[N] real ys = normal_rng(mu_g(b, X), s);
   real lp = std_normal_lpdf(m) + normal_lupdf(m | 0, 1);
   matrix[2, 2] M = [[1, c[1]], [c[2], 1]];
   row_vector[2] v = b' * M;
+  matrix[2, 2] Mt = M';
+  real upper = fmax(c[2], 0) + (N > 2 ? 1 : 0);
 }
