@@ -665,8 +665,8 @@ func (t *translator) choosePlate(ss []Stmt) string {
 
 // isPlate says whether a loop `for (n in 1:N) body` is a per-observation
 // likelihood, and returns N: it runs from 1 over an int data scalar, its
-// body scores data indexed first by n with ~ or target +=, assigns no
-// variable declared outside it, and n decides no if and bounds no loop.
+// body has a ~ or a target += and reads data indexed first by n, assigns
+// no variable declared outside it, and n decides no if and bounds no loop.
 func (t *translator) isPlate(s *For) string {
 	lo, ok := s.Lo.(*Number)
 	if !ok || lo.Text != "1" || s.Hi == nil {
@@ -682,10 +682,45 @@ func (t *translator) isPlate(s *For) string {
 	}
 	locals := map[string]bool{}
 	scores, ok := t.plateBody(s.Var, s.Body, locals)
-	if !ok || !scores {
+	if !ok || !scores || !t.readsRow(s.Var, s.Body) {
 		return ""
 	}
 	return hi.Name
+}
+
+// readsRow says whether a statement of ss reads data indexed first by idx.
+func (t *translator) readsRow(idx string, ss []Stmt) bool {
+	for _, s := range ss {
+		var es []Expr
+		switch s := s.(type) {
+		case *Decl:
+			es = []Expr{s.Init}
+		case *Assign:
+			es = []Expr{s.RHS}
+		case *Tilde:
+			es = append([]Expr{s.LHS}, s.Args...)
+		case *TargetPlus:
+			es = []Expr{s.Expr}
+		case *For:
+			if t.readsRow(idx, s.Body) {
+				return true
+			}
+		case *If:
+			if t.readsRow(idx, s.Then) || t.readsRow(idx, s.Else) {
+				return true
+			}
+		case *Nested:
+			if t.readsRow(idx, s.Stmts) {
+				return true
+			}
+		}
+		for _, e := range es {
+			if e != nil && t.indexesData(e, idx) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func (t *translator) plateBody(idx string, ss []Stmt, locals map[string]bool) (scores, ok bool) {
@@ -697,14 +732,8 @@ func (t *translator) plateBody(idx string, ss []Stmt, locals map[string]bool) (s
 			if !locals[baseName(s.LHS)] {
 				return false, false
 			}
-		case *Tilde:
-			if t.indexesData(s.LHS, idx) {
-				scores = true
-			}
-		case *TargetPlus:
-			if t.indexesData(s.Expr, idx) {
-				scores = true
-			}
+		case *Tilde, *TargetPlus:
+			scores = true
 		case *For:
 			if mentions(s.Lo, idx) || mentions(s.Hi, idx) {
 				return false, false

@@ -3,6 +3,7 @@ package stan_test
 import (
 	"errors"
 	"flag"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -122,4 +123,27 @@ func FuzzTranslate(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestPlateEqualsLoop: the mixture's loop over the observations becomes a
+// plate, whose log density is that of the same body in a plain loop.
+func TestPlateEqualsLoop(t *testing.T) {
+	res := translateGolden(t, "mixture")
+	if len(res.Gaps) > 0 || !strings.Contains(res.PPL, "for n in plate(N) {") {
+		t.Fatalf("gaps %v, or no plate:\n%s", res.Gaps, res.PPL)
+	}
+	data := filepath.Join("testdata", "mixture.json")
+	plate := compileWith(t, "mixture.ppl", []byte(res.PPL), data)
+	loop := compileWith(t, "mixture-loop.ppl", []byte(strings.Replace(res.PPL, "plate(N)", "1:N", 1)), data)
+	if plate.NumData() != 5 {
+		t.Errorf("the plate has %d rows, want 5", plate.NumData())
+	}
+	theta := make([]float64, plate.Dim())
+	for i := range theta {
+		theta[i] = 0.3*float64(i) - 0.5
+	}
+	a, b := logDensity(t, plate, theta), logDensity(t, loop, theta)
+	if math.Abs(a-b) > 1e-10*(1+math.Abs(b)) {
+		t.Fatalf("plate %.15g, loop %.15g", a, b)
+	}
 }
