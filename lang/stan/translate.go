@@ -86,8 +86,10 @@ type translator struct {
 	block    string
 	pending  []Gap // gaps of the statement being written
 	plateN   string
-	inPlate  string
-	loops    int
+	// truncation says whether the .ppl parses and checks `~ ... T[L, U]`.
+	truncation bool
+	inPlate    string
+	loops      int
 }
 
 // pplKeywords are the .ppl's keywords that Stan allows as names.
@@ -97,9 +99,22 @@ var pplKeywords = map[string]bool{
 	"real": true, "int": true, "for": true, "in": true, "target": true, "if": true, "else": true, "return": true,
 }
 
+// HasTruncation says whether the .ppl of env takes Stan's truncation
+// syntax, `y ~ normal(mu, sigma) T[L, U]`: a probe program is parsed and
+// checked.
+func HasTruncation(env *lang.Env) bool {
+	const probe = "param { x: real }\nmodel { x ~ normal(0, 1) T[0, 2] }\n"
+	f, err := lang.Parse("probe.ppl", []byte(probe))
+	if err == nil {
+		_, err = lang.Check(f, env)
+	}
+	return err == nil
+}
+
 // Translate writes the .ppl program of prog, whose source is src.
 func Translate(prog *Program, src string, opts Options) *Result {
 	t := &translator{src: strings.Split(src, "\n"), opts: opts, vars: map[string]*varInfo{}, funcs: map[string]*Function{}}
+	t.truncation = opts.Env != nil && HasTruncation(opts.Env)
 	name := opts.Name
 	if name == "" {
 		name = "a Stan program"
@@ -521,7 +536,9 @@ func (t *translator) tilde(s *Tilde) {
 		if s.TruncHi != nil {
 			hi = t.expr(s.TruncHi)
 		}
-		t.gap(s.TruncPos, "truncation T[,] has no counterpart in the .ppl yet")
+		if !t.truncation {
+			t.gap(s.TruncPos, "truncation T[,] has no counterpart in the .ppl yet")
+		}
 		stmt += fmt.Sprintf(" T[%s, %s]", lo, hi)
 	}
 	if t.block != "model" {
