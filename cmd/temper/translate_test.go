@@ -39,6 +39,14 @@ func TestTranslateCommand(t *testing.T) {
 		t.Fatalf("syntax error: exit %d\n%s", code, stderr)
 	}
 
+	// An if on a parameter translates, but the .ppl refuses it: exit 2
+	// with the checker's diagnostic against the translation.
+	cond := write(t, dir, "cond.stan", "parameters {\n  real b;\n}\nmodel {\n  if (b > 0) b ~ normal(0, 1);\n}\n")
+	code, _, stderr = runCLI(t, context.Background(), "translate", cond, "-o", filepath.Join(dir, "cond.ppl"))
+	if code != exitBadInput || !strings.Contains(stderr, "the translation does not check") || !strings.Contains(stderr, "cond.ppl:6:6:") {
+		t.Fatalf("a translation that does not check: exit %d\n%s", code, stderr)
+	}
+
 	code, stdout, _ = runCLI(t, context.Background(), "help", "translate")
 	if code != exitOK || !strings.HasPrefix(stdout, "usage: temper translate") {
 		t.Fatalf("help translate: exit %d\n%s", code, stdout)
