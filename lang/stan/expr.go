@@ -101,6 +101,9 @@ func (t *translator) exprP(e Expr) (string, int) {
 		case "*":
 			if ls.linalg() && rs.linalg() {
 				op = "@"
+				if ls.kind == vectorK && rs.kind == rowK {
+					t.gap(e.Pos, "the outer product of a vector and a row vector has no counterpart (the .ppl's vector @ vector is their dot product)")
+				}
 			}
 		case "/":
 			if ls.known && rs.known && ls.isInt && rs.isInt && !ls.nonScalar() && !rs.nonScalar() {
@@ -216,8 +219,55 @@ func (t *translator) call(c *Call) (string, int) {
 		return name + "(" + strings.Join(args, ", ") + ")", precPPLPostfix
 	}
 	switch name {
-	case "inv":
-		return "1 / " + wrap(0, precPPLUnary), precPPLMul
+	case "inv", "inv_sqrt", "inv_square":
+		if len(args) == 1 {
+			switch name {
+			case "inv_sqrt":
+				return "1 / sqrt(" + args[0] + ")", precPPLMul
+			case "inv_square":
+				return "1 / square(" + args[0] + ")", precPPLMul
+			}
+			return "1 / " + wrap(0, precPPLUnary), precPPLMul
+		}
+	case "log1m":
+		if len(args) == 1 {
+			return "log1p(-" + wrap(0, precPPLUnary) + ")", precPPLPostfix
+		}
+	case "log1m_inv_logit":
+		if len(args) == 1 {
+			return "log_inv_logit(-" + wrap(0, precPPLUnary) + ")", precPPLPostfix
+		}
+	case "Phi":
+		// normal_cdf of a vector is the product over its elements: a
+		// scalar only
+		if len(args) == 1 && !t.shapeOf(c.Args[0]).nonScalar() {
+			return "normal_cdf(" + args[0] + " | 0, 1)", precPPLPostfix
+		}
+	case "Phi_approx":
+		if len(args) == 1 {
+			// Stan's definition: logit⁻¹(0.07056 x³ + 1.5976 x)
+			x := wrap(0, precPPLPostfix)
+			return fmt.Sprintf("inv_logit(0.07056 * %s ^ 3 + 1.5976 * %s)", x, x), precPPLPostfix
+		}
+	case "rep_matrix":
+		// Stan's rep_matrix(row_vector, m) stacks m rows; the .ppl's
+		// rep_matrix(v, n) makes n columns
+		if len(args) == 2 && t.shapeOf(c.Args[0]).kind == rowK {
+			return "transpose(rep_matrix(" + args[0] + ", " + args[1] + "))", precPPLPostfix
+		}
+	case "append_col":
+		// two row vectors end to end
+		if len(args) == 2 && t.shapeOf(c.Args[0]).kind == rowK && t.shapeOf(c.Args[1]).kind == rowK {
+			return "append_row(" + args[0] + ", " + args[1] + ")", precPPLPostfix
+		}
+	case "append_row":
+		// two row vectors one above the other: a 2 × N matrix
+		if len(args) == 2 {
+			l, r := t.shapeOf(c.Args[0]), t.shapeOf(c.Args[1])
+			if l.linalg() && l.kind == rowK && r.linalg() && r.kind == rowK {
+				return "[" + args[0] + ", " + args[1] + "]", precPPLPostfix
+			}
+		}
 	case "logit":
 		x := wrap(0, precPPLUnary)
 		return fmt.Sprintf("log(%s / (1 - %s))", x, x), precPPLPostfix

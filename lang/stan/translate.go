@@ -234,14 +234,6 @@ func baseName(e Expr) string {
 	return ""
 }
 
-// name writes a variable's name, renamed where it is a .ppl keyword.
-func (t *translator) name(n string, pos Pos) string {
-	if v, ok := t.vars[n]; ok && v.rename != "" {
-		return v.rename
-	}
-	return n
-}
-
 func (t *translator) declare(n string, pos Pos, sh shape, block string) string {
 	v := &varInfo{shape: sh, block: block}
 	if pplKeywords[n] {
@@ -556,10 +548,6 @@ func joinBar(lhs string, args []string) string {
 
 func (t *translator) assign(s *Assign) {
 	lhs := t.expr(s.LHS)
-	if v, ok := t.vars[baseName(s.LHS)]; ok && v.block == "argument" {
-		// reported at the function
-		_ = v
-	}
 	if s.Op == "<-" {
 		s.Op = "="
 	}
@@ -588,7 +576,7 @@ func (t *translator) ifStmt(s *If, prefix string) {
 	t.ind--
 	if len(s.Else) == 1 {
 		if ei, ok := s.Else[0].(*If); ok {
-			t.flushInto(func() { t.ifStmtElse(ei) })
+			t.ifStmtElse(ei)
 			return
 		}
 	}
@@ -627,8 +615,6 @@ func (t *translator) ifStmtElse(s *If) {
 	t.line("}")
 }
 
-func (t *translator) flushInto(f func()) { f() }
-
 func (t *translator) forLoop(s *For) {
 	if s.Hi == nil {
 		t.commentOut(s.Pos, "a loop over the elements of a container (for (x in xs)) has no counterpart; loop over the indices")
@@ -636,7 +622,7 @@ func (t *translator) forLoop(s *For) {
 	}
 	saved, had := t.vars[s.Var]
 	v := t.declare(s.Var, s.Pos, shape{isInt: true, known: true}, "loop")
-	lo, hi := t.expr(s.Lo), t.exprPrec(s.Hi, precPPLAdd)
+	hi := t.exprPrec(s.Hi, precPPLAdd)
 	if t.block == "model" && t.loops == 0 && t.inPlate == "" && t.plateN != "" && t.isPlate(s) == t.plateN {
 		t.emit(fmt.Sprintf("for %s in plate(%s) {", v, t.plateN))
 		t.inPlate = s.Var
@@ -646,7 +632,6 @@ func (t *translator) forLoop(s *For) {
 		t.inPlate = ""
 	} else {
 		t.emit(fmt.Sprintf("for %s in %s:%s {", v, t.exprPrec(s.Lo, precPPLAdd), hi))
-		_ = lo
 		t.loops++
 		t.ind++
 		t.stmts(s.Body)
