@@ -157,3 +157,24 @@ func TestPlateEqualsLoop(t *testing.T) {
 		t.Fatalf("plate %.15g, loop %.15g", a, b)
 	}
 }
+
+// TestPrefixes: every prefix of the test programs (most of them cut in
+// the middle of a construct) gives a translation or a positioned syntax
+// error, never a panic.
+func TestPrefixes(t *testing.T) {
+	env := compile.Env()
+	for _, name := range []string{"constructs", "gaps", "mixture", "functions"} {
+		src, err := os.ReadFile(filepath.Join("testdata", name+".stan"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range len(src) {
+			s := string(src[:i])
+			_, err := stan.TranslateSource(s, stan.Options{Env: env})
+			var se *stan.SyntaxError
+			if err != nil && (!errors.As(err, &se) || se.Pos.Line < 1 || se.Pos.Line > strings.Count(s, "\n")+1) {
+				t.Fatalf("%s cut at byte %d: error %v", name, i, err)
+			}
+		}
+	}
+}
