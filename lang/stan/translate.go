@@ -425,6 +425,11 @@ func (t *translator) stmt(s Stmt) {
 		}
 		t.commentOut(s.Pos, "%s has no counterpart", s.What)
 	case *ExprStmt:
+		if c, ok := s.Expr.(*Call); ok && c.Name == "increment_log_prob" && len(c.Args) == 1 {
+			// Stan's old form of target +=
+			t.stmt(&TargetPlus{Pos: s.Pos, Expr: c.Args[0]})
+			return
+		}
 		t.commentOut(s.Pos, "a call as a statement (a void function) has no counterpart")
 	}
 }

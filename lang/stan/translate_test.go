@@ -178,3 +178,31 @@ func TestPrefixes(t *testing.T) {
 		}
 	}
 }
+
+// TestMoreGaps: the other kinds of gap, each at its line:col; Stan's old
+// increment_log_prob(e) is target += e, no gap.
+func TestMoreGaps(t *testing.T) {
+	res := translateGolden(t, "gaps_more")
+	want := []string{
+		"6:3: a function returning void has no counterpart (a .ppl function returns a value)",
+		"6:35: reject has no counterpart",
+		"7:3: f_lp: a function that adds to target (_lp) has no counterpart; return the value and add it in the model block",
+		"7:23: target += outside the model block has no counterpart",
+		"12:3: the type complex has no counterpart (no complex numbers or tuples in the .ppl)",
+		"22:3: an int parameter has no counterpart (the samplers move reals)",
+		"33:13: reading target() has no counterpart",
+		"35:3: a call as a statement (a void function) has no counterpart",
+		"36:3: a loop over the elements of a container (for (x in xs)) has no counterpart; loop over the indices",
+		"38:11: the distribution foo has no counterpart in the .ppl",
+	}
+	var got []string
+	for _, g := range res.Gaps {
+		got = append(got, g.String())
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("gaps:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if !strings.Contains(res.PPL, "  target += -sigma\n") || !strings.Contains(res.PPL, "for i in plate(N) {") {
+		t.Errorf("increment_log_prob or the plate of a profile block:\n%s", res.PPL)
+	}
+}
