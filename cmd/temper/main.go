@@ -49,7 +49,7 @@ const usage = `temper: probabilistic programs sampled by stochastic-gradient MCM
 
 usage:
   temper check MODEL.ppl [--data FILE]...     parse and check a model (and its data)
-  temper translate MODEL.stan [-o MODEL.ppl]  translate a Stan program, listing what has no counterpart (temper help translate)
+  temper translate MODEL.stan [-o MODEL.ppl]  a Stan program as a .ppl model, its gaps listed (help translate)
   temper run MODEL.ppl [flags]                sample a model; temper run -h lists the flags
                                               (--strict: exit 3 when the run has warnings)
                                               (--chain-id K: chain K alone of the --chains C run, an array job's task)
