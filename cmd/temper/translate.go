@@ -77,7 +77,16 @@ func translateCommand(args []string, stdout, stderr io.Writer) error {
 		_, err = lang.Check(f, compile.Env())
 	}
 	if err != nil {
-		return badInput{"temper translate: the translation does not check:\n" + lang.Format(err, []byte(res.PPL))}
+		msg := "temper translate: the translation does not check:\n" + lang.Format(err, []byte(res.PPL))
+		var list lang.ErrorList
+		if errors.As(err, &list) {
+			for _, e := range list {
+				if l := e.Pos.Line; l >= 1 && l <= len(res.Origins) && res.Origins[l-1].Line > 0 {
+					msg += fmt.Sprintf("%s: from %s:%s\n", e.Pos, path, res.Origins[l-1])
+				}
+			}
+		}
+		return badInput{msg}
 	}
 	if *out != "" {
 		fmt.Fprintf(stdout, "%s: translated to %s\n", path, *out)

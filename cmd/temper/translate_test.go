@@ -43,7 +43,7 @@ func TestTranslateCommand(t *testing.T) {
 	// with the checker's diagnostic against the translation.
 	cond := write(t, dir, "cond.stan", "parameters {\n  real b;\n}\nmodel {\n  if (b > 0) b ~ normal(0, 1);\n}\n")
 	code, _, stderr = runCLI(t, context.Background(), "translate", cond, "-o", filepath.Join(dir, "cond.ppl"))
-	if code != exitBadInput || !strings.Contains(stderr, "the translation does not check") || !strings.Contains(stderr, "cond.ppl:6:6:") {
+	if code != exitBadInput || !strings.Contains(stderr, "the translation does not check") || !strings.Contains(stderr, "cond.ppl:6:6:") || !strings.Contains(stderr, "cond.ppl:6:6: from "+cond+":5:3") {
 		t.Fatalf("a translation that does not check: exit %d\n%s", code, stderr)
 	}
 

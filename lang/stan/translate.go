@@ -32,6 +32,10 @@ type Options struct {
 type Result struct {
 	PPL  string // the .ppl program, with a TODO comment at each gap
 	Gaps []Gap  // sorted by position
+	// Origins[i] is the position in the Stan program of the statement or
+	// declaration that line i + 1 of PPL was written for (zero for the
+	// lines of no statement: the header, the blocks' braces).
+	Origins []Pos
 }
 
 // TranslateSource parses and translates a Stan program.
@@ -86,6 +90,8 @@ type translator struct {
 	block    string
 	pending  []Gap // gaps of the statement being written
 	plateN   string
+	cur      Pos   // the statement being written
+	origins  []Pos // each line's statement
 	// truncation says whether the .ppl parses and checks `~ ... T[L, U]`.
 	truncation bool
 	inPlate    string
@@ -151,6 +157,7 @@ func Translate(prog *Program, src string, opts Options) *Result {
 			if b.Name == "model" {
 				t.plateN = t.choosePlate(b.Stmts)
 			}
+			t.cur = Pos{}
 			t.linef("%s {", names[b.Name])
 			t.ind++
 			t.stmts(b.Stmts)
@@ -162,10 +169,11 @@ func Translate(prog *Program, src string, opts Options) *Result {
 		a, b := t.gaps[i].Pos, t.gaps[j].Pos
 		return a.Line < b.Line || a.Line == b.Line && a.Col < b.Col
 	})
-	return &Result{PPL: t.out.String(), Gaps: t.gaps}
+	return &Result{PPL: t.out.String(), Gaps: t.gaps, Origins: t.origins}
 }
 
 func (t *translator) line(s string) {
+	t.origins = append(t.origins, t.cur)
 	t.out.WriteString(strings.Repeat("  ", t.ind))
 	t.out.WriteString(s)
 	t.out.WriteByte('\n')
@@ -375,6 +383,7 @@ func (t *translator) function(f *Function) {
 		}
 	}
 	res := t.argType(f.Result)
+	t.cur = f.Pos
 	t.flush()
 	t.linef("%s(%s): %s {", f.Name, strings.Join(ps, ", "), res)
 	t.ind++
@@ -391,6 +400,9 @@ func (t *translator) stmts(ss []Stmt) {
 }
 
 func (t *translator) stmt(s Stmt) {
+	saved := t.cur
+	t.cur = s.stmtPos()
+	defer func() { t.cur = saved }()
 	switch s := s.(type) {
 	case *Decl:
 		t.decl(s)

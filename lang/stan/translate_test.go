@@ -54,6 +54,15 @@ func TestConstructs(t *testing.T) {
 	if len(res.Gaps) > 0 {
 		t.Fatalf("gaps: %v", res.Gaps)
 	}
+	if n := strings.Count(res.PPL, "\n"); len(res.Origins) != n {
+		t.Errorf("%d origins for %d lines", len(res.Origins), n)
+	}
+	// the plate's line comes from the Stan loop at 61:3
+	for i, l := range strings.Split(res.PPL, "\n") {
+		if strings.Contains(l, "for n in plate(N)") && res.Origins[i].String() != "61:3" {
+			t.Errorf("the plate's line comes from %v, want 61:3", res.Origins[i])
+		}
+	}
 	m := compileWith(t, "constructs.stan.ppl", []byte(res.PPL), filepath.Join("testdata", "constructs.json"))
 	theta := make([]float64, m.Dim())
 	for i := range theta {
