@@ -54,8 +54,16 @@ var ops = []string{
 	"(", ")", "[", "]", "{", "}",
 }
 
-func lex(src string) ([]token, error) {
+// Comment is a comment of the Stan source, one line of it, without its
+// markers.
+type Comment struct {
+	Pos  Pos
+	Text string
+}
+
+func lex(src string) ([]token, []Comment, error) {
 	var toks []token
+	var comments []Comment
 	line, col := 1, 1
 	i := 0
 	adv := func(n int) {
@@ -79,12 +87,23 @@ func lex(src string) ([]token, error) {
 			if j < 0 {
 				j = len(src) - i
 			}
+			text := strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(src[i:i+j], "#"), "//"))
+			if !strings.HasPrefix(src[i:], "#include") {
+				comments = append(comments, Comment{Pos{line, col}, text})
+			}
 			adv(j)
 			continue
 		case strings.HasPrefix(src[i:], "/*"):
 			j := strings.Index(src[i+2:], "*/")
 			if j < 0 {
-				return nil, &SyntaxError{Pos{line, col}, "unterminated comment"}
+				return nil, nil, &SyntaxError{Pos{line, col}, "unterminated comment"}
+			}
+			p := Pos{line, col}
+			for _, l := range strings.Split(src[i+2:i+2+j], "\n") {
+				l = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(l), "*"))
+				if l != "" {
+					comments = append(comments, Comment{p, l})
+				}
 			}
 			adv(j + 4)
 			continue
@@ -138,7 +157,7 @@ func lex(src string) ([]token, error) {
 				j++
 			}
 			if j >= len(src) || src[j] != '"' {
-				return nil, &SyntaxError{p, "unterminated string"}
+				return nil, nil, &SyntaxError{p, "unterminated string"}
 			}
 			toks = append(toks, token{tString, src[i : j+1], p})
 			adv(j + 1 - i)
@@ -153,24 +172,28 @@ func lex(src string) ([]token, error) {
 				}
 			}
 			if !found {
-				return nil, &SyntaxError{p, fmt.Sprintf("unexpected character %q", r)}
+				return nil, nil, &SyntaxError{p, fmt.Sprintf("unexpected character %q", r)}
 			}
 		}
 	}
 	toks = append(toks, token{tEOF, "", Pos{line, col}})
-	return toks, nil
+	return toks, comments, nil
 }
 
 // Program is a parsed Stan program.
 type Program struct {
 	Functions []*Function
-	Blocks    []*Block // in the order of the source
+	Blocks    []*Block  // in the order of the source
+	Comments  []Comment // in the order of the source
+	// FunctionsPos is where the functions block begins (zero if none).
+	FunctionsPos Pos
 }
 
 // Block is one of Stan's program blocks.
 type Block struct {
 	Name  string // "data", "transformed data", "parameters", ...
 	Pos   Pos
+	End   Pos // its closing brace
 	Stmts []Stmt
 }
 
@@ -200,6 +223,7 @@ type Function struct {
 	Name   string
 	Params []Param
 	Body   []Stmt // nil for a forward declaration
+	End    Pos    // the body's closing brace
 }
 
 // Param is a function parameter.
@@ -389,9 +413,10 @@ func (e *RowVectorExpr) exprPos() Pos { return e.Pos }
 func (e *Paren) exprPos() Pos         { return e.Pos }
 
 type parser struct {
-	toks  []token
-	i     int
-	depth int
+	toks     []token
+	comments []Comment
+	i        int
+	depth    int
 }
 
 // bail is the private panic type that carries a syntax error out of the
@@ -403,11 +428,11 @@ const maxDepth = 200
 
 // Parse parses a Stan program.
 func Parse(src string) (prog *Program, err error) {
-	toks, err := lex(src)
+	toks, comments, err := lex(src)
 	if err != nil {
 		return nil, err
 	}
-	p := &parser{toks: toks}
+	p := &parser{toks: toks, comments: comments}
 	defer func() {
 		if r := recover(); r != nil {
 			b, ok := r.(bail)
@@ -496,7 +521,7 @@ var blockNames = []struct{ words []string }{
 }
 
 func (p *parser) program() *Program {
-	prog := &Program{}
+	prog := &Program{Comments: p.comments}
 	for p.tok().kind != tEOF {
 		pos := p.tok().pos
 		var name string
@@ -520,6 +545,7 @@ func (p *parser) program() *Program {
 		}
 		p.expect("{")
 		if name == "functions" {
+			prog.FunctionsPos = pos
 			for !p.is("}") {
 				prog.Functions = append(prog.Functions, p.function())
 			}
@@ -533,7 +559,7 @@ func (p *parser) program() *Program {
 			}
 			b.Stmts = append(b.Stmts, p.stmt())
 		}
-		p.expect("}")
+		b.End = p.expect("}").pos
 		prog.Blocks = append(prog.Blocks, b)
 	}
 	return prog
@@ -564,7 +590,7 @@ func (p *parser) function() *Function {
 		}
 		f.Body = append(f.Body, p.stmt())
 	}
-	p.expect("}")
+	f.End = p.expect("}").pos
 	return f
 }
 

@@ -90,8 +90,10 @@ type translator struct {
 	block    string
 	pending  []Gap // gaps of the statement being written
 	plateN   string
-	cur      Pos   // the statement being written
-	origins  []Pos // each line's statement
+	comments []Comment // the Stan program's, those not yet written
+	trailing []string  // comments that end the next line written
+	cur      Pos       // the statement being written
+	origins  []Pos     // each line's statement
 	// truncation says whether the .ppl parses and checks `~ ... T[L, U]`.
 	truncation bool
 	inPlate    string
@@ -121,6 +123,7 @@ func HasTruncation(env *lang.Env) bool {
 func Translate(prog *Program, src string, opts Options) *Result {
 	t := &translator{src: strings.Split(src, "\n"), opts: opts, vars: map[string]*varInfo{}, funcs: map[string]*Function{}}
 	t.truncation = opts.Env != nil && HasTruncation(opts.Env)
+	t.comments = prog.Comments
 	name := opts.Name
 	if name == "" {
 		name = "a Stan program"
@@ -132,10 +135,12 @@ func Translate(prog *Program, src string, opts Options) *Result {
 		}
 	}
 	if len(t.funcs) > 0 {
+		t.writeComments(prog.FunctionsPos, false)
 		t.line("functions {")
 		t.ind++
 		for _, f := range prog.Functions {
 			if f.Body != nil {
+				t.writeComments(f.Pos, false)
 				t.function(f)
 			}
 		}
@@ -158,13 +163,16 @@ func Translate(prog *Program, src string, opts Options) *Result {
 				t.plateN = t.choosePlate(b.Stmts)
 			}
 			t.cur = Pos{}
+			t.writeComments(b.Pos, false)
 			t.linef("%s {", names[b.Name])
 			t.ind++
 			t.stmts(b.Stmts)
+			t.writeComments(b.End, false)
 			t.ind--
 			t.line("}")
 		}
 	}
+	t.writeComments(Pos{Line: len(t.src) + 1}, false)
 	sort.SliceStable(t.gaps, func(i, j int) bool {
 		a, b := t.gaps[i].Pos, t.gaps[j].Pos
 		return a.Line < b.Line || a.Line == b.Line && a.Col < b.Col
@@ -173,6 +181,10 @@ func Translate(prog *Program, src string, opts Options) *Result {
 }
 
 func (t *translator) line(s string) {
+	if len(t.trailing) > 0 && !strings.HasPrefix(s, "//") {
+		s += "  // " + strings.Join(t.trailing, "; ")
+		t.trailing = nil
+	}
 	t.origins = append(t.origins, t.cur)
 	t.out.WriteString(strings.Repeat("  ", t.ind))
 	t.out.WriteString(s)
@@ -180,6 +192,24 @@ func (t *translator) line(s string) {
 }
 
 func (t *translator) linef(format string, args ...any) { t.line(fmt.Sprintf(format, args...)) }
+
+// writeComments writes the Stan program's comments that come before pos
+// on lines of their own; with trailing, those after pos on its line end
+// the next line written, as they ended the statement at pos.
+func (t *translator) writeComments(pos Pos, trailing bool) {
+	for len(t.comments) > 0 {
+		c := t.comments[0]
+		if c.Pos.Line > pos.Line || c.Pos.Line == pos.Line && !trailing && c.Pos.Col >= pos.Col {
+			return
+		}
+		t.comments = t.comments[1:]
+		if c.Pos.Line == pos.Line && c.Pos.Col > pos.Col {
+			t.trailing = append(t.trailing, c.Text)
+			continue
+		}
+		t.line("// " + c.Text)
+	}
+}
 
 // gap records a construct without counterpart, written as a TODO before
 // the statement being translated.
@@ -388,6 +418,7 @@ func (t *translator) function(f *Function) {
 	t.linef("%s(%s): %s {", f.Name, strings.Join(ps, ", "), res)
 	t.ind++
 	t.stmts(f.Body)
+	t.writeComments(f.End, false)
 	t.ind--
 	t.line("}")
 	t.vars = saved
@@ -401,6 +432,7 @@ func (t *translator) stmts(ss []Stmt) {
 
 func (t *translator) stmt(s Stmt) {
 	saved := t.cur
+	t.writeComments(s.stmtPos(), true)
 	t.cur = s.stmtPos()
 	defer func() { t.cur = saved }()
 	switch s := s.(type) {

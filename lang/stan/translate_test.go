@@ -215,3 +215,18 @@ func TestMoreGaps(t *testing.T) {
 		t.Errorf("increment_log_prob or the plate of a profile block:\n%s", res.PPL)
 	}
 }
+
+// TestComments: the Stan program's comments are carried over, a comment
+// on a line of its own above the statement after it, a trailing one at
+// the end of its statement's first line.
+func TestComments(t *testing.T) {
+	src := "// header\ndata {\n  int N;  // rows\n  /* a block\n     comment */\n  vector[N] y;\n  # old style\n}\nparameters { real mu; }\nmodel {\n  y ~ normal(mu, 1);  // likelihood\n  // the end\n}\n"
+	res, err := stan.TranslateSource(src, stan.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "// header\ndata {\n  N: int  // rows\n  // a block\n  // comment\n  y: real[N]\n  // old style\n}\nparam {\n  mu: real\n}\nmodel {\n  y ~ normal(mu, 1)  // likelihood\n  // the end\n}\n"
+	if got := res.PPL[strings.Index(res.PPL, "\n")+1:]; got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
