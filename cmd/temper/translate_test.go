@@ -26,7 +26,7 @@ func TestTranslateCommand(t *testing.T) {
 
 	gaps := filepath.Join("..", "..", "lang", "stan", "testdata", "gaps.stan")
 	code, stdout, stderr = runCLI(t, context.Background(), "translate", gaps)
-	if code != exitFailure || !strings.Contains(stderr, "gaps.stan:22:26: ode_rk45") || !strings.Contains(stderr, "constructs without a counterpart") {
+	if code != exitFailure || !strings.Contains(stderr, "gaps.stan:25:24: integrate_ode_rk45") || !strings.Contains(stderr, "constructs without a counterpart") {
 		t.Fatalf("gaps: exit %d\n%s", code, stderr)
 	}
 	if !strings.Contains(stdout, "// TODO(translate): a while loop") || !strings.Contains(stdout, "sigma ~ normal(0, 1)") {

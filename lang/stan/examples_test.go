@@ -65,6 +65,7 @@ func TestExamplesTranslate(t *testing.T) {
 		{"logistic", "../data/german_credit.csv"},
 		{"radon", "radon.json"},
 		{"varying-slopes", "sleep.json"},
+		{"pk-ode", "data.json"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := filepath.Join("..", "..", "examples", c.name)

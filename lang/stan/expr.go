@@ -3,6 +3,8 @@ package stan
 import (
 	"fmt"
 	"strings"
+
+	"github.com/temper-ppl/temper/lang"
 )
 
 // The .ppl's precedence levels, loosest first (docs/language.md,
@@ -341,6 +343,11 @@ func (t *translator) call(c *Call) (string, int) {
 	if r, ok := renamedFunctions[name]; ok {
 		name = r
 	}
+	if lang.IsODESolver(name) {
+		// the .ppl's ODE solvers take Stan's arguments, the function by
+		// its name first
+		return name + "(" + strings.Join(args, ", ") + ")", precPPLPostfix
+	}
 	if t.opts.Env != nil {
 		if _, ok := t.opts.Env.Functions[name]; !ok {
 			if strings.HasPrefix(name, "ode_") || strings.HasPrefix(name, "integrate_") || strings.HasPrefix(name, "algebra_solver") || strings.HasPrefix(name, "solve_") || name == "map_rect" || name == "reduce_sum" {
@@ -527,6 +534,9 @@ func (t *translator) callShape(c *Call) shape {
 			return shape{known: true}
 		}
 		return shape{kind: matrixK, known: true}
+	case lang.IsODESolver(name):
+		// an array of state vectors (a T × N matrix in the .ppl)
+		return shape{arr: 1, kind: vectorK, known: true}
 	case strings.HasSuffix(name, "_rng"):
 		s := shape{known: true}
 		for _, a := range c.Args {

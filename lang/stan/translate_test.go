@@ -81,11 +81,11 @@ func TestGaps(t *testing.T) {
 	truncation := stan.HasTruncation(compile.Env())
 	res := translateGolden(t, "gaps", !truncation)
 	want := []string{
-		"22:26: ode_rk45 (a solver, integrator or parallel map) has no counterpart in the .ppl",
-		"26:3: a while loop has no counterpart (the .ppl's loops are for loops over bounds known when the model is compiled)",
-		"27:23: truncation T[,] has no counterpart in the .ppl yet",
-		"31:9: the integer operator % has no counterpart",
-		"31:19: reject has no counterpart",
+		"25:24: integrate_ode_rk45 (a solver, integrator or parallel map) has no counterpart in the .ppl",
+		"29:3: a while loop has no counterpart (the .ppl's loops are for loops over bounds known when the model is compiled)",
+		"30:23: truncation T[,] has no counterpart in the .ppl yet",
+		"34:9: the integer operator % has no counterpart",
+		"34:19: reject has no counterpart",
 	}
 	if truncation {
 		want = slices.Delete(want, 2, 3)

@@ -1,25 +1,28 @@
-// Constructs without a counterpart in the .ppl: each is listed with its
-// line:col, and the translation keeps a TODO comment in its place.
+// Constructs without a counterpart in the .ppl (Stan's old ODE interface
+// among them): each is listed with its line:col, and the translation
+// keeps a TODO comment in its place.
 functions {
-  vector sir(real t, vector y, real beta) {
-    vector[2] dydt;
-    dydt[1] = -beta * y[1] * y[2];
-    dydt[2] = beta * y[1] * y[2];
-    return dydt;
+  array[] real sir(real t, array[] real y, array[] real theta,
+                   array[] real x_r, array[] int x_i) {
+    return {-theta[1] * y[1] * y[2], theta[1] * y[1] * y[2]};
   }
 }
 data {
   int<lower=1> T;
   array[T] real ts;
-  vector[2] y0;
+  array[2] real y0;
   array[T] real<lower=0> cases;
+}
+transformed data {
+  array[0] real x_r;
+  array[0] int x_i;
 }
 parameters {
   real<lower=0> beta;
   real<lower=0> sigma;
 }
 transformed parameters {
-  array[T] vector[2] y = ode_rk45(sir, y0, 0, ts, beta);
+  array[T, 2] real y = integrate_ode_rk45(sir, y0, 0, ts, {beta}, x_r, x_i);
 }
 model {
   int k = 0;
