@@ -363,6 +363,9 @@ func (b *builder) sample(s *lang.Sample) value {
 		nodes = b.align(vals)
 	}
 	out := value{node: dist.LogDensity(nodes...), batched: anyBatched(vals)}
+	if s.Trunc != nil && b.check(s.DistPos) {
+		out = b.truncate(s, vals, out)
+	}
 	if b.check(s.DistPos) && b.m.part == priorPart {
 		b.checkPrior(s, vals[0].node, out.node)
 	}

@@ -41,7 +41,7 @@ func (m *Model) NonCentred() (*Model, []string, error) {
 	current := f
 	for _, name := range order {
 		s := priors[name]
-		if len(s) != 1 || s[0].Dist != "normal" || len(s[0].Args) != 2 || !usesAny(s[0].Args[1], params) {
+		if len(s) != 1 || s[0].Dist != "normal" || len(s[0].Args) != 2 || s[0].Trunc != nil || !usesAny(s[0].Args[1], params) {
 			continue
 		}
 		next, ok := withAffine(current, name, s[0].Args[0], s[0].Args[1])

@@ -163,6 +163,10 @@ func (c *powerCheck) walk(stmts []lang.Stmt, plateIx string) {
 		case *lang.LocalDecl, *lang.Assign, *lang.For, *lang.If:
 			c.errorf("path = power does not yet take local variables, loops or ifs (at %s): it must see which values each prior covers", s.Position())
 		case *lang.Sample:
+			if s.Trunc != nil && len(c.depsOf(s.Lhs)) > 0 {
+				c.errorf("path = power does not yet take a truncated prior (T[L, U] at %s): declare the parameter's bounds instead, which the prior's mass is computed from", s.Trunc.Pos)
+				continue
+			}
 			if len(c.depsOf(s.Lhs)) > 0 {
 				c.split.prior[s] = true
 				c.prior(s, plateIx)

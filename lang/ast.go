@@ -273,6 +273,16 @@ type Sample struct {
 	Dist    string
 	DistPos Pos
 	Args    []Expr
+	Trunc   *Truncation // or nil
+}
+
+// Truncation is Stan's T[lower, upper] after a ~ statement's distribution:
+// the density renormalised to the interval, log(F(U) − F(L)) subtracted
+// (for a discrete variate F(L − 1), so that L itself is kept). Either
+// bound may be nil, T[L, ] or T[, U], not both.
+type Truncation struct {
+	Pos          Pos // the "T"
+	Lower, Upper Expr
 }
 
 // Define is `name = expr`: a deterministic value, usable by later statements

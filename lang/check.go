@@ -792,6 +792,9 @@ func (c *checker) sample(st *Sample, s *scope) {
 	if !c.arity(st.Dist, st.DistPos, sig, sig.Params[1:], len(st.Args)) {
 		return
 	}
+	if st.Trunc != nil {
+		c.truncation(st, s)
+	}
 	if sig.intAt(0) && lhs.needsInt() && st.Lhs != nil {
 		c.errorf(StartPos(st.Lhs), "%s is a distribution over integers, but %s is real-valued", st.Dist, shortExpr(st.Lhs))
 	}
@@ -804,6 +807,16 @@ func (c *checker) sample(st *Sample, s *scope) {
 				c.errorf(StartPos(a), "%s, got %s", msg, shortExpr(a))
 			}
 		}
+	}
+}
+
+// truncation checks a ~ statement's T[L, U]: its distribution must have
+// log CDFs (NAME_lcdf), which the normalisation is computed from.
+func (c *checker) truncation(st *Sample, s *scope) {
+	c.check(st.Trunc.Lower, s)
+	c.check(st.Trunc.Upper, s)
+	if _, ok := c.env.Functions[st.Dist+"_lcdf"]; !ok {
+		c.errorf(st.Trunc.Pos, "%s cannot be truncated: T[L, U] is normalised by its CDF, and %s has no %s_lcdf", st.Dist, st.Dist, st.Dist)
 	}
 }
 

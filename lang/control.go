@@ -410,6 +410,10 @@ func walkStmtExprs(stmts []Stmt, fn func(Expr)) {
 			for _, a := range st.Args {
 				WalkExpr(a, fn)
 			}
+			if st.Trunc != nil {
+				WalkExpr(st.Trunc.Lower, fn)
+				WalkExpr(st.Trunc.Upper, fn)
+			}
 		case *Define:
 			WalkExpr(st.Value, fn)
 		case *TargetAdd:

@@ -39,6 +39,8 @@ type exprParser struct {
 	// bar is set while parsing a density call's first argument, which a
 	// single | ends: normal_lpdf(y | mu, sigma).
 	bar int
+	// last is the token consumed last (a truncation's T must be on its line).
+	last *lexer.Token
 }
 
 // IsDensityCall reports whether a function's name is a density's or a
@@ -55,7 +57,7 @@ func IsDensityCall(name string) bool {
 }
 
 func (p *exprParser) peek() *lexer.Token { return p.lex.Peek() }
-func (p *exprParser) next() *lexer.Token { return p.lex.Next() }
+func (p *exprParser) next() *lexer.Token { p.last = p.lex.Next(); return p.last }
 
 // is reports whether the next token is the punctuation s.
 func (p *exprParser) is(s string) bool {
@@ -511,6 +513,7 @@ type distCall struct {
 	Name    string
 	NamePos Pos
 	Args    []Expr
+	Trunc   *Truncation // or nil
 }
 
 func (*distCall) distNode() {}
@@ -532,7 +535,46 @@ func parseDist(lex *lexer.PeekingLexer) (distNode, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &distCall{Name: t.Value, NamePos: toPos(t.Pos), Args: args}, nil
+	d := &distCall{Name: t.Value, NamePos: toPos(t.Pos), Args: args}
+	// T[L, U] truncates: a T on the line of the closing parenthesis, so
+	// that a next statement beginning T[1] = ... is not taken for one.
+	if next := p.peek(); next.Type == tokIdent && next.Value == "T" && p.last != nil && next.Pos.Line == p.last.Pos.Line {
+		p.next()
+		if d.Trunc, err = p.truncation(next); err != nil {
+			return nil, err
+		}
+	}
+	return d, nil
+}
+
+// truncation parses a truncation's bounds after its T: "[" [expr] ","
+// [expr] "]", at least one of the two.
+func (p *exprParser) truncation(t *lexer.Token) (*Truncation, error) {
+	if _, err := p.expect("["); err != nil {
+		return nil, err
+	}
+	tr := &Truncation{Pos: toPos(t.Pos)}
+	var err error
+	if !p.is(",") {
+		if tr.Lower, _, err = p.required(`a lower bound or ","`); err != nil {
+			return nil, err
+		}
+	}
+	if _, err := p.expect(","); err != nil {
+		return nil, err
+	}
+	if !p.is("]") {
+		if tr.Upper, _, err = p.required(`an upper bound or "]"`); err != nil {
+			return nil, err
+		}
+	}
+	if tr.Lower == nil && tr.Upper == nil {
+		return nil, errorAt(t, "a truncation T[L, U] needs a lower or an upper bound (T[L, ] or T[, U])")
+	}
+	if _, err := p.expect("]"); err != nil {
+		return nil, err
+	}
+	return tr, nil
 }
 
 // bound is one item of a constraint: lower=e, upper=e, offset=e or

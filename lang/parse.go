@@ -487,7 +487,7 @@ func (c *converter) stmt(g *stmtG) Stmt {
 	case g.Simple != nil:
 		s := g.Simple
 		if d, ok := s.Dist.(*distCall); ok {
-			return &Sample{Pos: c.pos(s.Pos), Lhs: s.Lhs, Dist: d.Name, DistPos: d.NamePos, Args: d.Args}
+			return &Sample{Pos: c.pos(s.Pos), Lhs: s.Lhs, Dist: d.Name, DistPos: d.NamePos, Args: d.Args, Trunc: d.Trunc}
 		}
 		id, isName := s.Lhs.(*Ident)
 		switch {

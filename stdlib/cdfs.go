@@ -34,7 +34,7 @@ func HostOnly() []string {
 	for _, d := range hostOnlyDensities {
 		names = append(names, d.name)
 	}
-	names = append(names, logMixFunc.Name)
+	names = append(names, logMixFunc.Name, logDiffExpFunc.Name)
 	for _, c := range logCDFs {
 		names = append(names, c.Lower.Name, c.Upper.Name)
 	}

@@ -42,3 +42,42 @@ var logMixFunc = &autodiff.ScalarFunc{Name: "log_mix", Arity: 3,
 func LogMix(theta, lp1, lp2 *autodiff.Node) *autodiff.Node {
 	return autodiff.Elementwise(logMixFunc, theta, lp1, lp2)
 }
+
+// logDiffExpFunc is log_diff_exp(a, b) = log(e^a − e^b), elementwise, as
+// a + log(−expm1(b − a)), exact when e^a and e^b underflow: a truncation's
+// log(F(U) − F(L)) from the log CDFs. It is NaN where a < b and −∞ where
+// a = b. The partials are e^a/(e^a − e^b) = 1/(1 − e^(b−a)) in a and
+// −e^(b−a)/(1 − e^(b−a)) in b.
+var logDiffExpFunc = &autodiff.ScalarFunc{Name: "log_diff_exp", Arity: 2,
+	Value: func(x []float64) float64 {
+		a, b := x[0], x[1]
+		switch {
+		case math.IsNaN(a) || math.IsNaN(b) || a < b:
+			return math.NaN()
+		case math.IsInf(b, -1):
+			return a
+		case a == b:
+			return math.Inf(-1)
+		}
+		return a + math.Log(-math.Expm1(b-a))
+	},
+	Grad: func(dx, x []float64, v float64) {
+		clear(dx)
+		a, b := x[0], x[1]
+		if math.IsInf(v, 0) || math.IsNaN(v) {
+			return
+		}
+		if math.IsInf(b, -1) {
+			dx[0] = 1
+			return
+		}
+		r := -math.Expm1(b - a) // 1 − e^(b−a)
+		dx[0] = 1 / r
+		dx[1] = -math.Exp(b-a) / r
+	}}
+
+// LogDiffExp is log_diff_exp(a, b) = log(e^a − e^b), elementwise,
+// broadcasting as autodiff.Elementwise does.
+func LogDiffExp(a, b *autodiff.Node) *autodiff.Node {
+	return autodiff.Elementwise(logDiffExpFunc, a, b)
+}
