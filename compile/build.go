@@ -58,6 +58,7 @@ type builder struct {
 	ret        *value                        // the value an inlined function returned
 	onLocal    func(*lang.LocalDecl, *local) // set: called with each local variable at a block's top level
 	constElems bool                          // constReal may read data elements
+	broken     bool                          // a break: the statements up to the innermost loop are skipped
 	scalars    map[uint64]*ad.Node           // scalar constants by their bits (scalar)
 
 	err *lang.Error // the first error, positioned
@@ -245,7 +246,7 @@ func (b *builder) lookup(name string) (value, bool) {
 
 func (b *builder) stmts(list []lang.Stmt) {
 	for _, s := range list {
-		if b.err != nil || b.ret != nil {
+		if b.err != nil || b.ret != nil || b.broken {
 			return
 		}
 		switch s := s.(type) {
@@ -276,6 +277,10 @@ func (b *builder) stmts(list []lang.Stmt) {
 			b.forLoop(s)
 		case *lang.If:
 			b.ifStmt(s)
+		case *lang.While:
+			b.whileLoop(s)
+		case *lang.Break:
+			b.broken = true
 		case *lang.Return:
 			v := b.expr(s.Value)
 			b.ret = &v

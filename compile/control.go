@@ -34,6 +34,30 @@ type local struct {
 	// a nil node reads base's element, or is unassigned without base.
 	elems []value
 	whole *value // the stacked value, until the next assignment
+	// known is set while a scalar's value is known when the model is
+	// compiled (assigned from numbers, data, loop indices and other known
+	// locals), value holding it: a while loop's counter.
+	known bool
+	value float64
+}
+
+// track records whether a scalar local's assignment, op ("=" or "+="),
+// gives it a value known when the model is compiled.
+func (b *builder) track(l *local, op string, e lang.Expr) {
+	if len(l.shape) != 0 {
+		return
+	}
+	b.constElems = true
+	x, err := b.constReal(e)
+	b.constElems = false
+	switch {
+	case err != nil || (op == "+=" && !l.known):
+		l.known = false
+	case op == "+=":
+		l.value += x
+	default:
+		l.known, l.value = true, x
+	}
 }
 
 // localDecl declares a local variable and assigns its initial value.
@@ -58,6 +82,7 @@ func (b *builder) localDecl(st *lang.LocalDecl) *local {
 	l := &local{name: st.Name, shape: shape, elems: make([]value, size)}
 	b.scopes[len(b.scopes)-1][st.Name] = value{loc: l}
 	if st.Value != nil {
+		b.track(l, "=", st.Value)
 		b.assignWhole(l, b.expr(st.Value), lang.StartPos(st.Value))
 	}
 	return l
@@ -81,6 +106,11 @@ func (b *builder) assign(st *lang.Assign) {
 		return
 	}
 	l := v.loc
+	if len(items) == 0 {
+		b.track(l, st.Op, st.Value)
+	} else {
+		l.known = false
+	}
 	rhs := b.expr(st.Value)
 	if b.err != nil {
 		return
@@ -355,8 +385,38 @@ func (b *builder) forLoop(st *lang.For) {
 	}
 	b.nested++
 	defer func() { b.nested--; delete(b.consts, st.Index) }()
-	for t := lo; t <= hi && b.err == nil && b.ret == nil; t++ {
+	for t := lo; t <= hi && b.err == nil && b.ret == nil && !b.broken; t++ {
 		b.consts[st.Index] = float64(t)
+		b.scopes = append(b.scopes, map[string]value{})
+		b.stmts(st.Body)
+		b.scopes = b.scopes[:len(b.scopes)-1]
+	}
+	b.broken = false
+}
+
+// whileLoop unrolls `while cond { body }`: the condition is computed
+// before each iteration, from values known when the model is compiled
+// (a scalar local variable's among them, as the iterations before left
+// it), and each iteration counts towards MaxUnrolled, which stops a loop
+// whose condition never becomes false.
+func (b *builder) whileLoop(st *lang.While) {
+	b.nested++
+	defer func() { b.nested--; b.broken = false }()
+	for b.err == nil && b.ret == nil && !b.broken {
+		b.constElems = true
+		c, err := b.constReal(st.Cond)
+		b.constElems = false
+		if err != nil {
+			b.fail(lang.StartPos(st.Cond), "the condition of a while loop must be known when the model is compiled: %v", err)
+			return
+		}
+		if c == 0 || math.IsNaN(c) {
+			return
+		}
+		if b.unrolled++; b.unrolled > MaxUnrolled {
+			b.fail(st.Pos, "the loops unroll to more than %d iterations: does this while loop's condition ever become false?", MaxUnrolled)
+			return
+		}
 		b.scopes = append(b.scopes, map[string]value{})
 		b.stmts(st.Body)
 		b.scopes = b.scopes[:len(b.scopes)-1]
@@ -481,6 +541,12 @@ func (b *builder) constReal(e lang.Expr) (float64, error) {
 	case *lang.Ident:
 		if v, ok := b.consts[e.Name]; ok {
 			return v, nil
+		}
+		if v, ok := b.lookupLocal(e.Name); ok {
+			if v.loc.known {
+				return v.loc.value, nil
+			}
+			return 0, fmt.Errorf("%s is not known when the model is compiled (its value depends on the parameters, or is not a scalar)", e.Name)
 		}
 		if _, ok := b.lookup(e.Name); ok && b.m.data[e.Name] == nil {
 			return 0, fmt.Errorf("%s is not known when the model is compiled", e.Name)

@@ -160,7 +160,7 @@ func (c *powerCheck) walk(stmts []lang.Stmt, plateIx string) {
 			c.errorf("path = power needs the prior and the likelihood told apart; target += at %s could be either: write it as a ~ statement", s.Pos)
 		case *lang.Plate:
 			c.walk(s.Body, s.Index)
-		case *lang.LocalDecl, *lang.Assign, *lang.For, *lang.If:
+		case *lang.LocalDecl, *lang.Assign, *lang.For, *lang.If, *lang.While:
 			c.errorf("path = power does not yet take local variables, loops or ifs (at %s): it must see which values each prior covers", s.Position())
 		case *lang.Sample:
 			if s.Trunc != nil && len(c.depsOf(s.Lhs)) > 0 {

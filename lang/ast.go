@@ -353,6 +353,21 @@ type If struct {
 	Else []Stmt // or nil
 }
 
+// While is `while cond { body }`: the body runs while cond, decided when
+// the model is compiled (from numbers, data, loop indices and scalar local
+// variables whose values are known then), is nonzero; the compiler unrolls
+// it, at most MaxUnrolled iterations.
+type While struct {
+	Pos  Pos
+	Cond Expr
+	Body []Stmt
+}
+
+// Break is `break`: it leaves the innermost for or while loop.
+type Break struct {
+	Pos Pos
+}
+
 // Return is `return value` in a function's body.
 type Return struct {
 	Pos   Pos
@@ -369,6 +384,10 @@ func (*Assign) stmt()              {}
 func (*For) stmt()                 {}
 func (*If) stmt()                  {}
 func (*Return) stmt()              {}
+func (s *While) Position() Pos     { return s.Pos }
+func (s *Break) Position() Pos     { return s.Pos }
+func (*While) stmt()               {}
+func (*Break) stmt()               {}
 
 func (s *Sample) Position() Pos    { return s.Pos }
 func (s *Define) Position() Pos    { return s.Pos }

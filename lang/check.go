@@ -194,10 +194,14 @@ func Check(f *File, env *Env) (info *Info, err error) {
 }
 
 type checker struct {
-	env     *Env
-	info    *Info
-	errs    ErrorList
-	globals *scope // data and parameters
+	// localsOK is set while a while loop's or an if's condition is
+	// checked: it may read scalar local variables (whose values the
+	// compiler must know); whileCond while a while loop's is.
+	localsOK, whileCond bool
+	env                 *Env
+	info                *Info
+	errs                ErrorList
+	globals             *scope // data and parameters
 
 	// While checking the types of the data and param blocks: every
 	// declaration of both blocks, to tell "declared later" from "unknown".
@@ -254,7 +258,7 @@ func collectDefs(stmts []Stmt, block BlockKind, out map[string]defAt) {
 			if _, ok := out[st.Name]; !ok {
 				out[st.Name] = defAt{pos: st.Pos, block: block}
 			}
-		case *For, *If:
+		case *For, *If, *While:
 			collectBodyDefs([]Stmt{st}, block, false, out)
 		}
 	}
@@ -286,6 +290,8 @@ func collectBodyDefs(stmts []Stmt, block BlockKind, inPlate bool, out map[string
 			case *If:
 				walk(st.Then, true)
 				walk(st.Else, true)
+			case *While:
+				walk(st.Body, true)
 			}
 		}
 	}
@@ -306,6 +312,7 @@ type scope struct {
 	plate  *Plate // the plate whose body this is, or nil
 	block  BlockKind
 	loop   *For      // the loop whose body this is, or nil
+	while  *While    // the while loop whose body this is, or nil
 	cond   *If       // the if whose branch this is, or nil
 	fn     *Function // the function whose body this is (and its nested bodies'), or nil
 }
@@ -322,6 +329,8 @@ func (s *scope) inControl() (Pos, string, bool) {
 		switch {
 		case s.loop != nil:
 			return s.loop.Pos, "for loop", true
+		case s.while != nil:
+			return s.while.Pos, "while loop", true
 		case s.cond != nil:
 			return s.cond.Pos, "if", true
 		}
@@ -729,6 +738,10 @@ func (c *checker) stmts(list []Stmt, s *scope) {
 			c.forLoop(st, s)
 		case *If:
 			c.ifStmt(st, s)
+		case *While:
+			c.whileLoop(st, s)
+		case *Break:
+			c.breakStmt(st, s)
 		case *Return:
 			c.returnStmt(st, s)
 		}

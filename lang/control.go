@@ -49,7 +49,7 @@ func (c *checker) localDecl(st *LocalDecl, s *scope) {
 func loopDepth(s *scope) int {
 	n := 0
 	for ; s != nil; s = s.parent {
-		if s.loop != nil {
+		if s.loop != nil || s.while != nil {
 			n++
 		}
 	}
@@ -174,12 +174,43 @@ func (c *checker) forLoop(st *For, s *scope) {
 // ifStmt checks `if cond { ... } else { ... }`.
 func (c *checker) ifStmt(st *If, s *scope) {
 	c.check(st.Cond, s)
+	c.localsOK = true
 	c.constExpr(st.Cond, s, "the condition of an if is decided when the model is compiled, so it")
+	c.localsOK = false
 	for _, branch := range [][]Stmt{st.Then, st.Else} {
 		body := s.child()
 		body.cond = st
 		c.stmts(branch, body)
 	}
+}
+
+// whileLoop checks `while cond { body }`: the condition, like an if's,
+// is decided when the model is compiled, and may also read scalar local
+// variables (a counter), which the compiler knows where their values were
+// computed from such values alone.
+func (c *checker) whileLoop(st *While, s *scope) {
+	c.check(st.Cond, s)
+	c.whileCond, c.localsOK = true, true
+	c.constExpr(st.Cond, s, "the condition of a while loop is decided when the model is compiled (it is unrolled), so it")
+	c.whileCond, c.localsOK = false, false
+	body := s.child()
+	body.while = st
+	c.stmts(st.Body, body)
+}
+
+// breakStmt checks `break`: only inside a for or while loop of the same
+// block or function body, never out of a plate.
+func (c *checker) breakStmt(st *Break, s *scope) {
+	for ; s != nil; s = s.parent {
+		switch {
+		case s.loop != nil || s.while != nil:
+			return
+		case s.plate != nil:
+			c.errorf(st.Pos, "break cannot leave a plate: it leaves a for or while loop only")
+			return
+		}
+	}
+	c.errorf(st.Pos, "break is only allowed inside a for or while loop")
 }
 
 // returnStmt checks `return value`: only in a function's body, of the
@@ -220,6 +251,7 @@ func (c *checker) constExpr(e Expr, s *scope, what string) {
 			case sym.Kind == DataSym, sym.Kind == LoopSym:
 			case sym.Kind == DefineSym && sym.Block == TransformedDataBlock:
 			case sym.Kind == FuncParamSym && sym.Param.Type.Int:
+			case sym.Kind == LocalSym && c.localsOK && len(sym.Local.Type.Dims) == 0:
 			case sym.Kind == ParamSym:
 				bad, why = x, "a parameter"
 			case sym.Kind == IndexSym:
@@ -238,7 +270,11 @@ func (c *checker) constExpr(e Expr, s *scope, what string) {
 	if bad == nil {
 		return
 	}
-	msg := fmt.Sprintf("%s may use only numbers, data, transformed data and loop indices, and %s is %s", what, bad.Name, why)
+	uses := "numbers, data, transformed data and loop indices"
+	if c.whileCond {
+		uses = "numbers, data, transformed data, loop indices and scalar local variables computed from them"
+	}
+	msg := fmt.Sprintf("%s may use only %s, and %s is %s", what, uses, bad.Name, why)
 	if strings.HasPrefix(what, "the condition") && why == "a parameter" {
 		msg += ": for a value that depends on parameters write if_else(cond, a, b), which chooses elementwise (its gradient goes to the branch taken), or a smooth step such as inv_logit(k * x)"
 	}
@@ -439,6 +475,9 @@ func walkStmtExprs(stmts []Stmt, fn func(Expr)) {
 			WalkExpr(st.Cond, fn)
 			walkStmtExprs(st.Then, fn)
 			walkStmtExprs(st.Else, fn)
+		case *While:
+			WalkExpr(st.Cond, fn)
+			walkStmtExprs(st.Body, fn)
 		case *Return:
 			WalkExpr(st.Value, fn)
 		}

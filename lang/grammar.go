@@ -80,6 +80,8 @@ type typeG struct {
 // stmtG is one statement of a block of statements or a function body.
 type stmtG struct {
 	For    *forG    `parser:"(  @@"`
+	While  *whileG  `parser:" | @@"`
+	Break  *breakG  `parser:" | @@"`
 	If     *ifG     `parser:" | @@"`
 	Return *returnG `parser:" | @@"`
 	Target *targetG `parser:" | @@"`
@@ -95,6 +97,19 @@ type forG struct {
 	Lo    Expr        `parser:"| @@ ':'"`
 	Hi    Expr        `parser:"  @@ )"`
 	Body  []*stmtG    `parser:"'{' @@* '}'"`
+}
+
+// whileG is `while cond { ... }`.
+type whileG struct {
+	Pos  lexer.Position
+	Cond Expr     `parser:"'while' @@"`
+	Body []*stmtG `parser:"'{' @@* '}'"`
+}
+
+// breakG is `break`, which leaves the innermost loop.
+type breakG struct {
+	Pos     lexer.Position
+	Keyword string `parser:"@'break'"`
 }
 
 // ifG is `if cond { ... }` with an optional else.

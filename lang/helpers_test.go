@@ -209,7 +209,15 @@ func writeSexpr(b *strings.Builder, n any) {
 		}
 		b.WriteByte(')')
 	case *Sample:
-		list("~", append([]Node{n.Lhs, &Ident{Name: n.Dist}}, exprNodes(n.Args)...)...)
+		items := append([]Node{n.Lhs, &Ident{Name: n.Dist}}, exprNodes(n.Args)...)
+		if n.Trunc != nil {
+			items = append(items, &Ident{Name: "T"}, orNone(n.Trunc.Lower), orNone(n.Trunc.Upper))
+		}
+		list("~", items...)
+	case *While:
+		list("while", append([]Node{n.Cond}, stmtNodes(n.Body)...)...)
+	case *Break:
+		b.WriteString("(break)")
 	case *Define:
 		list("= "+n.Name, n.Value)
 	case *TargetAdd:
@@ -294,7 +302,17 @@ func source(f *File) string {
 		for _, s := range list {
 			switch s := s.(type) {
 			case *Sample:
-				fmt.Fprintf(&b, "%s%s ~ %s(%s);\n", indent, ExprString(s.Lhs), s.Dist, exprList(s.Args))
+				trunc := ""
+				if s.Trunc != nil {
+					trunc = " T[" + boundSource(s.Trunc.Lower) + ", " + boundSource(s.Trunc.Upper) + "]"
+				}
+				fmt.Fprintf(&b, "%s%s ~ %s(%s)%s;\n", indent, ExprString(s.Lhs), s.Dist, exprList(s.Args), trunc)
+			case *While:
+				fmt.Fprintf(&b, "%swhile %s {\n", indent, ExprString(s.Cond))
+				stmts(s.Body, indent+"  ")
+				fmt.Fprintf(&b, "%s}\n", indent)
+			case *Break:
+				fmt.Fprintf(&b, "%sbreak;\n", indent)
 			case *Define:
 				fmt.Fprintf(&b, "%s%s = %s;\n", indent, s.Name, ExprString(s.Value))
 			case *TargetAdd:
@@ -429,6 +447,13 @@ func walk(f *File, fn func(Node)) {
 				for _, a := range s.Args {
 					expr(a)
 				}
+				if s.Trunc != nil {
+					expr(s.Trunc.Lower)
+					expr(s.Trunc.Upper)
+				}
+			case *While:
+				expr(s.Cond)
+				stmts(s.Body)
 			case *Define:
 				expr(s.Value)
 			case *TargetAdd:
@@ -493,6 +518,22 @@ func boundString(e Expr) string {
 		if IsLogical(e.Op) {
 			return "(" + ExprString(e) + ")"
 		}
+	}
+	return ExprString(e)
+}
+
+// orNone is e, or the name "none" for a missing truncation bound.
+func orNone(e Expr) Node {
+	if e == nil {
+		return &Ident{Name: "none"}
+	}
+	return e
+}
+
+// boundSource is a truncation bound's source, empty when missing.
+func boundSource(e Expr) string {
+	if e == nil {
+		return ""
 	}
 	return ExprString(e)
 }

@@ -48,6 +48,7 @@ var keywords = map[string]bool{
 	"target": true, "lower": true, "upper": true,
 	"transformed": true, "generated": true,
 	"functions": true, "if": true, "else": true, "return": true,
+	"while": true, "break": true,
 }
 
 // IsKeyword reports whether name is a reserved word of the language.

@@ -478,6 +478,10 @@ func (c *converter) stmt(g *stmtG) Stmt {
 			}
 		}
 		return &For{Pos: c.pos(p.Pos), Index: p.Index.Value, IndexPos: c.pos(p.Index.Pos), Lo: p.Lo, Hi: p.Hi, Body: c.stmts(p.Body)}
+	case g.While != nil:
+		return &While{Pos: c.pos(g.While.Pos), Cond: g.While.Cond, Body: c.stmts(g.While.Body)}
+	case g.Break != nil:
+		return &Break{Pos: c.pos(g.Break.Pos)}
 	case g.If != nil:
 		return c.ifStmt(g.If)
 	case g.Return != nil:
