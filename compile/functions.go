@@ -120,8 +120,12 @@ func init() {
 		return value{node: ad.IfElse(n[0], n[1], n[2]), batched: anyBatched(a)}
 	}}
 	// log_mix(theta, lp1, lp2) is Stan's two-component mixture of log
-	// densities, log(θ e^lp1 + (1-θ) e^lp2), computed stably.
-	functions["log_mix"] = function{params: []string{"theta", "lp1", "lp2"}, build: func(b *builder, a []value) value {
+	// densities, log(θ e^lp1 + (1-θ) e^lp2), computed stably; with two
+	// arguments, log_mix(theta, lps), the K-component one (logMixK).
+	functions["log_mix"] = function{params: []string{"theta", "lp1", "lp2"}, optional: 1, build: func(b *builder, a []value) value {
+		if len(a) == 2 {
+			return b.logMixK(a[0], a[1])
+		}
 		n := b.align(a)
 		return value{node: stdlib.LogMix(n[0], n[1], n[2]), batched: anyBatched(a)}
 	}}

@@ -67,6 +67,7 @@ func testEnv() *Env {
 			"pi":           real(),
 			"if_else":      {Params: []string{"cond", "a", "b"}, Int: make([]bool, 3), IntIf: []int{1, 2}},
 			"normal_lcdf":  {Params: []string{"y", "mu", "sigma"}, Int: make([]bool, 3)},
+			"log_mix":      {Params: []string{"theta", "lp1", "lp2"}, Int: make([]bool, 3), Optional: 1},
 			"poisson_lcdf": {Params: []string{"y", "lambda"}, Int: []bool{true, false}},
 			"one_hot":      ints(real("k", "K"), 0, 1),
 			"concat":       {Params: []string{"x"}, Int: []bool{false}, Variadic: true},
