@@ -410,7 +410,7 @@ func (b *builder) whileLoop(st *lang.While) {
 			b.fail(lang.StartPos(st.Cond), "the condition of a while loop must be known when the model is compiled: %v", err)
 			return
 		}
-		if c == 0 || math.IsNaN(c) {
+		if done := c == 0 || math.IsNaN(c); done {
 			return
 		}
 		if b.unrolled++; b.unrolled > MaxUnrolled {
