@@ -194,14 +194,15 @@ func Check(f *File, env *Env) (info *Info, err error) {
 }
 
 type checker struct {
+	env     *Env
+	info    *Info
+	errs    ErrorList
+	globals *scope // data and parameters
+
 	// localsOK is set while a while loop's or an if's condition is
 	// checked: it may read scalar local variables (whose values the
 	// compiler must know); whileCond while a while loop's is.
 	localsOK, whileCond bool
-	env                 *Env
-	info                *Info
-	errs                ErrorList
-	globals             *scope // data and parameters
 
 	// While checking the types of the data and param blocks: every
 	// declaration of both blocks, to tell "declared later" from "unknown".
