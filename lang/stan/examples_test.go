@@ -66,6 +66,9 @@ func TestExamplesTranslate(t *testing.T) {
 		{"radon", "radon.json"},
 		{"varying-slopes", "sleep.json"},
 		{"pk-ode", "data.json"},
+		{"hmm", "data.json"},
+		{"mixture", "data.json"},
+		{"lotka-volterra", "data.json"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := filepath.Join("..", "..", "examples", c.name)

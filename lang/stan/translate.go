@@ -450,7 +450,13 @@ func (t *translator) stmt(s Stmt) {
 	case *For:
 		t.forLoop(s)
 	case *While:
-		t.commentOut(s.Pos, "a while loop has no counterpart (the .ppl's loops are for loops over bounds known when the model is compiled)")
+		// The .ppl's while unrolls when the model is compiled: a condition
+		// on a parameter is refused by the check after the translation.
+		t.emit("while " + t.expr(s.Cond) + " {")
+		t.ind++
+		t.stmts(s.Body)
+		t.ind--
+		t.line("}")
 	case *If:
 		t.ifStmt(s, "if ")
 	case *Nested:
@@ -462,6 +468,10 @@ func (t *translator) stmt(s Stmt) {
 		}
 		t.emit("return " + t.expr(s.Value))
 	case *Other:
+		if s.What == "break" {
+			t.emit("break")
+			return
+		}
 		if s.What == "print" {
 			t.flush()
 			t.linef("// print(...) left out (%s of the Stan program)", s.Pos)
