@@ -2,6 +2,7 @@ package lang
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -16,6 +17,23 @@ var odeSolvers = map[string][]string{
 	"ode_rk45_tol": {"f", "y0", "t0", "ts", "rtol", "atol", "max_steps"},
 	"ode_bdf":      {"f", "y0", "t0", "ts"},
 	"ode_bdf_tol":  {"f", "y0", "t0", "ts", "rtol", "atol", "max_steps"},
+}
+
+// ODESolvers returns the ODE solvers' names, sorted, for help and
+// completion.
+func ODESolvers() []string {
+	names := make([]string, 0, len(odeSolvers))
+	for n := range odeSolvers {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// ODEUsage is a solver's call as the docs write it:
+// ode_rk45(f, y0, t0, ts, ...).
+func ODEUsage(name string) string {
+	return name + "(" + strings.Join(odeSolvers[name], ", ") + ", ...)"
 }
 
 // IsODESolver reports whether name is one of the ODE solvers.

@@ -14,7 +14,7 @@ import (
 )
 
 // keywords are the language's reserved words (lang.IsKeyword).
-var keywords = []string{"data", "param", "model", "predict", "infer", "real", "int", "for", "in", "plate", "target", "lower", "upper", "transformed", "generated", "functions", "if", "else", "return"}
+var keywords = []string{"data", "param", "model", "predict", "infer", "real", "int", "for", "in", "plate", "target", "lower", "upper", "transformed", "generated", "functions", "if", "else", "return", "while", "break"}
 
 // Complete returns the completions of the word that ends line (the text
 // before the cursor) and that word's length in bytes. At the start of a
@@ -76,6 +76,10 @@ func (s *Session) Complete(line string) (candidates []string, wordLen int) {
 			pool = append(pool, infer.SettingNames()...)
 			pool = append(pool, stdlib.Names()...)
 			pool = append(pool, sortedKeys(s.env.Functions)...)
+			pool = append(pool, lang.ODESolvers()...)
+			for _, st := range statementHelp {
+				pool = append(pool, st.name)
+			}
 		}
 		return withPrefix(pool, word), len(word)
 	}
@@ -85,6 +89,7 @@ func (s *Session) Complete(line string) (candidates []string, wordLen int) {
 	}
 	pool := slices.Clone(keywords)
 	pool = append(pool, sortedKeys(s.env.Functions)...)
+	pool = append(pool, lang.ODESolvers()...)
 	pool = append(pool, stdlib.Names()...)
 	pool = append(pool, settings.SamplerNames()...)
 	for _, k := range lang.TypeKinds {

@@ -29,7 +29,17 @@ begins a comment to the end of the line):
 
 // helpTopics are the topics besides the commands, samplers, settings,
 // functions and distributions.
-var helpTopics = []string{"blocks", "samplers", "settings", "functions", "distributions", "keys"}
+var helpTopics = []string{"blocks", "statements", "samplers", "settings", "functions", "distributions", "keys"}
+
+// statementHelp says what each statement of a block does, for :help
+// statements and :help for (while, break, if, truncation).
+var statementHelp = []struct{ name, doc string }{
+	{"for", "for t in 2:T { ... } repeats its body for each integer of the range, unrolled when the model is compiled; for n in plate(N) { ... } is the minibatched loop over observations"},
+	{"while", "while cond { ... } repeats its body while cond (data, loop indices, locals known when the model is compiled) is nonzero, unrolled; a counter: i: int = 1; while i <= N { ...; i += 1 }"},
+	{"break", "break leaves the innermost for or while loop (not a plate)"},
+	{"if", "if cond { ... } else { ... } on data or known locals; a condition on a parameter is if_else(c, a, b) instead"},
+	{"truncation", "y ~ normal(mu, sigma) T[L, U] (or T[L, ], T[, U]): the density renormalised to the bounds by its log CDFs, per plate row or for a whole vector"},
+}
 
 // blockHelp says what each block of a program holds, for :help blocks and
 // :help BLOCK.
@@ -91,6 +101,11 @@ func (s *Session) help(args []string) {
 	case "distributions":
 		s.printf("%s\n", strings.Join(stdlib.Names(), ", "))
 		return
+	case "statements":
+		for _, st := range statementHelp {
+			s.printf("  %-11s %s\n", st.name, st.doc)
+		}
+		return
 	case "blocks":
 		for _, k := range lang.BlockKinds {
 			s.printf("  %-18s %s\n", k, blockHelp[k])
@@ -122,6 +137,16 @@ func (s *Session) help(args []string) {
 		s.printf("%s: %s\n", topic, doc)
 		return
 	}
+	for _, st := range statementHelp {
+		if st.name == topic || topic == "T" && st.name == "truncation" {
+			s.printf("%s\n", st.doc)
+			return
+		}
+	}
+	if lang.IsODESolver(topic) {
+		s.printf("%s   (an ODE solver: f names a function of the functions block, f(t: real, y: real[], ...): real[], called with the arguments after ts; the states at the times ts, a row each; gradients by forward sensitivities)\n", lang.ODEUsage(topic))
+		return
+	}
 	if sig, ok := s.env.Functions[topic]; ok {
 		what := "a function"
 		if sig.Random {
@@ -135,6 +160,10 @@ func (s *Session) help(args []string) {
 		all = append(all, c.name)
 	}
 	all = append(append(all, sortedKeys(s.env.Functions)...), sortedKeys(s.env.Distributions)...)
+	all = append(all, lang.ODESolvers()...)
+	for _, st := range statementHelp {
+		all = append(all, st.name)
+	}
 	msg := fmt.Sprintf("no help on %q", topic)
 	if near := lang.Suggest(topic, all); near != "" {
 		msg += fmt.Sprintf("; did you mean %s?", near)

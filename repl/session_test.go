@@ -259,6 +259,11 @@ func TestCommandsAndHelp(t *testing.T) {
 	s.expect(":help transformed data", "transformed data: definitions computed once", "transformed param:")
 	s.expect(":help normal_rng", "normal_rng(mu, sigma)", "the generated block only")
 	s.expect(":help nromal", "did you mean normal?")
+	s.expect(":help statements", "while cond", "break leaves", "T[L, U]")
+	s.expect(":help while", "unrolled")
+	s.expect(":help T", "renormalised to the bounds")
+	s.expect(":help ode_rk45", "ode_rk45(f, y0, t0, ts, ...)", "forward sensitivities")
+	s.expect(":help ode_bdf_tol", "rtol, atol, max_steps")
 	s.expect(":s", "ambiguous", ":summary", ":save")
 	s.expect(":lod x", "unknown command :lod; did you mean :load?")
 	s.expect(":", "a command follows")
@@ -287,6 +292,9 @@ func TestComplete(t *testing.T) {
 		{":run sgld fri", []string{"friction="}, 3},
 		{":run sgld dynamics=ham", []string{"hamiltonian"}, 3},
 		{":help deo_s", []string{"deo_sgd"}, 5},
+		{"z = ode_", []string{"ode_bdf", "ode_bdf_tol", "ode_rk45", "ode_rk45_tol"}, 4},
+		{"whi", []string{"while"}, 3},
+		{":help whi", []string{"while"}, 3},
 		{"3 + ", nil, 0},
 	}
 	for _, c := range cases {
