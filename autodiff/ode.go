@@ -379,12 +379,7 @@ func (s *odeSolver) advance(z []float64, t, tEnd float64) bool {
 			}
 			continue
 		}
-		// The step-size rule of Hairer, Nørsett & Wanner, eq. II.4.13, with
-		// safety factor 0.9 and the growth clamped to [0.2, 5].
-		factor := 5.0
-		if errNorm > 0 {
-			factor = min(5, max(0.2, 0.9*math.Pow(errNorm, -1.0/5)))
-		}
+		factor := stepFactor(errNorm, 5) // the local error of the order-4 solution is O(h⁵)
 		if errNorm <= 1 {
 			copy(z, trial)
 			if last {
@@ -427,3 +422,13 @@ func (s *odeSolver) initialStep(z, dz []float64, span float64) float64 {
 // nil for any other node: what a compiler may check before a program runs,
 // such as an ODE's output times.
 func (n *Node) ConstValues() []float64 { return n.constant }
+
+// stepFactor is the step-size rule of Hairer, Nørsett & Wanner, eq.
+// II.4.13, for a method whose local error is O(h^q): the next step is the
+// last one times 0.9·err^(-1/q), the growth clamped to [0.2, 5].
+func stepFactor(errNorm, q float64) float64 {
+	if errNorm == 0 {
+		return 5
+	}
+	return min(5, max(0.2, 0.9*math.Pow(errNorm, -1/q)))
+}

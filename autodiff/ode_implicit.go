@@ -74,11 +74,7 @@ func (s *odeSolver) advanceImplicit(z []float64, t, tEnd float64) bool {
 			}
 			continue
 		}
-		// The local error of the order-3 method is O(h⁴).
-		factor := 5.0
-		if errNorm > 0 {
-			factor = min(5, max(0.2, 0.9*math.Pow(errNorm, -1.0/4)))
-		}
+		factor := stepFactor(errNorm, 4) // the local error of the order-3 method is O(h⁴)
 		if errNorm <= 1 {
 			copy(z, two)
 			if last {
