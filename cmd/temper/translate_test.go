@@ -29,7 +29,7 @@ func TestTranslateCommand(t *testing.T) {
 	if code != exitFailure || !strings.Contains(stderr, "gaps.stan:25:24: integrate_ode_rk45") || !strings.Contains(stderr, "constructs without a counterpart") {
 		t.Fatalf("gaps: exit %d\n%s", code, stderr)
 	}
-	if !strings.Contains(stdout, "// TODO(translate): a while loop") || !strings.Contains(stdout, "sigma ~ normal(0, 1)") {
+	if !strings.Contains(stdout, "// TODO(translate): reject has no counterpart") || !strings.Contains(stdout, "while k < 3 {") || !strings.Contains(stdout, "sigma ~ normal(0, 1)") {
 		t.Fatalf("gaps: the translation is not printed:\n%s", stdout)
 	}
 
