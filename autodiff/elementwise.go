@@ -110,6 +110,18 @@ func (op *elementwiseOp) Backward32(a *Args32) { elementwiseBackward(op, a) }
 // The kernels are written once for both element types: arguments are
 // passed to the ScalarFunc in float64 and the result stored as T.
 func elementwiseForward[T Float](op *elementwiseOp, a *ArgsOf[T]) {
+	if len(a.Out) == 1 { // scalars, as a loop's recursion is: no plan to walk
+		if f := op.f; f == addFunc || f == subFunc || f == mulFunc {
+			arithRow(f, a.Out, a.In[0], a.In[1])
+			return
+		}
+		x := a.scratch(op.f.Arity)
+		for i := range x {
+			x[i] = float64(a.In[i][0])
+		}
+		a.Out[0] = T(op.f.Value(x))
+		return
+	}
 	if arithForward(op, a) {
 		return
 	}
@@ -126,6 +138,31 @@ func elementwiseForward[T Float](op *elementwiseOp, a *ArgsOf[T]) {
 }
 
 func elementwiseBackward[T Float](op *elementwiseOp, a *ArgsOf[T]) {
+	if len(a.Out) == 1 { // as elementwiseForward
+		if f := op.f; f == addFunc || f == subFunc || f == mulFunc {
+			for i, gi := range a.GradIn[:2] {
+				if gi != nil {
+					arithRowBackward(f, i == 1, a.Assign(i), gi, a.GradOut, a.In[1-i])
+				}
+			}
+			return
+		}
+		g := float64(a.GradOut[0])
+		if g == 0 {
+			return
+		}
+		x, dx := a.scratch(op.f.Arity), a.scratch2(op.f.Arity)
+		for i := range x {
+			x[i] = float64(a.In[i][0])
+		}
+		op.f.Grad(dx, x, float64(a.Out[0]))
+		for i, gi := range a.GradIn {
+			if gi != nil {
+				gi[0] += T(g * dx[i])
+			}
+		}
+		return
+	}
 	if arithBackward(op, a) {
 		return
 	}

@@ -2,7 +2,6 @@ package autodiff
 
 import (
 	"math"
-	"sync"
 )
 
 // Ordinary differential equations y' = f(t, y, θ), solved from y(t0) = y0
@@ -69,9 +68,7 @@ var DefaultODEOptions = ODEOptions{Method: RK45, RelTol: 1e-6, AbsTol: 1e-6, Max
 // and the parameters θ (any shapes, P elements in all); the result is [T,
 // N], the state at each output time.
 type odeOp struct {
-	newRHS  func() ODERightSide
-	mu      sync.Mutex
-	free    []ODERightSide // made by newRHS and not in use: a free list, not a sync.Pool, which a GC empties
+	rhs     freeList[ODERightSide] // made by newRHS
 	opts    ODEOptions
 	n, p, t int
 }
@@ -104,7 +101,7 @@ func ODE(newRHS func() ODERightSide, opts ODEOptions, y0, t0, ts *Node, theta ..
 	if !(opts.RelTol > 0) || !(opts.AbsTol > 0) || opts.MaxSteps < 1 {
 		return g.fail(nil, "an ODE's tolerances must be positive and its steps at least 1 (relative %g, absolute %g, steps %d)", opts.RelTol, opts.AbsTol, opts.MaxSteps)
 	}
-	op := &odeOp{newRHS: newRHS, opts: opts, n: y0.shape[0], t: ts.shape[0]}
+	op := &odeOp{rhs: freeList[ODERightSide]{make: newRHS}, opts: opts, n: y0.shape[0], t: ts.shape[0]}
 	for _, th := range theta {
 		op.p += th.shape.Size()
 	}
@@ -112,24 +109,6 @@ func ODE(newRHS func() ODERightSide, opts ODEOptions, y0, t0, ts *Node, theta ..
 }
 
 func (op *odeOp) Name() string { return "ode" }
-
-// getRHS takes a right-hand side from the free list, or makes one.
-func (op *odeOp) getRHS() ODERightSide {
-	op.mu.Lock()
-	defer op.mu.Unlock()
-	if k := len(op.free); k > 0 {
-		r := op.free[k-1]
-		op.free = op.free[:k-1]
-		return r
-	}
-	return op.newRHS()
-}
-
-func (op *odeOp) putRHS(r ODERightSide) {
-	op.mu.Lock()
-	op.free = append(op.free, r)
-	op.mu.Unlock()
-}
 
 // width is the number of sensitivity columns, N + P.
 func (op *odeOp) width() int { return op.n + op.p }
@@ -162,8 +141,8 @@ func (op *odeOp) Forward(a *Args) {
 		off += copy(theta[off:], in)
 	}
 	t0, ts := a.In[1][0], a.In[2]
-	rhs := op.getRHS()
-	defer op.putRHS(rhs)
+	rhs := op.rhs.get()
+	defer op.rhs.put(rhs)
 	s := &odeSolver{op: op, rhs: rhs, theta: theta, jac: jac, vec: func(i int) []float64 { return vecs[i*m : (i+1)*m] }}
 	if op.opts.Method == SDIRK3 {
 		s.pivots = make([]int, n)

@@ -60,6 +60,7 @@ type builder struct {
 	constElems bool                          // constReal may read data elements
 	broken     bool                          // a break: the statements up to the innermost loop are skipped
 	scalars    map[uint64]*ad.Node           // scalar constants by their bits (scalar)
+	scan       *scanTrace                    // set while a loop's body is traced into a scan's step (scan.go)
 
 	err *lang.Error // the first error, positioned
 }
@@ -240,6 +241,9 @@ func (b *builder) lookup(name string) (value, bool) {
 	}
 	if n, ok := b.data[name]; ok {
 		return value{node: n}, true
+	}
+	if b.scan != nil {
+		return b.scan.lookup(b, name)
 	}
 	return value{}, false
 }
@@ -458,6 +462,9 @@ func (b *builder) lower(e lang.Expr) value {
 	case *lang.Number:
 		v = value{node: b.scalar(e.Value)}
 	case *lang.Ident:
+		if tr := b.scan; tr != nil && e.Name == tr.index && b.inlining == tr.inlining {
+			return tr.indexValue(b)
+		}
 		if k, ok := b.consts[e.Name]; ok {
 			return value{node: b.scalar(k)}
 		}
@@ -469,6 +476,9 @@ func (b *builder) lower(e lang.Expr) value {
 			return b.fail(e.Pos, "unknown name %q", e.Name)
 		}
 		if v.loc != nil {
+			if p := v.loc.proxy; p != nil && !b.scan.settle(b, p, e.Pos) {
+				return value{node: b.g.Placeholder(nil)}
+			}
 			v = b.localValue(v.loc, e.Pos)
 		}
 	case *lang.Unary:
@@ -523,6 +533,11 @@ var binaryOps = map[string]func(a, c *ad.Node) *ad.Node{
 func (b *builder) index(e *lang.Index) value {
 	if id, ok := e.X.(*lang.Ident); ok {
 		if v, ok := b.lookupLocal(id.Name); ok {
+			if p := v.loc.proxy; p != nil {
+				if out, handled := b.readProxy(p, e, id); handled {
+					return out
+				}
+			}
 			if out, ok := b.localIndex(v.loc, e, id.Pos); ok {
 				return out
 			}
@@ -531,7 +546,11 @@ func (b *builder) index(e *lang.Index) value {
 			// An element of the data in a loop (y[t - 1]): a constant,
 			// not an op on the whole array per iteration.
 			if _, shadowed := b.lookupScopes(id.Name); !shadowed {
-				if x, err := b.dataElement(id.Name, d, e.Items); err == nil {
+				if tr := b.scan; tr != nil {
+					if v, ok := tr.dataElement(b, id.Name, d, e.Items); ok {
+						return v
+					}
+				} else if x, err := b.dataElement(id.Name, d, e.Items); err == nil {
 					return value{node: b.scalar(x)}
 				}
 			}
@@ -542,6 +561,11 @@ func (b *builder) index(e *lang.Index) value {
 		return value{}
 	}
 	node, batched := x.node, x.batched
+	if tr := b.scan; tr != nil && len(e.Items) > 0 && !e.Items[0].Slice && !batched {
+		if _, hit, err := tr.tainted(b, e.Items[0].Lo); err == nil && hit {
+			return b.dynamicRow(x, e, lang.StartPos(e.Items[0].Lo))
+		}
+	}
 	axis := 0
 	if batched {
 		axis = 1

@@ -39,6 +39,11 @@ type local struct {
 	// locals), value holding it: a while loop's counter.
 	known bool
 	value float64
+	// tainted is set while known holds a value computed from a scanned
+	// loop's index; proxy is set on a scanned loop's view of a local
+	// declared before it (scan.go).
+	tainted bool
+	proxy   *scanProxy
 }
 
 // track records whether a scalar local's assignment, op ("=" or "+="),
@@ -48,8 +53,16 @@ func (b *builder) track(l *local, op string, e lang.Expr) {
 		return
 	}
 	b.constElems = true
+	var touched bool
+	if b.scan != nil {
+		touched, b.scan.touched = b.scan.touched, false
+	}
 	x, err := b.constReal(e)
 	b.constElems = false
+	if b.scan != nil {
+		l.tainted = b.scan.touched
+		b.scan.touched = touched
+	}
 	switch {
 	case err != nil || (op == "+=" && !l.known):
 		l.known = false
@@ -106,6 +119,16 @@ func (b *builder) assign(st *lang.Assign) {
 		return
 	}
 	l := v.loc
+	if p := l.proxy; p != nil {
+		if row, rest, seq := b.scan.seqIndex(b, p, items, true, id.Pos); seq {
+			if b.err != nil {
+				return
+			}
+			l, items = row, rest
+		} else if !b.scan.settle(b, p, id.Pos) {
+			return
+		}
+	}
 	if len(items) == 0 {
 		b.track(l, st.Op, st.Value)
 	} else {
@@ -137,6 +160,11 @@ func (b *builder) lookupLocal(name string) (value, bool) {
 	for i := len(b.scopes) - 1; i >= 0; i-- {
 		if v, ok := b.scopes[i][name]; ok {
 			return v, v.loc != nil
+		}
+	}
+	if b.scan != nil {
+		if p, ok := b.scan.proxy(b, name); ok {
+			return value{loc: p.inner}, true
 		}
 	}
 	return value{}, false
@@ -377,6 +405,9 @@ func (b *builder) forLoop(st *lang.For) {
 		b.fail(lang.StartPos(st.Hi), "the bounds of a loop must be known when the model is compiled: %v", err)
 		return
 	}
+	if b.scanLoop(st, lo, hi) {
+		return
+	}
 	if n := hi - lo + 1; n > 0 {
 		if b.unrolled += n; b.unrolled > MaxUnrolled {
 			b.fail(st.Pos, "the loops unroll to more than %d iterations: the graph would not fit in memory", MaxUnrolled)
@@ -540,10 +571,16 @@ func (b *builder) constReal(e lang.Expr) (float64, error) {
 	switch e := e.(type) {
 	case *lang.Ident:
 		if v, ok := b.consts[e.Name]; ok {
+			if tr := b.scan; tr != nil && e.Name == tr.index && b.inlining == tr.inlining {
+				tr.touched = true
+			}
 			return v, nil
 		}
 		if v, ok := b.lookupLocal(e.Name); ok {
 			if v.loc.known {
+				if v.loc.tainted && b.scan != nil {
+					b.scan.touched = true
+				}
 				return v.loc.value, nil
 			}
 			return 0, fmt.Errorf("%s is not known when the model is compiled (its value depends on the parameters, or is not a scalar)", e.Name)
@@ -606,6 +643,9 @@ func (b *builder) lookupScopes(name string) (value, bool) {
 		if v, ok := b.scopes[i][name]; ok {
 			return v, true
 		}
+	}
+	if tr := b.scan; tr != nil && b.inlining == tr.inlining {
+		return tr.outer.lookupScopes(name)
 	}
 	return value{}, false
 }

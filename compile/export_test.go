@@ -1,6 +1,10 @@
 package compile
 
-import "fmt"
+import (
+	"fmt"
+
+	ad "github.com/temper-ppl/temper/autodiff"
+)
 
 // SetMapMin sets the smallest array ReadNPY maps, and returns a function
 // that restores it.
@@ -29,4 +33,37 @@ func StoredType(m *Model, name string) string {
 		return "float64"
 	}
 	return fmt.Sprintf("%T", v.Stored)
+}
+
+// SetScanMinSteps sets the fewest iterations a loop is scanned at, and
+// returns a function that restores it.
+func SetScanMinSteps(n int) (restore func()) {
+	old := scanMinSteps
+	scanMinSteps = n
+	return func() { scanMinSteps = old }
+}
+
+// EnergyGraph counts the nodes the energy of m is computed from, and the
+// scan ops among them.
+func EnergyGraph(m *Model) (nodes, scans int, err error) {
+	b, err := m.build(1, 0)
+	if err != nil {
+		return 0, 0, err
+	}
+	seen := map[*ad.Node]bool{}
+	var walk func(n *ad.Node)
+	walk = func(n *ad.Node) {
+		if seen[n] {
+			return
+		}
+		seen[n] = true
+		if op := n.Op(); op != nil && op.Name() == "scan" {
+			scans++
+		}
+		for _, in := range n.Inputs() {
+			walk(in)
+		}
+	}
+	walk(b.energy)
+	return len(seen), scans, nil
 }

@@ -73,16 +73,20 @@ func checkEnergy(t *testing.T, m *compile.Model, theta []float64, want func([]fl
 		t.Fatalf("energy %.15g, hand-written %.15g", u, w)
 	}
 	for i := range theta {
-		h := 1e-5
-		up := append([]float64(nil), theta...)
-		down := append([]float64(nil), theta...)
-		up[i] += h
-		down[i] -= h
-		fd := (want(up) - want(down)) / (2 * h)
+		fd := centralDiff(want, theta, i, 1e-5)
 		if math.Abs(g[i]-fd) > 1e-6*math.Max(1, math.Abs(fd)) {
 			t.Errorf("∂U/∂θ%d = %.10g, finite difference %.10g", i, g[i], fd)
 		}
 	}
+}
+
+// centralDiff is (f(θ + h e_i) − f(θ − h e_i)) / 2h.
+func centralDiff(f func([]float64) float64, theta []float64, i int, h float64) float64 {
+	up := append([]float64(nil), theta...)
+	down := append([]float64(nil), theta...)
+	up[i] += h
+	down[i] -= h
+	return (f(up) - f(down)) / (2 * h)
 }
 
 func TestLoopGARCH(t *testing.T) {

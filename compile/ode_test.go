@@ -94,12 +94,7 @@ func TestODEPharmacokinetic(t *testing.T) {
 			}
 			worst := 0.0
 			for i := range theta {
-				h := 1e-5
-				up := append([]float64(nil), theta...)
-				down := append([]float64(nil), theta...)
-				up[i] += h
-				down[i] -= h
-				fd := (pkEnergy(up) - pkEnergy(down)) / (2 * h)
+				fd := centralDiff(pkEnergy, theta, i, 1e-5)
 				worst = max(worst, math.Abs(g[i]-fd)/math.Max(1, math.Abs(fd)))
 				if math.Abs(g[i]-fd) > c.gtol*math.Max(1, math.Abs(fd)) {
 					t.Errorf("%s: ∂U/∂θ%d = %.10g, closed form's finite difference %.10g", c.solver, i, g[i], fd)
