@@ -2,6 +2,7 @@ package reference
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"math"
 	"slices"
@@ -9,10 +10,13 @@ import (
 
 	"github.com/temper-ppl/temper"
 	"github.com/temper-ppl/temper/infer/summary"
+	"github.com/temper-ppl/temper/internal/settings"
 )
 
 // RunDefaults runs the model file at path as `temper run` does, with its
-// infer block's settings and the given seed, and fails t on any error.
+// infer block's settings and the given seed, and fails t on any error. It
+// logs each attempt's sampler (sampler = auto's choice and why, and any
+// escalation) and the run's size and time.
 func RunDefaults(t testing.TB, path string, seed uint64) *temper.Result {
 	t.Helper()
 	m, err := temper.CompileFile(path, nil)
@@ -24,11 +28,28 @@ func RunDefaults(t testing.TB, path string, seed uint64) *temper.Result {
 		t.Fatal(err)
 	}
 	opts.Seed = seed
+	how := "named in the infer block"
+	opts.OnAttempt = func(a temper.Attempt, _ *temper.Result) error {
+		t.Logf("sampler auto, attempt %d: %s, because %s", a.Number, a.Describe(), a.Why)
+		how = fmt.Sprintf("sampler auto's attempt %d", a.Number)
+		return nil
+	}
 	res, err := m.Sample(context.Background(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Logf("ran %s%s (%s): %d chains × %d draws in %.1fs", res.Options.Sampler, settingsText(res.Options.Settings), how, len(res.Draws), res.DrawsPerChain(), res.Elapsed.Seconds())
 	return res
+}
+
+// settingsText writes a run's sampler settings as settings.Format does,
+// (adapt_delta=0.95); none, "".
+func settingsText(set map[string]any) string {
+	text := map[string]string{}
+	for k, v := range set {
+		text[k] = fmt.Sprint(v)
+	}
+	return settings.Format(text)
 }
 
 // Compare checks the posterior mean and sd of each column of want in the
