@@ -82,13 +82,13 @@ func TestTruncation(t *testing.T) {
 // compiled is refused, naming the element; a distribution without a log
 // CDF cannot be truncated.
 func TestTruncationErrors(t *testing.T) {
-	data := map[string]any{"N": 3, "y": []float64{0.5, -1.2, 2.0}}
-	head := "data { N: int  y: real[N] }\nparam { mu: real }\nmodel {\n  "
+	data := map[string]any{"N": 3, "y": []float64{0.5, -1.2, 2.0}, "k": []int{0, 1, 2}}
+	head := "data { N: int  y: real[N]  k: int[N] }\nparam { mu: real }\nmodel {\n  "
 	for _, c := range []struct{ body, want string }{
 		{"y ~ normal(mu, 1) T[0, ]", "element 2 of y is -1.2, outside the truncation T[0, ]"},
 		{"for n in plate(N) { y[n] ~ normal(mu, 1) T[-2, 1] }", "element 3 of y is 2, outside the truncation T[-2, 1]"},
 		{"y[3] ~ normal(mu, 1) T[, 1.5]", "y[3] is 2, outside the truncation T[, 1.5]"},
-		{"y ~ von_mises(mu, 1) T[0, 1]", "von_mises cannot be truncated"},
+		{"k ~ poisson_log(mu) T[0, 5]", "poisson_log cannot be truncated"},
 	} {
 		_, err := tryCompile(head+c.body+"\n}", data)
 		if err == nil || !strings.Contains(err.Error(), c.want) {

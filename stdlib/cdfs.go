@@ -58,9 +58,19 @@ func logPhi(z float64) (lp, mills float64) {
 		p := 0.5 * math.Erfc(-z/math.Sqrt2)
 		return math.Log(p), math.Exp(-0.5*z*z-lnSqrt2Pi) / p
 	}
-	// Φ(z) ≈ φ(z)/(-z) (1 - 1/z² + 3/z⁴): the ratio φ/Φ ≈ -z (1 + 1/z² ...).
+	// Φ(z) ≈ φ(z)/(-z) Σ_k (-1)^k (2k-1)!!/z^2k, summed while its terms
+	// fall (below z = -30 to 1e-17 in ten terms or fewer): the ratio φ/Φ ≈
+	// -z (1 + 1/z² ...).
 	z2 := z * z
-	series := 1 - 1/z2 + 3/(z2*z2)
+	series, term := 1.0, 1.0
+	for k := 1.0; k < 40; k++ {
+		next := -term * (2*k - 1) / z2
+		if math.Abs(next) >= math.Abs(term) || math.Abs(next) < 1e-17 {
+			break
+		}
+		term = next
+		series += term
+	}
 	lp = -0.5*z2 - lnSqrt2Pi - math.Log(-z) + math.Log(series)
 	return lp, -z / series
 }

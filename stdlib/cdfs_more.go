@@ -12,9 +12,8 @@ import (
 // incomplete gamma function, the beta family, Student's t and the
 // binomials through the incomplete beta (incomplete.go), the beta-binomial
 // as a finite sum, and closed forms for the others. Stan's parameter
-// orders throughout, as the densities take them. The skew normal (its CDF
-// needs Owen's T function) and the von Mises (a Bessel series on a
-// circle) have none yet.
+// orders throughout, as the densities take them. The skew normal's and
+// the von Mises' are integrals taken by quadrature (cdfs_quad.go).
 
 // cdfRow is one distribution's log CDFs as a formula for both tails at
 // once, and the partials of the CDF itself; pair turns it into the two
