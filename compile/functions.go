@@ -28,6 +28,11 @@ type function struct {
 	settings, optional int
 	ranks              []int
 	layer              func(b *builder, args []value, settings []int) value
+
+	// alt is the function under the same name with another number of
+	// arguments (lang.Signature.Alt): gp_exp_quad_cov(x1, x2, alpha, rho)
+	// beside gp_exp_quad_cov(x, alpha, rho).
+	alt *function
 }
 
 // elementwise functions of one argument, under their language names (Stan's
@@ -204,6 +209,9 @@ func (b *builder) call(e *lang.Call) value {
 	if !ok {
 		return b.fail(e.Pos, "unknown function %q", e.Func)
 	}
+	if f.alt != nil && len(e.Args) == len(f.alt.params) {
+		f = *f.alt
+	}
 	if len(e.Args) > len(f.params) || len(e.Args) < len(f.params)-f.optional {
 		return b.fail(e.Pos, "%s takes %d arguments, got %d", e.Func, len(f.params), len(e.Args))
 	}
@@ -230,6 +238,16 @@ func (b *builder) call(e *lang.Call) value {
 	return f.layer(b, args, settings)
 }
 
+// signature is f's for the checker.
+func (f function) signature() lang.Signature {
+	sig := lang.Signature{Params: slices.Clone(f.params), Int: make([]bool, len(f.params)), IntIf: slices.Clone(f.intIf),
+		Optional: f.optional, Ranks: slices.Clone(f.ranks), IntResult: f.intResult}
+	for i := len(f.params) - f.settings; i < len(f.params); i++ {
+		sig.Int[i] = true
+	}
+	return sig
+}
+
 // Env is what the checker may call: stdlib's distributions and the model
 // language's functions.
 func Env() *lang.Env {
@@ -246,10 +264,10 @@ func Env() *lang.Env {
 		}
 	}
 	for name, f := range functions {
-		sig := lang.Signature{Params: slices.Clone(f.params), Int: make([]bool, len(f.params)), IntIf: slices.Clone(f.intIf),
-			Optional: f.optional, Ranks: slices.Clone(f.ranks), IntResult: f.intResult}
-		for i := len(f.params) - f.settings; i < len(f.params); i++ {
-			sig.Int[i] = true
+		sig := f.signature()
+		if f.alt != nil {
+			alt := f.alt.signature()
+			sig.Alt = &alt
 		}
 		env.Functions[name] = sig
 	}

@@ -30,7 +30,8 @@ func init() {
 	functions["determinant"] = square("determinant", ad.Determinant)
 	functions["log_determinant"] = square("log_determinant", ad.LogDeterminant)
 	functions["mdivide_left_tri_low"] = function{params: []string{"L", "b"}, ranks: []int{2, -1}, build: mdivideLeftTriLow}
-	gp := function{params: []string{"x", "alpha", "rho"}, ranks: []int{-1, 0, 0}, build: gpExpQuadCov}
+	gp := function{params: []string{"x", "alpha", "rho"}, ranks: []int{-1, 0, 0}, build: gpExpQuadCov,
+		alt: &function{params: []string{"x1", "x2", "alpha", "rho"}, ranks: []int{-1, -1, 0, 0}, build: gpExpQuadCov}}
 	functions["gp_exp_quad_cov"], functions["cov_exp_quad"] = gp, gp
 	functions["diag_matrix"] = function{params: []string{"v"}, ranks: []int{1}, build: func(b *builder, a []value) value {
 		if !b.rowRankIs("diag_matrix", "a vector", a[0], 1) {
@@ -235,35 +236,52 @@ func mdivideLeftTriLow(b *builder, a []value) value {
 
 // gpExpQuadCov is Stan's exponentiated quadratic kernel α² exp(-|x_i -
 // x_j|²/(2ρ²)) over the points of x: the reals of a vector [N], or the
-// rows of a matrix [N, D] (Stan's array of vectors).
+// rows of a matrix [N, D] (Stan's array of vectors); and, called with two
+// sets of points (x1, x2, alpha, rho), the N1 × N2 cross-covariance
+// between x1's points and x2's, both vectors or both matrices of the same
+// D, for predictions at new points. Built of elementwise ops, it has
+// gradients in every argument, the points included.
 func gpExpQuadCov(b *builder, a []value) value {
-	x := a[0]
-	xs := rowShape(x.node.Shape(), x.batched)
-	if len(xs) < 1 || len(xs) > 2 {
-		return b.shapeFail("gp_exp_quad_cov takes points x, a vector [N] or a matrix [N, D] of N points, and this has shape %s", x)
+	pts := a[:len(a)-2]
+	names := []string{"x"}
+	if len(pts) == 2 {
+		names = []string{"x1", "x2"}
 	}
-	for i, name := range []string{"alpha", "rho"} {
-		if a[i+1].rowRank() != 0 {
-			return b.shapeFail("gp_exp_quad_cov takes a scalar "+name+", and this has shape %s", a[i+1])
+	shapes := make([][]int, len(pts))
+	for i, x := range pts {
+		shapes[i] = rowShape(x.node.Shape(), x.batched)
+		if len(shapes[i]) < 1 || len(shapes[i]) > 2 {
+			return b.shapeFail("gp_exp_quad_cov takes points "+names[i]+", a vector [N] or a matrix [N, D] of N points, and this has shape %s", x)
 		}
 	}
-	lead := x.node.Shape()[:len(x.node.Shape())-len(xs)]
-	n := xs[0]
-	var sq *ad.Node // [..., N, N]: the squared distances
+	if len(pts) == 2 && (len(shapes[0]) != len(shapes[1]) || len(shapes[0]) == 2 && shapes[0][1] != shapes[1][1]) {
+		return value{node: b.g.Fail(nil, "gp_exp_quad_cov takes points x1 and x2 of one dimension, two vectors or two matrices [N1, D] and [N2, D], and these have shapes %s and %s",
+			shapeString(shapes[0]), shapeString(shapes[1]))}
+	}
+	for i, name := range []string{"alpha", "rho"} {
+		if a[len(pts)+i].rowRank() != 0 {
+			return b.shapeFail("gp_exp_quad_cov takes a scalar "+name+", and this has shape %s", a[len(pts)+i])
+		}
+	}
+	nodes, batched := b.together(pts...)
+	x1, x2 := nodes[0], nodes[len(nodes)-1]
+	xs := shapes[0]
+	lead := x1.Shape()[:len(x1.Shape())-len(xs)]
+	n1, n2 := xs[0], shapes[len(shapes)-1][0]
+	at := func(x *ad.Node, dims ...int) *ad.Node {
+		return ad.Reshape(x, append(append([]int(nil), lead...), dims...)...)
+	}
+	var sq *ad.Node // [..., N1, N2]: the squared distances
 	if len(xs) == 1 {
-		col := ad.Reshape(x.node, append(append([]int(nil), lead...), n, 1)...)
-		row := ad.Reshape(x.node, append(append([]int(nil), lead...), 1, n)...)
-		sq = ad.Square(ad.Sub(col, row))
+		sq = ad.Square(ad.Sub(at(x1, n1, 1), at(x2, 1, n2)))
 	} else {
 		d := xs[1]
-		col := ad.Reshape(x.node, append(append([]int(nil), lead...), n, 1, d)...)
-		row := ad.Reshape(x.node, append(append([]int(nil), lead...), 1, n, d)...)
-		sq = ad.Sum(ad.Square(ad.Sub(col, row)), -1)
+		sq = ad.Sum(ad.Square(ad.Sub(at(x1, n1, 1, d), at(x2, 1, n2, d))), -1)
 	}
-	vals := []value{{node: sq, batched: x.batched}, a[1], a[2]}
-	nodes := b.align(vals)
-	alpha, rho := nodes[1], nodes[2]
-	scaled := ad.Div(ad.Mul(nodes[0], b.g.Scalar(-0.5)), ad.Square(rho))
+	vals := []value{{node: sq, batched: batched}, a[len(pts)], a[len(pts)+1]}
+	aligned := b.align(vals)
+	alpha, rho := aligned[1], aligned[2]
+	scaled := ad.Div(ad.Mul(aligned[0], b.g.Scalar(-0.5)), ad.Square(rho))
 	return value{node: ad.Mul(ad.Square(alpha), ad.Exp(scaled)), batched: anyBatched(vals)}
 }
 

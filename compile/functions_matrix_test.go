@@ -15,6 +15,8 @@ transformed param {
   K = gp_exp_quad_cov(x, a, r)
   C = cov_exp_quad(x, a, r)
   G = gp_exp_quad_cov(M, a, r)
+  X = gp_exp_quad_cov(x, head(v, 2), a, r)
+  XM = cov_exp_quad(M, append_row(M, head(v, 2)), a, r)
   L = cholesky_decompose(add_diag(K, v ^ 2 + 0.1))
   z = mdivide_left_tri_low(L, v)
   Z = mdivide_left_tri_low(L, M)
@@ -43,14 +45,16 @@ transformed param {
 model {
   target += -0.5 * (sum(square(x)) + a ^ 2 + r ^ 2 + sum(square(v)) + sum(square(M)))
   target += sum(L) + sum(z) + 0.3 * sum(Z) + sum(Ki) + 0.1 * d + ld - 0.05 * q + 0.01 * sum(Q)
-  target += 0.1 * (sum(G) + sum(cp) + sum(ac) + sum(ar) + sum(rv) + sum(tm * 2) + sum(cs) + sum(sg) + sum(tl))
+  target += 0.1 * (sum(G) + sum(X) - sum(XM) + sum(cp) + sum(ac) + sum(ar) + sum(rv) + sum(tm * 2) + sum(cs) + sum(sg) + sum(tl))
 }
 `
 
 // TestMatrixBuilding checks each of Stan's GP, linear-algebra and
 // matrix-building functions by value (the factorisations against gonum,
-// the rest written out), and the energy's gradient through all of them
-// against central differences.
+// the rest written out: gp_exp_quad_cov's covariance and its
+// cross-covariance of two sets of points, vectors and matrices, by the
+// kernel's formula), and the energy's gradient through all of them, the
+// points' included, against central differences.
 func TestMatrixBuilding(t *testing.T) {
 	m := compileSrc(t, matrixBuildingSrc, nil)
 	x, a, r := []float64{0.3, -1.2, 2}, 1.3, 0.8
@@ -68,11 +72,19 @@ func TestMatrixBuilding(t *testing.T) {
 	kern := func(d2 float64) float64 { return a * a * math.Exp(-d2/(2*r*r)) }
 	K := mat.NewSymDense(3, nil)
 	G := mat.NewDense(3, 3, nil)
+	X, XM := mat.NewDense(3, 2, nil), mat.NewDense(3, 4, nil) // the cross-covariances
+	m2 := append(append([]float64(nil), mv...), v[0], v[1])   // append_row(M, head(v, 2))
 	for i := range 3 {
-		for j := range 3 {
-			K.SetSym(i, j, kern((x[i]-x[j])*(x[i]-x[j])))
-			d0, d1 := mv[2*i]-mv[2*j], mv[2*i+1]-mv[2*j+1]
-			G.Set(i, j, kern(d0*d0+d1*d1))
+		for j := range 4 {
+			d0, d1 := mv[2*i]-m2[2*j], mv[2*i+1]-m2[2*j+1]
+			XM.Set(i, j, kern(d0*d0+d1*d1))
+			if j < 3 {
+				K.SetSym(i, j, kern((x[i]-x[j])*(x[i]-x[j])))
+				G.Set(i, j, kern(d0*d0+d1*d1))
+			}
+			if j < 2 {
+				X.Set(i, j, kern((x[i]-v[j])*(x[i]-v[j])))
+			}
 		}
 	}
 	A := mat.NewSymDense(3, nil)
@@ -109,7 +121,7 @@ func TestMatrixBuilding(t *testing.T) {
 	raw := func(m mat.Matrix) []float64 { return mat.DenseCopyOf(m).RawMatrix().Data }
 
 	want := map[string][]float64{
-		"K": raw(K), "C": raw(K), "G": raw(G), "L": raw(&L), "z": z.RawVector().Data, "Z": raw(&Z),
+		"K": raw(K), "C": raw(K), "G": raw(G), "X": raw(X), "XM": raw(XM), "L": raw(&L), "z": z.RawVector().Data, "Z": raw(&Z),
 		"Ki": raw(&Ki), "d": {mat.Det(B)}, "ld": {ld}, "q": {mat.Inner(vv, B, vv)}, "Q": raw(&Q), "cp": raw(&cp),
 		"D":   {0.5, 0, 0, 0, -1, 0, 0, 0, 2},
 		"ac":  {1, 2, 0.5, 3, -1, -1, 0.5, 4, 2},
@@ -164,7 +176,8 @@ func checkEnergyGradient(t *testing.T, m *compile.Model, theta []float64, batch 
 
 // TestMatrixFunctionsInPlate: in a plate, each row's vector and matrix
 // go through the factorisations as a stack, shared operands (S) with
-// them; the energy is the one written out row by row with gonum.
+// them, and gp_exp_quad_cov's cross-covariance pairs each row's points
+// with another row value's or with shared ones; the energy is the one written out row by row with gonum.
 func TestMatrixFunctionsInPlate(t *testing.T) {
 	src := `
 data { N: int  X: real[N, 2]  y: real[N] }
@@ -174,7 +187,8 @@ model {
     u = append_row(1.0, X[n])
     P = add_diag(crossprod(S), u ^ 2)
     L = cholesky_decompose(P)
-    y[n] ~ normal(sum(mdivide_left_tri_low(L, u)) + log_determinant(P) + 0.01 * quad_form(P, u) + sum(cumulative_sum(u)), 1)
+    c = 0.1 * (sum(gp_exp_quad_cov(u, X[n], 1.5, 2.0)) - sum(gp_exp_quad_cov(S[1], u, 0.5, 0.7)))
+    y[n] ~ normal(sum(mdivide_left_tri_low(L, u)) + log_determinant(P) + 0.01 * quad_form(P, u) + sum(cumulative_sum(u)) + c, 1)
   }
 }`
 	X := [][]float64{{0.5, -1}, {2, 0.3}, {-0.7, 1.1}, {0, 0.2}}
@@ -200,6 +214,14 @@ model {
 		}
 		ld, _ := mat.LogDet(&P)
 		mu := mat.Sum(&w) + ld + 0.01*mat.Inner(u, &P, u) + 1 + (1 + X[n][0]) + (1 + X[n][0] + X[n][1])
+		for i := range 3 { // the cross-covariances, a batched x1 and x2, and a shared x1
+			for j := range 3 {
+				if j < 2 {
+					mu += 0.1 * 1.5 * 1.5 * math.Exp(-(u.AtVec(i)-X[n][j])*(u.AtVec(i)-X[n][j])/(2*2*2))
+				}
+				mu -= 0.1 * 0.5 * 0.5 * math.Exp(-(S.At(0, i)-u.AtVec(j))*(S.At(0, i)-u.AtVec(j))/(2*0.7*0.7))
+			}
+		}
 		want += 0.5*(y[n]-mu)*(y[n]-mu) + 0.5*math.Log(2*math.Pi)
 	}
 	got, _ := evaluateAt(t, m, theta, 0)
@@ -224,6 +246,10 @@ func TestMatrixFunctionErrors(t *testing.T) {
 		{"segment(v, 2, 3)", "segment of a vector [3]: entries 2 to 4 are not all in 1..3"},
 		{"rep_matrix(v, 2, 2)", "rep_matrix(x, m, n) takes a scalar x, and this has shape [3]"},
 		{"gp_exp_quad_cov(v, w, 1)", "argument alpha of gp_exp_quad_cov must have 0 dimensions, but w has 1"},
+		{"gp_exp_quad_cov(v, w, w, 1)", "argument alpha of gp_exp_quad_cov must have 0 dimensions, but w has 1"},
+		{"gp_exp_quad_cov(v, M, 1, 1)", "gp_exp_quad_cov takes points x1 and x2 of one dimension, two vectors or two matrices [N1, D] and [N2, D], and these have shapes [3] and [3, 2]"},
+		{"cov_exp_quad(M, S, 1, 1)", "these have shapes [3, 2] and [3, 3]"},
+		{"gp_exp_quad_cov(v, 1)", "gp_exp_quad_cov takes 3 arguments (x, alpha, rho) or 4 (x1, x2, alpha, rho), got 2"},
 	}
 	for _, c := range cases {
 		src := "param { M: real[3, 2]  S: real[3, 3]  v: real[3]  w: real[2] }\nmodel {\n  target += sum(" + c.expr + ")\n}\n"

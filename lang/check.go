@@ -42,6 +42,13 @@ type Signature struct {
 	// Random marks a function that draws random numbers (the _rng
 	// functions): only the generated block may call it.
 	Random bool
+
+	// Alt, for a function, is its signature with another number of
+	// arguments, Stan's overload under the same name
+	// (gp_exp_quad_cov(x1, x2, alpha, rho) beside gp_exp_quad_cov(x,
+	// alpha, rho)): a call with len(Alt.Params) arguments is checked
+	// against it.
+	Alt *Signature
 }
 
 // intAt reports whether argument i (counted as in Params) must be
@@ -1092,6 +1099,15 @@ func (c *checker) call(e *Call, s *scope) bool {
 			c.errorf(e.Pos, "%s", msg)
 		}
 		return false
+	}
+	if alt := sig.Alt; alt != nil {
+		if len(e.Args) == len(alt.Params) {
+			sig = *alt
+		} else if len(e.Args) != len(sig.Params) {
+			c.errorf(e.Pos, "%s takes %s (%s) or %d (%s), got %d", e.Func, plural(len(sig.Params), "argument"), strings.Join(sig.Params, ", "),
+				len(alt.Params), strings.Join(alt.Params, ", "), len(e.Args))
+			return false
+		}
 	}
 	if !c.arity(e.Func, e.Pos, sig, sig.Params, len(e.Args)) {
 		return false

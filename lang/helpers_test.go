@@ -76,6 +76,9 @@ func testEnv() *Env {
 			"normal_lcdf":  {Params: []string{"y", "mu", "sigma"}, Int: make([]bool, 3)},
 			"poisson_lcdf": {Params: []string{"y", "lambda"}, Int: []bool{true, false}},
 			"log_mix":      {Params: []string{"theta", "lp1", "lp2"}, Int: make([]bool, 3), Optional: 1},
+			// An overload by the number of arguments, for overloads.ppl.
+			"gp_exp_quad_cov": {Params: []string{"x", "alpha", "rho"}, Int: make([]bool, 3), Ranks: []int{-1, 0, 0},
+				Alt: &Signature{Params: []string{"x1", "x2", "alpha", "rho"}, Int: make([]bool, 4), Ranks: []int{-1, -1, 0, 0}}},
 			// The layers as the compiler registers them, for layers.ppl.
 			"conv2d": {Params: []string{"x", "W", "b", "stride", "padding"}, Int: []bool{false, false, false, true, true},
 				Optional: 2, Ranks: []int{-1, 4, 1}},

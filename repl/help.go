@@ -152,7 +152,11 @@ func (s *Session) help(args []string) {
 		if sig.Random {
 			what = "a random number generator: the generated block only"
 		}
-		s.printf("%s(%s)   (%s)\n", topic, paramList(sig), what)
+		call := fmt.Sprintf("%s(%s)", topic, paramList(sig))
+		if sig.Alt != nil {
+			call += fmt.Sprintf(" or %s(%s)", topic, paramList(*sig.Alt))
+		}
+		s.printf("%s   (%s)\n", call, what)
 		return
 	}
 	all := append(append(append([]string{}, helpTopics...), settings.SamplerNames()...), infer.SettingNames()...)

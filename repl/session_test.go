@@ -253,6 +253,8 @@ func TestCommandsAndHelp(t *testing.T) {
 	s.expect(":help normal", "y ~ normal(mu, sigma)")
 	s.expect(":help log_sum_exp", "log_sum_exp(x)")
 	s.expect(":help conv2d", "conv2d(x, W, b[, stride[, padding]])")
+	s.expect(":help gp_exp_quad_cov", "gp_exp_quad_cov(x, alpha, rho) or gp_exp_quad_cov(x1, x2, alpha, rho)")
+	s.expect(":help skew_normal_lccdf", "skew_normal_lccdf(y, xi, omega, alpha)")
 	s.expect(":help samplers", "deo_sgd", "resgld")
 	s.expect(":help blocks", "transformed data", "generated", "_rng")
 	s.expect(":help generated", "for each kept draw")

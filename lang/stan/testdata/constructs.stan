@@ -1,7 +1,7 @@
 // Constructs with a counterpart: user functions (an _lpdf among them),
 // old and new declarations, constraints, offset and multiplier, loops,
-// ifs, compound assignments, the ternary operator, _lpdf calls and
-// std_normal.
+// ifs, compound assignments, ?:, _lpdf and _lcdf calls, std_normal,
+// gp_exp_quad_cov's cross-covariance.
 functions {
   real garch_var(real omega, real alpha, real beta, real r, real prev) {
     return omega + alpha * r^2 + beta * prev;
@@ -74,4 +74,6 @@ generated quantities {
   row_vector[2] v = b' * M;
   matrix[2, 2] Mt = M';
   real upper = fmax(c[2], 0) + (N > 2 ? 1 : 0);
+  matrix[2, 3] Kx = gp_exp_quad_cov({m, s}, {0.5, 1.0, 1.5}, 1.0, 2.0);
+  real tails = skew_normal_lccdf(m | 0, 1, 2) + von_mises_lcdf(r | 0, 1);
 }
