@@ -239,7 +239,12 @@ func init() {
 				return nan2()
 			}
 			z := (x[0] - xi) / omega
-			if a < 0 {
+			switch {
+			case math.IsInf(z, 1): // y finite, but z beyond the floats
+				return 0, math.Inf(-1)
+			case math.IsInf(z, -1):
+				return math.Inf(-1), 0
+			case a < 0:
 				upper, lower := skewNormalLogs(-z, -a)
 				return lower, upper
 			}
