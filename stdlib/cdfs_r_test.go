@@ -22,9 +22,10 @@ import (
 // share y - μ ends), an independent route to a CDF R has no function for,
 // at points where the quadrature keeps its digits (not where a tail is
 // below 1e-10: integrating 1 - that tail's integrand leaves R's digits
-// in the difference). The tolerance is 1e-12 relative to the log
-// probability, and 1e-10 for exp_mod_normal, whose reference is a
-// quadrature.
+// in the difference); skew_normal and von_mises, which R has no CDF of
+// either, by integrating their densities the same way. The tolerance is
+// 1e-12 relative to the log probability, and 1e-10 for the three whose
+// reference is a quadrature.
 func TestLogCDFsAgainstR(t *testing.T) {
 	rscript := rclient.Require(t, "stats")
 	cases := []rCase{ // R expressions of L too, TRUE for the lower tail
@@ -100,15 +101,33 @@ func TestLogCDFsAgainstR(t *testing.T) {
 		}
 	}
 	cases = append(cases, rCase{"exp_mod_normal", emn, ""})
+	// The skew normal's density 2φ(t)Φ(αt) over z's tail, and the von
+	// Mises' over [-π, y] or [y, π] (Stan's CDF, from -π), I₀ by besselI.
+	sn := [][]float64{{0.3, 0, 1, 2}, {-0.7, 1, 2, -3}, {1.5, 0, 1, 5}, {-1, 0, 1, 0.5}, {2, 1, 0.5, -1}, {-2, 0, 1, 1}}
+	vm := [][]float64{{0.3, 0, 1}, {-2, 1, 4}, {2.5, -1, 0.5}, {0, 2, 10}, {-1, 7, 2}}
+	for _, p := range sn {
+		for _, lower := range []bool{true, false} {
+			line(p, lower, "{z <- (y-a1)/a2; f <- function(t) 2*dnorm(t)*pnorm(a3*t); "+
+				"log(if (L) integrate(f, -Inf, z, rel.tol=1e-13)$value else integrate(f, z, Inf, rel.tol=1e-13)$value)}")
+		}
+	}
+	for _, p := range vm {
+		for _, lower := range []bool{true, false} {
+			line(p, lower, "{f <- function(t) exp(a2*(cos(t-a1)-1))/(2*pi*besselI(a2, 0, expon.scaled=TRUE)); "+
+				"log(if (L) integrate(f, -pi, y, rel.tol=1e-13)$value else integrate(f, y, pi, rel.tol=1e-13)$value)}")
+		}
+	}
+	cases = append(cases, rCase{"skew_normal", sn, ""}, rCase{"von_mises", vm, ""})
 	values := rNumbers(t, rscript, script.String())
-	k, checks, worst := 0, 0, map[bool]float64{}
+	byQuadrature := map[string]bool{"exp_mod_normal": true, "skew_normal": true, "von_mises": true}
+	k, checks, worst := 0, 0, map[string]float64{} // by name, "" for those by R's functions
 	for _, c := range cases {
 		f, ok := stdlib.LookupLogCDF(c.name)
 		if !ok {
 			t.Fatalf("no log CDF of %s", c.name)
 		}
 		tol := 1e-12
-		if c.name == "exp_mod_normal" {
+		if byQuadrature[c.name] {
 			tol = 1e-10
 		}
 		for _, p := range c.points {
@@ -124,9 +143,14 @@ func TestLogCDFsAgainstR(t *testing.T) {
 				if !(rel <= tol) {
 					t.Errorf("%s at %v: %.17g, R %.17g (relative %.2g)", fn.Name, p, got, want, rel)
 				}
-				worst[c.name == "exp_mod_normal"] = math.Max(worst[c.name == "exp_mod_normal"], rel)
+				key := ""
+				if byQuadrature[c.name] {
+					key = c.name
+				}
+				worst[key] = math.Max(worst[key], rel)
 			}
 		}
 	}
-	t.Logf("%d log CDFs against R, worst relative error %.2g, exp_mod_normal's against a quadrature %.2g", checks, worst[false], worst[true])
+	t.Logf("%d log CDFs against R, worst relative error %.2g; against a quadrature exp_mod_normal %.2g, skew_normal %.2g, von_mises %.2g",
+		checks, worst[""], worst["exp_mod_normal"], worst["skew_normal"], worst["von_mises"])
 }
