@@ -94,9 +94,11 @@ func peakIntegral(f func(d float64) (v, g float64), L, w float64) (v, g float64)
 	return q.v, q.g
 }
 
-// The skew normal's tails, for α ≥ 0 (skewNormalRow reflects a negative
-// α: -Y is skew normal of shape -α), by the angle forms of Owen's T,
-// T(h, a) = (1/2π) ∫_0^atan(a) exp(-h²/(2cos²θ)) dθ, with Craig's
+// The skew normal's tails, for α ≥ 0 (the skew_normal row reflects a
+// negative α: -Y is skew normal of shape -α), by the angle forms of
+// Owen's T, T(h, a) = (1/2π) ∫_0^atan(a) exp(-h²/(2cos²θ)) dθ (x = tan θ
+// in its integral over x in [0, a], so that no a needs the |a| > 1
+// identity), with Craig's
 // Q(h) = 1 - Φ(h) = (1/π) ∫_0^(π/2) of the same integrand (h ≥ 0):
 //
 //	z < 0, h = -z:  F = Q(h) - 2T(h, α) = (1/π) ∫_0^atan(1/α) exp(-h²/(2sin²φ)) dφ
