@@ -124,7 +124,10 @@ type scanOp struct {
 
 // scanPrograms are the step's programs for one goroutine: fwd computes
 // the step's outputs, bwd also the loss and its gradient.
-type scanPrograms struct{ fwd, bwd *Program }
+type scanPrograms struct {
+	fwd, bwd       *Program
+	runFwd, runBwd *stepRun
+}
 
 func newScanOp(b ScanBody) (*scanOp, error) {
 	g := b.Graph
@@ -213,9 +216,7 @@ func (op *scanOp) compile() (*scanPrograms, error) {
 	if err != nil {
 		return nil, err
 	}
-	fwd.SetThreads(1)
-	bwd.SetThreads(1)
-	return &scanPrograms{fwd, bwd}, nil
+	return &scanPrograms{fwd, bwd, newStepRun(fwd, nil), newStepRun(bwd, op.loss)}, nil
 }
 
 func (op *scanOp) Name() string { return "scan" }
@@ -277,7 +278,7 @@ func (op *scanOp) Forward(a *Args) {
 	total := 0.0
 	for s := range b.Steps {
 		op.setStep(p, a, s)
-		p.Forward()
+		ps.runFwd.forward()
 		total += p.Value(op.target)[0]
 		for i, c := range b.Carries {
 			if off := op.carryInOff[i]; off >= 0 && s+1 < b.Steps {
@@ -340,9 +341,8 @@ func (op *scanOp) Backward(a *Args) {
 			r := op.seqLag[i] + s
 			copy(p.Value(op.wSeq[i]), gRows[i][r*row:(r+1)*row])
 		}
-		if err := p.ForwardBackward(op.loss); err != nil { // compiled with loss as an output
-			panic(err)
-		}
+		ps.runBwd.forward()
+		ps.runBwd.backward()
 		for i, n := range b.Invariant {
 			addGrad(a.GradIn[i], p.Grad(n))
 		}
