@@ -34,7 +34,7 @@ var helpTopics = []string{"blocks", "statements", "samplers", "settings", "funct
 // statementHelp says what each statement of a block does, for :help
 // statements and :help for (while, break, if, truncation).
 var statementHelp = []struct{ name, doc string }{
-	{"for", "for t in 2:T { ... } repeats its body for each integer of the range, unrolled when the model is compiled; for n in plate(N) { ... } is the minibatched loop over observations"},
+	{"for", "for t in 2:T { ... } repeats its body for each integer of the range, unrolled when the model is compiled, or one scan op from 100 iterations on; for n in plate(N) { ... } is the minibatched loop over observations"},
 	{"while", "while cond { ... } repeats its body while cond (data, loop indices, locals known when the model is compiled) is nonzero, unrolled; a counter: i: int = 1; while i <= N { ...; i += 1 }"},
 	{"break", "break leaves the innermost for or while loop (not a plate)"},
 	{"if", "if cond { ... } else { ... } on data or known locals; a condition on a parameter is if_else(c, a, b) instead"},
