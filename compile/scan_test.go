@@ -335,3 +335,22 @@ func BenchmarkLoop(b *testing.B) {
 		}
 	}
 }
+
+// TestScanGraphSize: a scanned loop's graph does not grow with T (GARCH and
+// the HMM at T = 150 and 10,000 have the same nodes), which is what makes
+// it compile in milliseconds at any length (BenchmarkLoop times it).
+func TestScanGraphSize(t *testing.T) {
+	for _, c := range scanCases[:3] {
+		var sizes []int
+		for _, n := range []int{150, 10000} {
+			nodes, scans, err := compile.EnergyGraph(compileSrc(t, c.src, scanData(n, 6)))
+			if err != nil || scans != 1 {
+				t.Fatalf("%s, T = %d: %d scans (%v)", c.name, n, scans, err)
+			}
+			sizes = append(sizes, nodes)
+		}
+		if sizes[0] != sizes[1] {
+			t.Errorf("%s: %d nodes at T = 150, %d at 10,000", c.name, sizes[0], sizes[1])
+		}
+	}
+}
