@@ -71,7 +71,7 @@ type galleryRun struct {
 	// model is the model file, relative to the page's folder (default
 	// model.ppl); ../NAME/model.ppl is another example's.
 	model string
-	args  []string // temper run's flags over the infer block
+	args  []string // temper run's flags over the infer block; {dir} is the page's folder
 	// seeds, if any, repeat the run once per seed (--seed s); figures show
 	// the first.
 	seeds []int
@@ -141,8 +141,13 @@ func (r galleryRun) modelFile() string {
 	return cmpOr(r.model, "model.ppl")
 }
 
-// shownOut is the folder the page's commands write the run to.
+// shownOut is the folder the page's commands write the run to: temper
+// run's own (out/NAME) for another example's model run with its infer
+// block, else the page's folder's name and the run's label.
 func (r galleryRun) shownOut(p galleryPage) string {
+	if strings.HasPrefix(r.model, "../") && filepath.Base(r.model) == "model.ppl" && len(r.args) == 0 && len(r.seeds) == 0 {
+		return defaultOut(filepath.Join("examples", p.pageDir(), r.model))
+	}
 	out := filepath.Join("out", p.pageDir())
 	if r.label != "" {
 		out += "-" + slug(r.label)
@@ -260,7 +265,8 @@ func makeGallery(ctx context.Context, pages []galleryPage, root, only string, sl
 type galleryRuns struct {
 	root, dir string // the examples folder, and the page's folder in it
 	byLabel   map[string]*galleryRunOut
-	seconds   float64 // the runs' total wall time
+	labels    []string // the runs' labels, in the page's order
+	seconds   float64  // the runs' total wall time
 	// headlines are the figures the results recorded for a slow page's
 	// reduced check, in the order recorded.
 	headlines []headline
@@ -305,6 +311,7 @@ func makeRuns(ctx context.Context, p galleryPage, root string) (*galleryRuns, er
 		}
 		o := &galleryRunOut{run: r}
 		g.byLabel[r.label] = o
+		g.labels = append(g.labels, r.label)
 		seeds := r.seeds
 		if len(seeds) == 0 {
 			seeds = []int{0}
@@ -328,7 +335,10 @@ func makeRuns(ctx context.Context, p galleryPage, root string) (*galleryRuns, er
 				o.stderr += se.String()
 				continue
 			}
-			args := append([]string{"run", filepath.Join(dir, r.modelFile()), "--out", d, "--quiet"}, r.args...)
+			args := []string{"run", filepath.Join(dir, r.modelFile()), "--out", d, "--quiet"}
+			for _, a := range r.args {
+				args = append(args, strings.ReplaceAll(a, "{dir}", dir))
+			}
 			if r.bench {
 				args = append(append([]string{"bench"}, r.args...), "--json", "--out", d)
 			}
@@ -477,7 +487,10 @@ func runCommands(p galleryPage) []string {
 			continue
 		}
 		model := filepath.Join("examples", p.pageDir(), r.modelFile())
-		cmd := append([]string{"temper", "run", model}, r.args...)
+		cmd := []string{"temper", "run", model}
+		for _, a := range r.args {
+			cmd = append(cmd, strings.ReplaceAll(a, "{dir}", filepath.Join("examples", p.pageDir())))
+		}
 		switch {
 		case len(r.seeds) > 0:
 			seeds := make([]string, len(r.seeds))
@@ -575,7 +588,11 @@ func casePageText(p galleryPage, models []pageModel, hasReadme bool, commands []
 	if p.results != nil {
 		b.WriteString("### Results\n\n_Computed from the runs' folders by `temper gallery` (cmd/temper/gallery_results.go)._\n\n" + strings.TrimSpace(results) + "\n\n")
 	} else {
-		b.WriteString("### The posterior (seed 1, the infer block's settings)\n\n" + strings.TrimSpace(results) + "\n\n")
+		settings := "the infer block's settings"
+		if len(p.pageRuns()[0].args) > 0 {
+			settings = "the command above"
+		}
+		b.WriteString("### The posterior (seed 1, " + settings + ")\n\n" + strings.TrimSpace(results) + "\n\n")
 	}
 	b.WriteString("### Figures\n\n")
 	for _, f := range p.figures {

@@ -173,4 +173,75 @@ so: 1e-5 with {{fact "lr = 1e-5 by hand: warnings"}} warnings, 1e-7 with
 {{fact "lr = 1e-7 by hand: warnings"}}, and 2.5e-7 on every row with
 {{fact "lr = 2.5e-7 by hand, every row: warnings"}}.`,
 	},
+	"time-series": {
+		question: `Three series in which each step depends on the one before, simulated so
+that the truth is known: 500 returns whose variance carries from one step
+to the next (GARCH(1,1), Bollerslev 1986), 300 values whose one-step
+errors are a recursion (ARMA(1,1)), and 150 observations from two hidden
+states that persist (a two-state Gaussian hidden Markov model). Each
+likelihood is a loop over time with a local variable carried from step
+to step. Written so, does NUTS find each model's posterior, that of a
+long reference run, and where does the truth lie in it?`,
+		answer: `{{$a := run "ARMA(1,1)"}}{{$h := run "HMM"}}{{$g := .Against "garch/reference.json"}}{{$ga := $a.Against "arma/reference.json"}}{{$gh := $h.Against "hmm/reference.json"}}Yes: each loop, unrolled, gives NUTS its model's posterior. The runs'
+means are within {{$g.MaxZ}} (GARCH, {{$g.WorstZ}} the farthest), {{$ga.MaxZ}} (ARMA, {{$ga.WorstZ}})
+and {{$gh.MaxZ}} (HMM, {{$gh.WorstZ}}) reference sds of the long runs', their sds within
+{{$g.MaxSD | pct}}, {{$ga.MaxSD | pct}} and {{$gh.MaxSD | pct}}, with {{.Divergent}}, {{$a.Divergent}} and {{$h.Divergent}} divergent transitions.
+What the data tell differs. The 500 returns pin down GARCH's alpha,
+{{.Mean "alpha"}} (90% interval {{.Interval "alpha"}}), but leave omega and beta on their
+ridge: beta's 90% interval is {{.Interval "beta"}}, and the truth lies up to
+{{$g.TruthZ}} posterior sds from the posterior mean ({{$g.WorstTruth}}). ARMA's phi is
+{{$a.Mean "phi"}} ({{$a.Interval "phi"}}) and theta {{$a.Mean "theta"}} ({{$a.Interval "theta"}}), the truth within
+{{$ga.TruthZ}} sds ({{$ga.WorstTruth}} the farthest). The hidden chain stays in state 1
+with probability {{$h.Mean "Gamma.1.1"}} ({{$h.Interval "Gamma.1.1"}}) and in state 2 with
+{{$h.Mean "Gamma.2.2"}} ({{$h.Interval "Gamma.2.2"}}), the truth within {{$gh.TruthZ}} sds ({{$gh.WorstTruth}} the
+farthest).`,
+	},
+	"mixture": {
+		question: `Two hundred measurements come from two populations mixed together, which
+population each came from unrecorded (simulated, so that the truth is
+known: simulate_test.go). What share comes from each population, and what
+are their means and spreads? Each measurement's population is a discrete
+unknown that HMC cannot sample, so the model sums it out with log_mix:
+does NUTS on the summed-out model find the posterior of a long reference
+run?`,
+		answer: `{{$r := .Against "mixture/reference.json"}}Component 1, the lower, holds a share theta = {{.Mean "theta"}} of the points
+(90% interval {{.Interval "theta"}}), with mean {{.Mean "mu.1"}} ({{.Interval "mu.1"}}) and sd
+{{.Mean "sigma.1"}} ({{.Interval "sigma.1"}}); component 2 has mean {{.Mean "mu.2"}} ({{.Interval "mu.2"}}) and sd
+{{.Mean "sigma.2"}} ({{.Interval "sigma.2"}}). The run is within {{$r.MaxZ}} reference sds of the long
+run's means ({{$r.WorstZ}} the farthest) and {{$r.MaxSD | pct}} of its sds ({{$r.WorstSD}}), with
+{{.Divergent}} divergent transitions and R-hat at most {{printf "%.3f" .MaxRhat}}. The truth lies within
+{{$r.TruthZ}} posterior sds of the posterior means, {{$r.WorstTruth}} the farthest: the wide
+component overlaps the narrow one, and its spread is the least certain.`,
+	},
+	"pk-ode": {
+		question: `An oral dose of a drug is taken at time 0 and its concentration in the
+blood measured 12 times over the next 24 hours (simulated, so that the
+truth is known: simulate_test.go). How fast is the drug absorbed (ka) and
+eliminated (ke)? The model states the body as an ODE and solves it inside
+the sampler: does the solver's gradient give NUTS the posterior that the
+ODE's closed-form solution gives (a long run of closed_form.ppl)?`,
+		answer: `{{$r := .Against "pk-ode/reference.json"}}The drug is eliminated at ke = {{.Mean "ke"}} per hour (90% interval {{.Interval "ke"}})
+and absorbed at ka = {{.Mean "ka"}} per hour ({{.Interval "ka"}}), the less certain: only
+the first hours' rise informs it. The ODE's run is within {{$r.MaxZ}} reference sds of
+the closed form's means ({{$r.WorstZ}} the farthest) and {{$r.MaxSD | pct}} of its sds
+({{$r.WorstSD}}), with {{.Divergent}} divergent transitions, and the truth lies within
+{{$r.TruthZ}} posterior sds of the posterior means ({{$r.WorstTruth}} the farthest). Warnings
+from the judge: {{.Warnings}} (quoted under the results).`,
+	},
+	"gp-poisson": {
+		question: `Thirty counts at points along a line, their log rate an unknown smooth
+function of the position (simulated by simulate.py with the Gaussian
+process's marginal sd alpha = 1 and length scale rho = 1.5). With a
+Gaussian process prior on the log rate, written non-centred through the
+Cholesky factor of its covariance, how smooth and how large is the
+function, and does the posterior cover the values the counts were
+simulated with?`,
+		answer: `The length scale rho has median {{.Q50 "rho"}} and 90% interval {{.Interval "rho"}}, with
+P(rho < 1.5) {{.Prob "rho" "<" 1.5 | is}}; the marginal sd alpha has median {{.Q50 "alpha"}} and 90%
+interval {{.Interval "alpha"}}, with P(alpha < 1) {{.Prob "alpha" "<" 1 | is}}: the values the counts were
+simulated with lie inside both intervals. Thirty small counts say little
+of the length scale, whose interval spans a factor of several. NUTS ran
+with {{.Divergent}} divergent transitions, R-hat at most {{printf "%.3f" .MaxRhat}} and a smallest bulk ESS
+of {{.MinESS}}.`,
+	},
 }

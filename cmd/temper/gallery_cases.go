@@ -321,6 +321,7 @@ func (c *caseRun) Against(file string) (*caseComparison, error) {
 		Parameters map[string]struct {
 			Feature string `json:"feature"`
 		} `json:"parameters"`
+		Truth map[string]float64 `json:"truth"`
 	}
 	if err := jsonFile(path, &labels); err != nil {
 		return nil, err
@@ -329,16 +330,31 @@ func (c *caseRun) Against(file string) (*caseComparison, error) {
 	for name, p := range labels.Parameters {
 		features[stanColumn(name)] = p.Feature
 	}
-	return &caseComparison{MaxZ: number(sc.maxZ), WorstZ: sc.worstZ, MaxSD: number(sc.maxSD), WorstSD: sc.worstSD, Compared: sc.compared, features: features}, nil
+	cmp := &caseComparison{MaxZ: number(sc.maxZ), WorstZ: sc.worstZ, MaxSD: number(sc.maxSD), WorstSD: sc.worstSD, Compared: sc.compared, features: features}
+	for _, name := range slices.Sorted(maps.Keys(labels.Truth)) {
+		s, err := c.summary(stanColumn(name))
+		if err != nil {
+			return nil, fmt.Errorf("%s: the truth of %s: %v", path, name, err)
+		}
+		if z := math.Abs(labels.Truth[name]-s.Mean) / s.SD; z > float64(cmp.TruthZ) || cmp.WorstTruth == "" {
+			cmp.TruthZ, cmp.WorstTruth = number(z), s.Name
+		}
+	}
+	return cmp, nil
 }
 
 // caseComparison is a run against a reference: the largest |Δmean|/sd
 // and relative sd error, the parameters they are of, and how many
-// parameters were compared.
+// parameters were compared; and, where the reference records the values
+// the data were simulated with ("truth"), the largest distance of a true
+// value from the run's posterior mean in the run's posterior sds, and
+// whose it is.
 type caseComparison struct {
 	MaxZ, MaxSD     number
 	WorstZ, WorstSD string
 	Compared        int
+	TruthZ          number
+	WorstTruth      string
 	features        map[string]string
 }
 

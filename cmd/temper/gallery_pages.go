@@ -71,6 +71,10 @@ var fastPages = []galleryPage{
 			{file: "trace-unstable.svg", run: "lr = 1e-5 by hand", caption: "lr = 1e-5: unstable in the stiff direction: b2 swings by tens (its posterior sd is 0.17) and the chains never agree.", args: []string{"--kind", "trace", "--params", "a,b2"}},
 			{file: "trace-stuck.svg", run: "lr = 2.5e-7 by hand, every row", caption: "The largest stable step, every row: each chain creeps from where it started (a's posterior mean is 7.7, its sd 4.4) and they never meet.", args: []string{"--kind", "trace", "--params", "a,b2"}},
 		}},
+	timeSeriesPage,
+	mixturePage,
+	pkODEPage,
+	gpPoissonPage,
 }
 
 // slowPages are the papers' experiments, each a few minutes' runs.

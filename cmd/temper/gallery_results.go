@@ -1061,3 +1061,70 @@ against PyTorch on a quiet machine.
 `)
 	return b.String(), nil
 }
+
+// referenceResults is the posterior of each run of a page beside its
+// reference.json, the long run that its model's folder keeps: each
+// parameter's mean, sd and 90% interval, the reference's mean and sd,
+// the difference of the means in the reference's sd, and the value the
+// data were simulated with; then the judge's warnings, which the checks
+// leave to the results.
+func referenceResults(g *galleryRuns) (string, error) {
+	var b strings.Builder
+	var notes []string
+	for _, label := range g.labels {
+		c, err := loadCaseRun(g, galleryPage{}, label)
+		if err != nil {
+			return "", err
+		}
+		refPath := filepath.Join(filepath.Dir(c.model), "reference.json")
+		refs, err := readReferenceFile(refPath)
+		if err != nil {
+			return "", err
+		}
+		var file struct {
+			Truth map[string]float64 `json:"truth"`
+		}
+		if err := jsonFile(refPath, &file); err != nil {
+			return "", err
+		}
+		shown, err := filepath.Rel(filepath.Dir(g.root), refPath)
+		if err != nil {
+			return "", err
+		}
+		var rows [][]string
+		for _, col := range c.t.Params() {
+			s, err := c.summary(col)
+			if err != nil {
+				return "", err
+			}
+			ref, ok := refs[col]
+			if !ok {
+				return "", fmt.Errorf("%s has no parameter %s", refPath, col)
+			}
+			truth := "–"
+			if v, ok := file.Truth[col]; ok {
+				truth = number(v).String()
+			}
+			rows = append(rows, []string{col, truth, number(s.Mean).String(), number(s.SD).String(), fmt.Sprintf("%v to %v", number(s.Q5), number(s.Q95)), f3(s.Rhat), fmt.Sprintf("%.0f", s.ESSBulk),
+				fmt.Sprintf("%v ± %v", number(ref.Mean), number(ref.SD)), f3((s.Mean - ref.Mean) / ref.SD)})
+		}
+		if len(g.labels) > 1 {
+			fmt.Fprintf(&b, "**%s** (`%s`), against `%s`:\n\n", label, filepath.ToSlash(filepath.Join("examples", filepath.Base(filepath.Dir(c.model)), filepath.Base(c.model))), filepath.ToSlash(shown))
+		} else {
+			fmt.Fprintf(&b, "The run against `%s`:\n\n", filepath.ToSlash(shown))
+		}
+		b.WriteString(mdTable([]string{"parameter", "truth", "mean", "sd", "90% interval", "R-hat", "bulk ESS", "reference", "Δmean / reference sd"}, rows))
+		b.WriteString("\n")
+		for _, w := range c.diag.Warnings {
+			notes = append(notes, fmt.Sprintf("%s warns: %s", cmpOr(label, "The run"), w))
+		}
+	}
+	b.WriteString("The truth is the value the data were simulated with; the reference, a long NUTS run's mean ± sd.\n")
+	if len(notes) > 0 {
+		b.WriteString("\n")
+		for _, n := range notes {
+			b.WriteString("- " + n + "\n")
+		}
+	}
+	return b.String(), nil
+}

@@ -18,20 +18,26 @@ import (
 
 // referenceFormat is the reference file's format, as the errors and
 // temper plot's help state it (docs/outputs.md has it in full).
-const referenceFormat = `{"parameters": {"NAME": {"mean": m, "sd": s}, ...}} and/or {"draws": {"NAME": [x1, x2, ...], ...}}, NAME as temper's columns (beta.1) or Stan's (beta[1])`
+const referenceFormat = `{"parameters": {"NAME": {"mean": m, "sd": s}, ...}} (or "posterior" for "parameters") and/or {"draws": {"NAME": [x1, x2, ...], ...}}, NAME as temper's columns (beta.1) or Stan's (beta[1])`
 
 // referenceFile is a reference posterior, as --reference reads it: a
 // summary per parameter, its draws, or both (the draws win), and where it
 // came from. Names are temper's columns (beta.1, Omega.2.1) or Stan's
 // (beta[1], Omega[2,1]). Fields it does not know, such as the quantiles
 // and ESS of examples/data/german_credit.reference.json, are allowed.
+// The summaries may be under "posterior" instead of "parameters", as the
+// examples' own long runs record them (examples/garch/reference.json).
 type referenceFile struct {
-	Source     string `json:"source"`
-	Parameters map[string]struct {
-		Mean *float64 `json:"mean"`
-		SD   *float64 `json:"sd"`
-	} `json:"parameters"`
-	Draws map[string][]float64 `json:"draws"`
+	Source     string                      `json:"source"`
+	Parameters map[string]referenceSummary `json:"parameters"`
+	Posterior  map[string]referenceSummary `json:"posterior"`
+	Draws      map[string][]float64        `json:"draws"`
+}
+
+// referenceSummary is a parameter's summary in a reference file.
+type referenceSummary struct {
+	Mean *float64 `json:"mean"`
+	SD   *float64 `json:"sd"`
 }
 
 // readReferenceFile reads the reference posterior at path: each parameter's
@@ -50,7 +56,12 @@ func readReferenceFile(path string) (map[string]plots.Reference, error) {
 		return nil, fmt.Errorf("--reference %s: text after the JSON object; want %s", path, referenceFormat)
 	}
 	out := map[string]plots.Reference{}
-	for name, p := range f.Parameters {
+	summaries := maps.Clone(f.Parameters)
+	if summaries == nil {
+		summaries = map[string]referenceSummary{}
+	}
+	maps.Copy(summaries, f.Posterior)
+	for name, p := range summaries {
 		if p.Mean == nil || p.SD == nil || !(*p.SD > 0) || math.IsInf(*p.SD, 0) || math.IsNaN(*p.Mean) || math.IsInf(*p.Mean, 0) {
 			return nil, fmt.Errorf("--reference %s: parameter %s needs a finite mean and a positive sd; want %s", path, name, referenceFormat)
 		}

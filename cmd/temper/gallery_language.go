@@ -1,0 +1,73 @@
+package main
+
+// The language's pages: the examples of loops over time with a local
+// state (GARCH, ARMA, an HMM by the forward algorithm), a mixture summed
+// out by log_mix, an ODE model and a latent Gaussian process, each run
+// with its infer block and set beside its reference.json, the long NUTS
+// run its folder keeps, and the values its data were simulated with.
+
+var timeSeriesPage = galleryPage{name: "time-series", dir: "garch",
+	title: "Time series with state: GARCH, ARMA and a hidden Markov model",
+	shows: "three likelihoods written as loops over time with a local variable carried from step to step (a variance, an error, the forward probabilities), each against a long reference run",
+	runs: []galleryRun{
+		{label: "GARCH(1,1)", model: "../garch/model.ppl"},
+		{label: "ARMA(1,1)", model: "../arma/model.ppl"},
+		{label: "HMM", model: "../hmm/model.ppl"},
+	},
+	about: timeSeriesAbout, results: referenceResults,
+	figures: []galleryFigure{
+		{file: "reference.svg", run: "GARCH(1,1)", caption: "GARCH(1,1): this run's density of each parameter (solid) over the reference's, 4 chains of 25,000 NUTS draws (dashed, a normal of its mean and sd, examples/garch/reference.json); each panel's title gives both means and sds and Δmean/sd.", args: []string{"--kind", "reference", "--reference", "{root}/garch/reference.json", "--params", "mu,omega,alpha,beta"}},
+		{file: "pair.svg", run: "GARCH(1,1)", caption: "GARCH(1,1): omega, alpha and beta against each other: omega and beta trade off along a curved ridge, a larger beta with a smaller omega giving about the same unconditional variance; it is why the infer block raises adapt_delta to 0.95.", args: []string{"--kind", "pair", "--params", "omega,alpha,beta"}},
+		{file: "arma-reference.svg", run: "ARMA(1,1)", caption: "ARMA(1,1) against its reference (examples/arma/reference.json).", args: []string{"--kind", "reference", "--reference", "{root}/arma/reference.json", "--params", "mu,phi,theta,sigma"}},
+		{file: "hmm-reference.svg", run: "HMM", caption: "The HMM against its reference (examples/hmm/reference.json): the state means, the shared sd and the probabilities of staying in each state.", args: []string{"--kind", "reference", "--reference", "{root}/hmm/reference.json", "--params", "mu.1,mu.2,sigma,Gamma.1.1,Gamma.2.2"}},
+		{file: "hmm-trace.svg", run: "HMM", caption: "The HMM's state means over the iterations: ordered[2] keeps state 1 the low one in every chain, so the chains agree and no label switches.", args: []string{"--kind", "trace", "--params", "mu"}},
+	}}
+
+const timeSeriesAbout = `
+The three models are written as the Stan User's Guide writes them, with
+the language's local variables and loops ([Local variables, loops and
+ifs](../../docs/language.md#local-variables-loops-and-ifs)): a local
+declared in the model block (` + "`sigma: real[T]`" + `, ` + "`err: real[T]`" + `,
+` + "`la: real[2]`" + `), filled by a ` + "`for t in 2:T`" + ` loop in which each step
+reads the one before, and scored at the end, GARCH's and ARMA's by one
+vectorised statement over the vector the loop filled, the HMM's by
+` + "`target += log_sum_exp(la)`" + `. A scalar local (ARMA's ` + "`nu`" + `) or a whole
+vector (the HMM's ` + "`la = next`" + `) may be reassigned in every iteration.
+The loop is unrolled when the model is compiled, each step a few nodes of
+the graph, so that a gradient costs O(T). Each folder's reference.json is
+a long NUTS run of the same model (4 chains of 25,000 draws, seed 7, the
+command in the file) and records the values the data were simulated with
+(simulate_test.go in each folder). The GARCH model is shown first; the
+ARMA and HMM models follow it.
+`
+
+var mixturePage = galleryPage{name: "mixture", title: "A two-component mixture with log_mix",
+	shows:   "a discrete component summed out by log_mix, one row of a plate per observation, the means ordered so that the labels cannot switch, against a long reference run",
+	runs:    []galleryRun{{args: []string{"--sampler", "nuts"}}},
+	about:   "The infer block leaves the sampler to auto, which chooses NUTS here by timing a gradient (about 3 s predicted, against the minute it gives NUTS); the page names NUTS (`--sampler nuts`), the sampler auto chooses, so that it does not depend on the speed of the machine that makes it. reference.json is a long NUTS run of the same model (4 chains of 25,000 draws, seed 7) and records the values the data were simulated with.",
+	results: referenceResults,
+	figures: []galleryFigure{
+		{file: "reference.svg", caption: "This run's density of each parameter (solid) over the reference's (dashed, a normal of its mean and sd, examples/mixture/reference.json); each panel's title gives both means and sds and Δmean/sd.", args: []string{"--kind", "reference", "--reference", "{dir}/reference.json", "--params", "theta,mu.1,mu.2,sigma.1,sigma.2"}},
+		{file: "pair.svg", caption: "The first component's weight against the second component's mean and sd: the wide component overlaps the narrow one, and its weight, mean and sd trade off.", args: []string{"--kind", "pair", "--params", "theta,mu.2,sigma.2"}},
+		{file: "trace.svg", caption: "The two means over the iterations: ordered[2] keeps component 1 the low one in every chain.", args: []string{"--kind", "trace", "--params", "mu"}},
+	}}
+
+var pkODEPage = galleryPage{name: "pk-ode", title: "One-compartment pharmacokinetics: an ODE inside NUTS",
+	shows:   "a derivative written in the functions block and solved by ode_rk45 at the observation times, its sensitivities giving the gradient, against a long run of the ODE's closed-form solution",
+	about:   "Each gradient is one Dormand-Prince solve of the two amounts with their sensitivities to ka and ke ([Ordinary differential equations](../../docs/language.md#ordinary-differential-equations); `ode_bdf` is the solver for stiff systems, with the same signature). reference.json is a long NUTS run of [closed_form.ppl](closed_form.ppl), the same model by the ODE's solution C(t) = D·ka/(V(ka − ke))·(e^{−ke t} − e^{−ka t}), 4 chains of 25,000 draws, and records the values the data were simulated with: so the comparison checks the solver, not only the sampler.",
+	results: referenceResults,
+	figures: []galleryFigure{
+		{file: "reference.svg", caption: "This run's density of each parameter (solid) over the closed form's long run (dashed, a normal of its mean and sd, examples/pk-ode/reference.json); each panel's title gives both means and sds and Δmean/sd.", args: []string{"--kind", "reference", "--reference", "{dir}/reference.json", "--params", "ka,ke,sigma"}},
+		{file: "pair.svg", caption: "ka, ke and sigma against each other: ke is pinned down by the long decline, ka only by the first hours' rise.", args: []string{"--kind", "pair", "--params", "ka,ke,sigma"}},
+		{file: "trace.svg", caption: "The three over the iterations, beside their histograms.", args: []string{"--kind", "trace", "--params", "ka,ke,sigma"}},
+	}}
+
+var gpPoissonPage = galleryPage{name: "gp-poisson", title: "A latent Gaussian process: Poisson counts with cholesky_decompose",
+	shows: "a log rate f = L·eta, L the Cholesky factor of gp_exp_quad_cov's covariance, non-centred, its hyperparameters against the values the counts were simulated with",
+	runs:  []galleryRun{{args: []string{"--data", "{dir}/data.json", "--sampler", "nuts", "--set", "adapt_delta=0.95", "--iters", "1000"}}},
+	about: "The model has no infer block, so the page names its data; the sampler, NUTS, which auto chooses on data this small, named so that the page does not depend on the speed of the machine that makes it; a target acceptance of 0.95, where Stan's default 0.8 leaves a few divergent transitions; and 1,000 draws a chain (temper run's default is 2,000; the page keeps CI's time short). The example has no long reference run; the data were simulated by [simulate.py](simulate.py) with alpha = 1 and rho = 1.5.",
+	figures: []galleryFigure{
+		{file: "pair.svg", caption: "The length scale rho, the marginal sd alpha and the first point's eta against each other: 30 small counts leave rho wide, kept off the smallest and largest length scales by its inv_gamma(5, 5) prior.", args: []string{"--kind", "pair", "--params", "rho,alpha,eta.1"}},
+		{file: "trace.svg", caption: "rho and alpha over the iterations, beside their histograms.", args: []string{"--kind", "trace", "--params", "rho,alpha"}},
+		{file: "density.svg", caption: "The log rate at the first, the middle and the last point, each chain's density.", args: []string{"--kind", "density", "--params", "f.1,f.15,f.30"}},
+	}}
