@@ -12,7 +12,8 @@ import (
 
 // TestPlotReference runs the normal example briefly and draws its
 // posterior against references of each form the file may take: a mean
-// and sd per parameter under Stan's names, and draws. Each writes a PNG
+// and sd per parameter under Stan's names (under "parameters" or, as the
+// examples' own long runs record them, "posterior"), and draws. Each writes a PNG
 // image that decodes; a missing file, malformed JSON, a parameter without
 // a positive sd, a reference lacking a plotted column and no --reference
 // at all are refused with exit 2 and a message naming the file and what
@@ -44,6 +45,8 @@ func TestPlotReference(t *testing.T) {
 	for _, ref := range []string{
 		write("summary.json", `{"source": "a test", "parameters": {"mu": {"mean": 1.0, "sd": 0.3, "q5": 0.5}, "sigma": {"mean": 1.2, "sd": 0.2}}}`),
 		write("stan.json", `{"parameters": {"mu": {"mean": 1.0, "sd": 0.3}}, "draws": {"sigma[1]": [1.0, 1.1, 1.3, 1.2, 0.9]}}`),
+		// the examples' long runs (examples/garch/reference.json): "posterior", with the truth beside
+		write("example.json", `{"truth": {"mu": 1}, "posterior": {"mu": {"mean": 1.0, "sd": 0.3, "mcse": 0.01}, "sigma": {"mean": 1.2, "sd": 0.2}}}`),
 	} {
 		_ = os.Remove(filepath.Join(dir, "reference.png"))
 		if strings.HasSuffix(ref, "stan.json") { // Stan's sigma[1] is no column of this run's
