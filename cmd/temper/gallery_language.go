@@ -16,10 +16,10 @@ var timeSeriesPage = galleryPage{name: "time-series", dir: "garch",
 	},
 	about: timeSeriesAbout, results: referenceResults,
 	figures: []galleryFigure{
-		{file: "reference.svg", run: "GARCH(1,1)", caption: "GARCH(1,1): this run's density of each parameter (solid) over the reference's, 4 chains of 25,000 NUTS draws (dashed, a normal of its mean and sd, examples/garch/reference.json); each panel's title gives both means and sds and Δmean/sd.", args: []string{"--kind", "reference", "--reference", "{root}/garch/reference.json", "--params", "mu,omega,alpha,beta"}},
+		referenceFigure("reference.svg", "GARCH(1,1)", "garch", "mu,omega,alpha,beta", "GARCH(1,1): this run's density of each parameter (solid) over the reference's, 4 chains of 25,000 NUTS draws (dashed, a normal of its mean and sd, examples/garch/reference.json); each panel's title gives both means and sds and Δmean/sd."),
 		{file: "pair.svg", run: "GARCH(1,1)", caption: "GARCH(1,1): omega, alpha and beta against each other: omega and beta trade off along a curved ridge, a larger beta with a smaller omega giving about the same unconditional variance; it is why the infer block raises adapt_delta to 0.95.", args: []string{"--kind", "pair", "--params", "omega,alpha,beta"}},
-		{file: "arma-reference.svg", run: "ARMA(1,1)", caption: "ARMA(1,1) against its reference (examples/arma/reference.json).", args: []string{"--kind", "reference", "--reference", "{root}/arma/reference.json", "--params", "mu,phi,theta,sigma"}},
-		{file: "hmm-reference.svg", run: "HMM", caption: "The HMM against its reference (examples/hmm/reference.json): the state means, the shared sd and the probabilities of staying in each state.", args: []string{"--kind", "reference", "--reference", "{root}/hmm/reference.json", "--params", "mu.1,mu.2,sigma,Gamma.1.1,Gamma.2.2"}},
+		referenceFigure("arma-reference.svg", "ARMA(1,1)", "arma", "mu,phi,theta,sigma", "ARMA(1,1) against its reference (examples/arma/reference.json)."),
+		referenceFigure("hmm-reference.svg", "HMM", "hmm", "mu.1,mu.2,sigma,Gamma.1.1,Gamma.2.2", "The HMM against its reference (examples/hmm/reference.json): the state means, the shared sd and the probabilities of staying in each state."),
 		{file: "hmm-trace.svg", run: "HMM", caption: "The HMM's state means over the iterations: ordered[2] keeps state 1 the low one in every chain, so the chains agree and no label switches.", args: []string{"--kind", "trace", "--params", "mu"}},
 	}}
 
@@ -47,7 +47,7 @@ var mixturePage = galleryPage{name: "mixture", title: "A two-component mixture w
 	about:   "The infer block leaves the sampler to auto, which chooses NUTS here by timing a gradient (about 3 s predicted, against the minute it gives NUTS); the page names NUTS (`--sampler nuts`), the sampler auto chooses, so that it does not depend on the speed of the machine that makes it. reference.json is a long NUTS run of the same model (4 chains of 25,000 draws, seed 7) and records the values the data were simulated with.",
 	results: referenceResults,
 	figures: []galleryFigure{
-		{file: "reference.svg", caption: "This run's density of each parameter (solid) over the reference's (dashed, a normal of its mean and sd, examples/mixture/reference.json); each panel's title gives both means and sds and Δmean/sd.", args: []string{"--kind", "reference", "--reference", "{dir}/reference.json", "--params", "theta,mu.1,mu.2,sigma.1,sigma.2"}},
+		referenceFigure("reference.svg", "", "mixture", "theta,mu.1,mu.2,sigma.1,sigma.2", "This run's density of each parameter (solid) over the reference's (dashed, a normal of its mean and sd, examples/mixture/reference.json); each panel's title gives both means and sds and Δmean/sd."),
 		{file: "pair.svg", caption: "The first component's weight against the second component's mean and sd: the wide component overlaps the narrow one, and its weight, mean and sd trade off.", args: []string{"--kind", "pair", "--params", "theta,mu.2,sigma.2"}},
 		{file: "trace.svg", caption: "The two means over the iterations: ordered[2] keeps component 1 the low one in every chain.", args: []string{"--kind", "trace", "--params", "mu"}},
 	}}
@@ -57,7 +57,7 @@ var pkODEPage = galleryPage{name: "pk-ode", title: "One-compartment pharmacokine
 	about:   "Each gradient is one Dormand-Prince solve of the two amounts with their sensitivities to ka and ke ([Ordinary differential equations](../../docs/language.md#ordinary-differential-equations); `ode_bdf` is the solver for stiff systems, with the same signature). reference.json is a long NUTS run of [closed_form.ppl](closed_form.ppl), the same model by the ODE's solution C(t) = D·ka/(V(ka − ke))·(e^{−ke t} − e^{−ka t}), 4 chains of 25,000 draws, and records the values the data were simulated with: so the comparison checks the solver, not only the sampler.",
 	results: referenceResults,
 	figures: []galleryFigure{
-		{file: "reference.svg", caption: "This run's density of each parameter (solid) over the closed form's long run (dashed, a normal of its mean and sd, examples/pk-ode/reference.json); each panel's title gives both means and sds and Δmean/sd.", args: []string{"--kind", "reference", "--reference", "{dir}/reference.json", "--params", "ka,ke,sigma"}},
+		referenceFigure("reference.svg", "", "pk-ode", "ka,ke,sigma", "This run's density of each parameter (solid) over the closed form's long run (dashed, a normal of its mean and sd, examples/pk-ode/reference.json); each panel's title gives both means and sds and Δmean/sd."),
 		{file: "pair.svg", caption: "ka, ke and sigma against each other: ke is pinned down by the long decline, ka only by the first hours' rise.", args: []string{"--kind", "pair", "--params", "ka,ke,sigma"}},
 		{file: "trace.svg", caption: "The three over the iterations, beside their histograms.", args: []string{"--kind", "trace", "--params", "ka,ke,sigma"}},
 	}}
@@ -71,3 +71,10 @@ var gpPoissonPage = galleryPage{name: "gp-poisson", title: "A latent Gaussian pr
 		{file: "trace.svg", caption: "rho and alpha over the iterations, beside their histograms.", args: []string{"--kind", "trace", "--params", "rho,alpha"}},
 		{file: "density.svg", caption: "The log rate at the first, the middle and the last point, each chain's density.", args: []string{"--kind", "density", "--params", "f.1,f.15,f.30"}},
 	}}
+
+// referenceFigure is a page's figure of a run (its label; "" the first)
+// against the reference.json of the example folder dir: the densities of
+// the parameters params (comma-separated) over the reference's.
+func referenceFigure(file, run, dir, params, caption string) galleryFigure {
+	return galleryFigure{file: file, run: run, caption: caption, args: []string{"--kind", "reference", "--reference", "{root}/" + dir + "/reference.json", "--params", params}}
+}
