@@ -72,6 +72,40 @@ var gpPoissonPage = galleryPage{name: "gp-poisson", title: "A latent Gaussian pr
 		{file: "density.svg", caption: "The log rate at the first, the middle and the last point, each chain's density.", args: []string{"--kind", "density", "--params", "f.1,f.15,f.30"}},
 	}}
 
+// lotkaVolterraPage is slow: each gradient is an ODE solve with 12
+// sensitivities, and its 4 chains of 2,000 NUTS iterations take minutes.
+var lotkaVolterraPage = galleryPage{name: "lotka-volterra", title: "Hares and lynx: the Lotka-Volterra equations solved by ode_rk45 inside NUTS",
+	shows: "a predator-prey ODE of four rates and two initial populations, solved with its sensitivities at every gradient, on the Hudson's Bay Company's pelts, against a long run of the same model solved by a Runge-Kutta loop written in the language",
+	slow:  true, about: lotkaVolterraAbout, size: lotkaVolterraSize, results: referenceResults,
+	reduced: &reducedRuns{args: sameArgs("--chains", "1", "--iters", "50", "--set", "warmup=50", "--init", "{dir}/reference-init.json")},
+	figures: []galleryFigure{
+		{file: "reference.svg", caption: "The four rates and the initial populations: this run's density (solid) over the Runge-Kutta loop's long run (dashed, a normal of its mean and sd, examples/lotka-volterra/reference.json); each panel's title gives both means and sds and Δmean/sd.", args: []string{"--kind", "reference", "--reference", "{dir}/reference.json", "--params", "alpha,beta,gamma,delta,z_init.1,z_init.2"}},
+		{file: "pair.svg", caption: "The hares' growth rate alpha, their death rate per lynx beta and the lynx's death rate gamma against each other, a point per draw.", args: []string{"--kind", "pair", "--params", "alpha,beta,gamma"}},
+		{file: "trace.svg", caption: "alpha and gamma over the iterations, beside their histograms.", args: []string{"--kind", "trace", "--params", "alpha,gamma"}},
+	}}
+
+const lotkaVolterraAbout = `
+Each gradient is one Dormand-Prince solve of the two populations with
+their sensitivities to the four rates and the two initial populations,
+about 2 ms here ([Ordinary differential
+equations](../../docs/language.md#ordinary-differential-equations)), so
+that the infer block's 4 chains of NUTS take minutes: this is a slow
+page, whose reduced check runs one chain of 50 warm-up iterations and 50
+draws started from reference-init.json. reference.json is a long NUTS run
+of [rk4.ppl](rk4.ppl), the same model with the ODE solved by a fixed-step
+fourth-order Runge-Kutta written as a loop in the model (20 steps a
+year), started from reference-init.json (the command is in the file): the
+comparison checks the adaptive solver and its sensitivities against a
+solver written in the language. The pelts are real data, so there is no
+truth to compare with.
+`
+
+const lotkaVolterraSize = `
+The infer block's run: NUTS, 4 chains of 1,000 draws after the warm-up,
+seed 1, from temper's default starting points. The reference: 4 chains
+of 2,500 draws of rk4.ppl, seed 7.
+`
+
 // referenceFigure is a page's figure of a run (its label; "" the first)
 // against the reference.json of the example folder dir: the densities of
 // the parameters params (comma-separated) over the reference's.

@@ -203,6 +203,7 @@ var slowPages = []galleryPage{
 		figures: []galleryFigure{
 			{file: "cnn-swaps-renhd.svg", run: "RENHD, 0%", caption: "RENHD's swap rate between adjacent rungs, with the attempts.", args: []string{"--kind", "swaps"}},
 		}},
+	lotkaVolterraPage,
 }
 
 const mnistAbout = `

@@ -1065,12 +1065,14 @@ against PyTorch on a quiet machine.
 // referenceResults is the posterior of each run of a page beside its
 // reference.json, the long run that its model's folder keeps: each
 // parameter's mean, sd and 90% interval, the reference's mean and sd,
-// the difference of the means in the reference's sd, and the value the
-// data were simulated with; then the judge's warnings, which the checks
-// leave to the results.
+// the difference of the means in the reference's sd, and, where the
+// reference records it, the value the data were simulated with; then the
+// judge's warnings, which the checks leave to the results. Each
+// difference of the means is a headline of a slow page's reduced check.
 func referenceResults(g *galleryRuns) (string, error) {
 	var b strings.Builder
 	var notes []string
+	truths := false // whether a reference records the truth
 	for _, label := range g.labels {
 		c, err := loadCaseRun(g, galleryPage{}, label)
 		if err != nil {
@@ -1101,25 +1103,39 @@ func referenceResults(g *galleryRuns) (string, error) {
 			if !ok {
 				return "", fmt.Errorf("%s has no parameter %s", refPath, col)
 			}
-			truth := "–"
-			if v, ok := file.Truth[col]; ok {
-				truth = number(v).String()
+			z := (s.Mean - ref.Mean) / ref.SD
+			g.headline(strings.TrimSpace(label+" "+col)+": Δmean / reference sd", z, tolSD)
+			row := []string{col, number(s.Mean).String(), number(s.SD).String(), fmt.Sprintf("%v to %v", number(s.Q5), number(s.Q95)), f3(s.Rhat), fmt.Sprintf("%.0f", s.ESSBulk),
+				fmt.Sprintf("%v ± %v", number(ref.Mean), number(ref.SD)), f3(z)}
+			if len(file.Truth) > 0 {
+				truth := "–"
+				if v, ok := file.Truth[col]; ok {
+					truth = number(v).String()
+				}
+				row = slices.Insert(row, 1, truth)
 			}
-			rows = append(rows, []string{col, truth, number(s.Mean).String(), number(s.SD).String(), fmt.Sprintf("%v to %v", number(s.Q5), number(s.Q95)), f3(s.Rhat), fmt.Sprintf("%.0f", s.ESSBulk),
-				fmt.Sprintf("%v ± %v", number(ref.Mean), number(ref.SD)), f3((s.Mean - ref.Mean) / ref.SD)})
+			rows = append(rows, row)
 		}
 		if len(g.labels) > 1 {
 			fmt.Fprintf(&b, "**%s** (`%s`), against `%s`:\n\n", label, filepath.ToSlash(filepath.Join("examples", filepath.Base(filepath.Dir(c.model)), filepath.Base(c.model))), filepath.ToSlash(shown))
 		} else {
 			fmt.Fprintf(&b, "The run against `%s`:\n\n", filepath.ToSlash(shown))
 		}
-		b.WriteString(mdTable([]string{"parameter", "truth", "mean", "sd", "90% interval", "R-hat", "bulk ESS", "reference", "Δmean / reference sd"}, rows))
+		header := []string{"parameter", "mean", "sd", "90% interval", "R-hat", "bulk ESS", "reference", "Δmean / reference sd"}
+		if len(file.Truth) > 0 {
+			header, truths = slices.Insert(header, 1, "truth"), true
+		}
+		b.WriteString(mdTable(header, rows))
 		b.WriteString("\n")
 		for _, w := range c.diag.Warnings {
 			notes = append(notes, fmt.Sprintf("%s warns: %s", cmpOr(label, "The run"), w))
 		}
 	}
-	b.WriteString("The truth is the value the data were simulated with; the reference, a long NUTS run's mean ± sd.\n")
+	if truths {
+		b.WriteString("The truth is the value the data were simulated with; the reference, a long NUTS run's mean ± sd.\n")
+	} else {
+		b.WriteString("The reference is a long NUTS run's mean ± sd.\n")
+	}
 	if len(notes) > 0 {
 		b.WriteString("\n")
 		for _, n := range notes {
