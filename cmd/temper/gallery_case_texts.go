@@ -240,7 +240,10 @@ simulated with?`,
 P(rho < 1.5) {{.Prob "rho" "<" 1.5 | is}}; the marginal sd alpha has median {{.Q50 "alpha"}} and 90%
 interval {{.Interval "alpha"}}, with P(alpha < 1) {{.Prob "alpha" "<" 1 | is}}: the values the counts were
 simulated with lie inside both intervals. Thirty small counts say little
-of the length scale, whose interval spans a factor of several. NUTS ran
+of the length scale, whose interval spans a factor of several.
+{{with .Against "gp-poisson/reference.json"}}Over all {{.Compared}} parameters and log rates the run is within {{.MaxZ}}
+reference sds of the long run's means ({{.WorstZ}} the farthest) and {{.MaxSD | pct}} of its
+sds ({{.WorstSD}}).{{end}} NUTS ran
 with {{.Divergent}} divergent transitions, R-hat at most {{printf "%.3f" .MaxRhat}} and a smallest bulk ESS
 of {{.MinESS}}.`,
 	},
