@@ -562,7 +562,10 @@ func (b *builder) index(e *lang.Index) value {
 	}
 	node, batched := x.node, x.batched
 	if tr := b.scan; tr != nil && len(e.Items) > 0 && !e.Items[0].Slice && !batched {
-		if _, hit, err := tr.tainted(b, e.Items[0].Lo); err == nil && hit {
+		b.constElems = true // z[t] in mu[z[t]]: a number of the step too
+		_, hit, err := tr.tainted(b, e.Items[0].Lo)
+		b.constElems = false
+		if err == nil && hit {
 			return b.dynamicRow(x, e, lang.StartPos(e.Items[0].Lo))
 		}
 	}
@@ -593,7 +596,11 @@ func (b *builder) index(e *lang.Index) value {
 			return b.fail(it.Pos, "too many indices for a value of shape %s", shapeString(rowShape(shape, batched)))
 		}
 		if !it.Slice {
+			touched := b.scan != nil && b.scan.touched
 			i, err := b.constInt(it.Lo)
+			if b.scan != nil && err != nil {
+				b.scan.touched = touched // not a constant: lowered as a value below, reading the index as a number of the step
+			}
 			if err != nil && isDataIndex(it.Lo) {
 				if k != 0 || batched {
 					return b.fail(it.Pos, "an index by data (%s) must be the first index of an array that does not depend on the plate", exprString(it.Lo))

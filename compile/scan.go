@@ -560,7 +560,10 @@ func (b *builder) readProxy(p *scanProxy, e *lang.Index, id *lang.Ident) (value,
 			return value{node: b.g.Placeholder(nil)}, true
 		}
 		if p.mode == modeInvariant && len(e.Items) > 0 && !e.Items[0].Slice {
-			if _, hit, err := tr.tainted(b, e.Items[0].Lo); err == nil && hit {
+			b.constElems = true
+			_, hit, err := tr.tainted(b, e.Items[0].Lo)
+			b.constElems = false
+			if err == nil && hit {
 				return b.dynamicRow(b.localValue(p.inner, id.Pos), e, id.Pos), true
 			}
 		}
@@ -586,7 +589,9 @@ func (b *builder) dynamicRow(x value, e *lang.Index, pos lang.Pos) value {
 	}
 	rows, it := shape[0], e.Items[0]
 	idx := tr.step(b, tr.atStep(b, func() (float64, error) {
+		b.constElems = true
 		i, err := b.constInt(it.Lo)
+		b.constElems = false
 		if err == nil && (i < 1 || i > rows) {
 			err = fmt.Errorf("index %d is out of range 1..%d", i, rows)
 		}

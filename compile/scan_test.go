@@ -113,6 +113,18 @@ model {
   }
   b ~ exponential(1)
 }`, 2},
+	{"states-by-data", `
+data { T: int  y: real[T]  z: int[T] }
+param { mu: real[2]  phi: real }
+model {
+  mu ~ normal(0, 3)
+  e: real[T]
+  e[1] = 0
+  for t in 2:T {
+    e[t] = y[t] - mu[z[t]] - phi * e[t - 1]
+    e[t] ~ normal(0, 1)
+  }
+}`, 1},
 	{"carry-written-first", `
 data { T: int  y: real[T] }
 param { a: real  s: real<lower=0> }
@@ -128,7 +140,11 @@ model {
 }
 
 func scanData(n int, seed uint64) map[string]any {
-	return map[string]any{"T": n, "y": garchSeries(n, seed)}
+	z := make([]int, n)
+	for t := range z {
+		z[t] = 1 + t/7%2
+	}
+	return map[string]any{"T": n, "y": garchSeries(n, seed), "z": z}
 }
 
 // TestScanMatchesUnrolled: each loop of scanCases, at T = 150, is one scan
@@ -274,6 +290,15 @@ model {
 	_, err := tryCompile(src, scanData(150, 2))
 	if err == nil || !strings.Contains(err.Error(), "8:29") || !strings.Contains(err.Error(), "out of range") {
 		t.Errorf("error %v, want index out of range at 8:29", err)
+	}
+	// An index by data checked at every step: z[120] = 3 indexes mu of 2.
+	data := scanData(150, 2)
+	data["z"].([]int)[119] = 3
+	_, err = tryCompile(scanCases[6].src, data) // states-by-data
+	if err == nil || !strings.Contains(err.Error(), "z[120] = 3") {
+		t.Errorf("error %v, want z[120] = 3 out of range", err)
+	} else {
+		t.Log(err)
 	}
 }
 
