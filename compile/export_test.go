@@ -67,3 +67,6 @@ func EnergyGraph(m *Model) (nodes, scans int, err error) {
 	walk(b.energy)
 	return len(seen), scans, nil
 }
+
+// ScansBuilt is the number of loops lowered as scans so far.
+func ScansBuilt() int64 { return scansBuilt.Load() }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"sync/atomic"
 
 	ad "github.com/temper-ppl/temper/autodiff"
 	"github.com/temper-ppl/temper/lang"
@@ -97,8 +98,7 @@ type scanProxy struct {
 // false, having changed nothing, when the loop must be unrolled.
 func (b *builder) scanLoop(st *lang.For, lo, hi int) bool {
 	steps := hi - lo + 1
-	if steps < scanMinSteps || b.scan != nil || b.plateIx != "" || b.rng != nil || b.predict != nil ||
-		b.full != nil || b.inlining > 0 {
+	if steps < scanMinSteps || b.scan != nil || b.plateIx != "" || b.rng != nil || b.predict != nil || b.inlining > 0 {
 		return false
 	}
 	writes, ok := scannableBody(st.Index, st.Body, false)
@@ -244,8 +244,12 @@ func (b *builder) scanLoop(st *lang.For, lo, hi int) bool {
 	}
 	b.unrolled += ib.unrolled
 	b.check(st.Pos)
+	scansBuilt.Add(1)
 	return true
 }
+
+// scansBuilt counts the scans lowered, for tests.
+var scansBuilt atomic.Int64
 
 // scannableBody reports whether a loop's body may be traced (no break or
 // return out of it, no plate, no loop that reuses its index) and lists the

@@ -379,3 +379,58 @@ func TestScanGraphSize(t *testing.T) {
 		}
 	}
 }
+
+// TestScanDerived: a long loop of the transformed data and of the
+// transformed parameters is a scan too, and gives the values the unrolled
+// loop gives: the running sums of y (data) and sigma's recursion, written
+// to each draw.
+func TestScanDerived(t *testing.T) {
+	const src = `
+data { T: int  y: real[T] }
+transformed data {
+  run: real[T]
+  run[1] = y[1]
+  for t in 2:T {
+    run[t] = run[t - 1] + y[t]
+  }
+}
+param { a: real<lower=0, upper=1>  b: real }
+transformed param {
+  s: real[T]
+  s[1] = 1
+  for t in 2:T {
+    s[t] = b + a * s[t - 1] + 0.001 * run[t]
+  }
+}
+model {
+  a ~ uniform(0, 1)
+  b ~ normal(0, 1)
+  y ~ normal(0, exp(0.01 * s))
+}`
+	data := scanData(150, 8)
+	values := func() []float64 {
+		m := compileSrc(t, src, data)
+		cols := make([]float64, len(m.OutputNames()))
+		m.Constrain(cols, []float64{0.3, -0.2})
+		return cols
+	}
+	before := compile.ScansBuilt()
+	scanned := values()
+	if n := compile.ScansBuilt() - before; n < 2 { // the transformed data's, and the draws' columns' at least
+		t.Errorf("%d scans built for the data and the draws' columns", n)
+	}
+	m := compileSrc(t, src, data)
+	if _, scans, err := compile.EnergyGraph(m); err != nil || scans != 1 { // the transformed parameters' loop; the data's ran once
+		t.Fatalf("%d scans (%v), want 1", scans, err)
+	}
+	defer compile.SetScanMinSteps(math.MaxInt)()
+	unrolled := values()
+	if len(scanned) != len(unrolled) || len(scanned) < 150 {
+		t.Fatalf("%d derived values scanned, %d unrolled", len(scanned), len(unrolled))
+	}
+	for i := range scanned {
+		if math.Abs(scanned[i]-unrolled[i]) > 1e-12*math.Max(1, math.Abs(unrolled[i])) {
+			t.Errorf("derived value %d: %.15g scanned, %.15g unrolled", i, scanned[i], unrolled[i])
+		}
+	}
+}
