@@ -58,7 +58,6 @@ type scanTrace struct {
 
 	touched bool     // constReal read the index since the last handled site
 	abort   bool     // the body cannot be scanned
-	why     string   // why (for tests)
 	writes  []string // the outer locals the body assigns
 
 	stepIn  []*ad.Node // the step's numbers
@@ -324,7 +323,7 @@ func (b *builder) rowsValue(l *local, lo, hi, row int, pos lang.Pos) *ad.Node {
 
 // fail marks the trace as not scannable; the builder stops lowering.
 func (tr *scanTrace) fail(b *builder, pos lang.Pos, why string) value {
-	tr.abort, tr.why = true, why
+	tr.abort = true
 	return b.fail(pos, "internal: this loop cannot be scanned: %s", why)
 }
 
