@@ -185,7 +185,47 @@ var escalations = []escalation{
 		// A dense metric's trajectories are no longer than the diagonal's.
 		cost: func(_ *Model, r *Result) (time.Duration, error) { return r.Elapsed, nil },
 	},
+	{
+		// Chains that mix but made too few effective draws for the
+		// judgement (R-hat a little over its bound, as the largest of a
+		// thousand columns' can be at a bulk ESS of 900): where nothing
+		// above applies or is affordable (NUTS on a million rows takes
+		// hours), the same run four times as long, thinned to the same
+		// draws. R-hat's excess from Monte Carlo error shrinks as the ESS
+		// grows; a chain stuck apart does not, and stays warned.
+		name: "longer",
+		why: func(r *Result) string {
+			if r.Exchange != nil || r.Cycle != nil {
+				return ""
+			}
+			f := r.failing()
+			d := r.Diagnostics()
+			if f == "" || len(r.Finished()) < len(r.Draws) || d.MaxRhat > longerRhat || d.MinESSBulk < float64(longerESSPerChain*len(r.Finished())) {
+				return ""
+			}
+			if _, div := exactCount(r, func(e infer.ExactReport) int { return e.Divergent }); div > 0 {
+				return ""
+			}
+			return f + ", although the chains mix"
+		},
+		next: func(o Options) (string, map[string]string, bool) {
+			return o.Sampler, nil, o.defaultIters && !o.lengthened
+		},
+		adjust: func(o *Options) {
+			o.Iters, o.Thin, o.lengthened = longerFactor*o.Iters, longerFactor*o.Thin, true
+		},
+		cost: func(_ *Model, r *Result) (time.Duration, error) { return longerFactor * r.Elapsed, nil },
+	},
 }
+
+// The "longer" step's bounds: a run whose R-hat is at most longerRhat and
+// whose smallest bulk ESS is at least longerESSPerChain a chain runs
+// longerFactor times as long.
+const (
+	longerRhat        = 1.05
+	longerESSPerChain = 25
+	longerFactor      = 4
+)
 
 // temperingAdjust lengthens a ladder run for its mode masses, which need
 // many passages of the ladder: a run of the default length runs five
@@ -301,6 +341,24 @@ func (r *Result) failing() string {
 // attempt, whose Why (in words that follow "because") names the run as
 // label, and the row; ok is false when none applies.
 func nextStep(r *Result, opts Options, label string) (next Attempt, row escalation, ok bool) {
+	steps := nextSteps(r, opts, label)
+	if len(steps) == 0 {
+		return Attempt{}, escalation{}, false
+	}
+	return steps[0].Attempt, steps[0].row, true
+}
+
+// step is an escalation the judgement calls for: its row, and the attempt
+// it would run.
+type step struct {
+	Attempt
+	row escalation
+}
+
+// nextSteps are the escalations the run r of opts calls for, in the
+// table's order: sampleAuto takes the first it can afford.
+func nextSteps(r *Result, opts Options, label string) []step {
+	var out []step
 	for _, e := range escalations {
 		why := e.why(r)
 		if why == "" {
@@ -329,10 +387,10 @@ func nextStep(r *Result, opts Options, label string) (next Attempt, row escalati
 			}
 			o.Settings[k] = v
 		}
-		return Attempt{Sampler: sampler, Settings: settings, NonCentred: o.nonCentre, Options: o, step: e.name, reason: why,
-			Why: fmt.Sprintf("in %s (%s) %s", label, opts.Sampler, why)}, e, true
+		out = append(out, step{Attempt{Sampler: sampler, Settings: settings, NonCentred: o.nonCentre, Options: o, step: e.name, reason: why,
+			Why: fmt.Sprintf("in %s (%s) %s", label, opts.Sampler, why)}, e})
 	}
-	return Attempt{}, escalation{}, false
+	return out
 }
 
 // sampleAuto runs a sampler = auto run: the plan's choice, then the
@@ -404,8 +462,8 @@ func (m *Model) sampleAuto(ctx context.Context, opts Options) (*Result, error) {
 		}
 		res.mayEscalate = escalate
 		res.judge() // without the advice that sampleOnce's judgement gave a run that may not escalate
-		next, row, ok := nextStep(res, a.Options, fmt.Sprintf("attempt %d", a.Number))
-		if !ok {
+		steps := nextSteps(res, a.Options, fmt.Sprintf("attempt %d", a.Number))
+		if len(steps) == 0 {
 			return res, err
 		}
 		if !escalate { // the judgement says what would run (escalationAdvice)
@@ -414,11 +472,25 @@ func (m *Model) sampleAuto(ctx context.Context, opts Options) (*Result, error) {
 			}
 			return res, err
 		}
-		cost, cerr := row.cost(m, res)
-		switch {
-		case cerr != nil:
-			return res, errors.Join(err, cerr)
-		case a.Number >= maxAttempts || cost > escalateBudget:
+		// The first step that is affordable runs; where none is, the
+		// first is what the warning advises.
+		var next Attempt
+		var cost time.Duration
+		found := false
+		for i, st := range steps {
+			c, cerr := st.row.cost(m, res)
+			if cerr != nil {
+				return res, errors.Join(err, cerr)
+			}
+			if i == 0 {
+				next, cost = st.Attempt, c
+			}
+			if a.Number < maxAttempts && c <= escalateBudget {
+				next, found = st.Attempt, true
+				break
+			}
+		}
+		if !found {
 			why := fmt.Sprintf("it would take about %s, more than the %s sampler = auto spends on its own", roundDuration(cost), escalateBudget)
 			if a.Number >= maxAttempts {
 				why = fmt.Sprintf("sampler = auto stops after %d attempts", maxAttempts)

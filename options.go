@@ -147,10 +147,12 @@ type Options struct {
 	// attempt numbers the draws of an escalating run's attempts;
 	// nonCentre samples the model with its centred hierarchies rewritten
 	// (an escalation's step); defaultIters says Iters was left to its
-	// default, which an escalation's step may lengthen.
+	// default, which an escalation's step may lengthen, and lengthened
+	// that the "longer" step did.
 	attempt      int
 	nonCentre    []string
 	defaultIters bool
+	lengthened   bool
 }
 
 // Progress is what Options.Progress receives after each iteration, for a

@@ -291,6 +291,7 @@ func (t target) EvaluatorThreads(p, batch, threads int) (infer.Evaluator, error)
 	o.Threads = threads
 	return t.m.cm.EvaluatorWith(p, batch, o)
 }
+func (t target) Strata() ([]int32, int)         { return t.m.cm.Strata() }
 func (t target) OutputNames() []string          { return t.m.cm.OutputNames() }
 func (t target) Constrain(dst, theta []float64) { t.m.constrain(dst, theta) }
 func (t target) ConstrainSeeded(dst, theta []float64, seed uint64) {

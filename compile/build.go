@@ -61,6 +61,7 @@ type builder struct {
 	broken     bool                          // a break: the statements up to the innermost loop are skipped
 	scalars    map[uint64]*ad.Node           // scalar constants by their bits (scalar)
 	scan       *scanTrace                    // set while a loop's body is traced into a scan's step (scan.go)
+	groupings  map[string]int                // the int data that index arrays by row (g in a[g[n]]), and the arrays' lengths
 
 	err *lang.Error // the first error, positioned
 }
@@ -76,6 +77,9 @@ type built struct {
 	scale   float64 // N/B
 	batch   int
 	dataSet bool
+	// groupings are the int data fields that index an array by the
+	// plate's rows (g in a[g[n]]), with the number of groups each indexes.
+	groupings map[string]int
 }
 
 // build lowers the model for P replicas and minibatches of batch rows
@@ -126,6 +130,7 @@ func (m *Model) build(replicas, batch int) (*built, error) {
 		logp = ad.Add(logp, ad.Mul(b.g.Scalar(out.scale), ad.SumAll(rowLL)))
 	}
 	out.energy = ad.Neg(logp)
+	out.groupings = b.groupings
 	if err := b.g.Err(); err != nil {
 		return nil, fmt.Errorf("internal error assembling the energy: %v", err)
 	}
@@ -700,6 +705,14 @@ func (b *builder) dataIndex(e lang.Expr, rows int) value {
 		return b.fail(lang.StartPos(e), "an index must be a constant, the plate index, or int data indexed by the plate index or constants (as in a[g[n]]), not %s", exprString(e))
 	}
 	v := b.m.data[field]
+	if ix, ok := e.(*lang.Index); ok && len(v.Shape) == 1 && v.Shape[0] == b.n && len(ix.Items) == 1 && b.plateIx != "" {
+		if id, ok := ix.Items[0].Lo.(*lang.Ident); ok && id.Name == b.plateIx {
+			if b.groupings == nil {
+				b.groupings = map[string]int{}
+			}
+			b.groupings[field] = max(b.groupings[field], rows)
+		}
+	}
 	for _, i := range selected {
 		x := v.At(i)
 		if x != math.Trunc(x) || x < 1 || x > float64(rows) {

@@ -285,3 +285,48 @@ func BenchmarkIndexByData(b *testing.B) {
 		}
 	}
 }
+
+// TestStrata: the int data that index a parameter by row (g in a[g[n]])
+// are the rows' groups that the stochastic-gradient samplers stratify
+// their minibatches by: each row's value less one, with the indexed
+// array's length as the number of groups; a model without such an index
+// has none, and of two the one of more groups is chosen.
+func TestStrata(t *testing.T) {
+	d, data := newGroupData(500, 12, 1)
+	m, err := tryCompile(varyingInterceptSrc, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	of, groups := m.Strata()
+	if groups != 12 || len(of) != 500 {
+		t.Fatalf("Strata: %d rows of %d groups, want 500 of 12", len(of), groups)
+	}
+	for i, g := range of {
+		if int(g) != d.g[i]-1 {
+			t.Fatalf("row %d: group %d, want %d", i, g, d.g[i]-1)
+		}
+	}
+	plain, err := tryCompile(`data { N: int  x: real[N]  y: real[N] }
+param { b: real }
+model { for n in plate(N) { y[n] ~ normal(b * x[n], 1) } }`, map[string]any{"x": d.x, "y": d.y})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if of, _ := plain.Strata(); of != nil {
+		t.Errorf("a model without an index by data has strata")
+	}
+	coarse := make([]int, 500)
+	for i := range coarse {
+		coarse[i] = 1 + i%3
+	}
+	two, err := tryCompile(`data { N: int  J: int  g: int[N]  h: int[N]  y: real[N] }
+param { a: real[J]  c: real[3] }
+model { a ~ normal(0, 1)  c ~ normal(0, 1)  for n in plate(N) { y[n] ~ normal(a[g[n]] + c[h[n]], 1) } }`,
+		map[string]any{"J": 12, "g": d.g, "h": coarse, "y": d.y})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, groups := two.Strata(); groups != 12 {
+		t.Errorf("of g (12 groups) and h (3), Strata chose %d groups", groups)
+	}
+}

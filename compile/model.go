@@ -34,6 +34,9 @@ type Model struct {
 
 	part  part        // the terms the energy has: all, or PowerParts' prior's or likelihood's
 	power *powerSplit // set with part
+
+	grouping string // the int data field whose groups stratify minibatches (Strata); "" for none
+	groups   int    // the length of the array it indexes
 }
 
 // param is one declared parameter: its constrained shape and where its
@@ -118,9 +121,11 @@ func Compile(f *lang.File, data Data) (*Model, error) {
 	}
 	// Build the energy once for one replica and a small batch, so that shape
 	// errors surface now, positioned, rather than at the first step.
-	if _, err := m.build(1, min(m.n, 2)); err != nil {
+	bt, err := m.build(1, min(m.n, 2))
+	if err != nil {
 		return nil, err
 	}
+	m.grouping, m.groups = pickGrouping(bt.groupings)
 	c, err := m.newConstrainer()
 	if err != nil {
 		return nil, err

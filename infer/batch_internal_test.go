@@ -15,7 +15,7 @@ import (
 func TestBlockMinibatches(t *testing.T) {
 	const n, batch, draws = 10, 7, 20_000
 	rngs := []*Rand{NewRand(3, 1), NewRand(3, 2)}
-	m := newMinibatcher(newBatchState(n, len(rngs), 2), n, batch, rngs)
+	m := newMinibatcher(newBatchState(n, len(rngs), 2), n, batch, rngs, nil)
 	if m.st.Perms[0] != nil {
 		t.Fatalf("a block dealer holds a permutation of %d rows", len(m.st.Perms[0]))
 	}

@@ -89,6 +89,7 @@ type sgKernel struct {
 	st         *State
 	total      int // the iteration the run ends at
 	eval       Evaluator
+	strata     *strata // the rows' groups, which stratify the minibatches; nil without
 	rngs       []*Rand
 	batches    *minibatcher
 	ex         *exchanger
@@ -159,6 +160,7 @@ func newKernel(target Target, s Sampler, o Options) (*sgKernel, error) {
 		}
 		localRows = dp.hi - dp.lo
 	}
+	groups := strataOf(target) // of the model's rows, before a ladder wraps it
 	var power *powerLadderTarget
 	if s.Path == PathPower {
 		if power, err = newPowerLadder(target, s, o, st, rows, levels); err != nil {
@@ -209,8 +211,9 @@ func newKernel(target Target, s Sampler, o Options) (*sgKernel, error) {
 			st.Batches = newBatchState(n, rows, o.BatchBlocks)
 		}
 	}
+	k.strata = groups
 	if batch > 0 {
-		k.batches = newMinibatcher(st.Batches, n, batch, k.rngs)
+		k.batches = newMinibatcher(st.Batches, n, batch, k.rngs, k.strata)
 	}
 	if s.AutoStep {
 		// The warm-up tunes the step and metric on the posterior, every
@@ -426,7 +429,7 @@ func (k *sgKernel) recentre(target Target) error {
 		}
 		st.Tuning.Recentred = math.Sqrt(dist2)
 	}
-	t := &tuner{target: target, o: k.o, st: st, eval: me.Evaluator, batches: k.batches, rngs: k.rngs, temp: k.s.startTemperatures(st.Levels)[0]}
+	t := &tuner{target: target, o: k.o, st: st, eval: me.Evaluator, batches: k.batches, strata: k.strata, rngs: k.rngs, temp: k.s.startTemperatures(st.Levels)[0]}
 	sigma2, err := t.noiseAt(st.Metric, func(r int, dst []float64) { st.Metric.theta(dst, row(st.Theta, r, d)) })
 	if err != nil {
 		return err
@@ -1160,6 +1163,8 @@ type minibatcher struct {
 	n      int // the data's rows
 	rows   []int
 	rngs   []*Rand
+	strata *strata // set: each epoch's permutation is stratified by group
+	work   strataScratch
 }
 
 func identity(n int) []int {
@@ -1184,8 +1189,8 @@ func newBatchState(n, replicas, blocks int) *BatchState {
 	return b
 }
 
-func newMinibatcher(st *BatchState, n, batch int, rngs []*Rand) *minibatcher {
-	return &minibatcher{st: st, batch: batch, blocks: st.Blocks, n: n, rows: make([]int, len(rngs)*batch), rngs: rngs}
+func newMinibatcher(st *BatchState, n, batch int, rngs []*Rand, groups *strata) *minibatcher {
+	return &minibatcher{st: st, batch: batch, blocks: st.Blocks, n: n, rows: make([]int, len(rngs)*batch), rngs: rngs, strata: groups}
 }
 
 func (m *minibatcher) next() []int {
@@ -1194,7 +1199,11 @@ func (m *minibatcher) next() []int {
 	}
 	for c, perm := range m.st.Perms {
 		if m.st.Pos[c]+m.batch > len(perm) {
-			m.rngs[c].Shuffle(len(perm), func(i, j int) { perm[i], perm[j] = perm[j], perm[i] })
+			if m.strata != nil {
+				m.strata.shuffle(perm, m.rngs[c], &m.work)
+			} else {
+				m.rngs[c].Shuffle(len(perm), func(i, j int) { perm[i], perm[j] = perm[j], perm[i] })
+			}
 			m.st.Pos[c] = 0
 		}
 		copy(m.rows[c*m.batch:(c+1)*m.batch], perm[m.st.Pos[c]:m.st.Pos[c]+m.batch])

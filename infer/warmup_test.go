@@ -131,6 +131,46 @@ func TestAutoStepDiagonal(t *testing.T) {
 	}
 }
 
+// TestAutoStepDiagonalHub: Hutchinson's estimate of a coordinate's
+// curvature carries its couplings at their own scales, so where one
+// coordinate of a large curvature (a hierarchy's noise scale) couples to
+// many of a small one (the groups' intercepts), one pass of 32 probes
+// leaves some of the small ones' estimates near zero or negative, and the
+// metric's λ_max follows (128 on the million-row varying-intercept model).
+// Here 300 coordinates of precision 250 each couple to a hub of precision
+// 10⁷ by ±700 (a correlation of 0.014 each: the Hessian is positive
+// definite and, scaled by its diagonal, within 1 ± 0.014·√300 = 1 ± 0.24
+// of I). The second pass with probes scaled by the first's 1/√H_ii
+// estimates every diagonal within a few percent, so λ_max stays below 1.5;
+// one pass gives λ_max in the tens or more.
+func TestAutoStepDiagonalHub(t *testing.T) {
+	const d = 301
+	q := quadratic{mu: make([]float64, d), p: make([][]float64, d)}
+	for i := range d {
+		q.p[i] = make([]float64, d)
+	}
+	q.p[0][0] = 1e7
+	for i := 1; i < d; i++ {
+		c := 700.0
+		if i%3 == 0 {
+			c = -c
+		}
+		q.p[i][i], q.p[0][i], q.p[i][0] = 250, c, c
+		q.mu[i] = 0.1 * float64(i%7)
+	}
+	s, err := infer.NewSampler("sgld", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := infer.Run(context.Background(), q, s, infer.Options{Chains: 2, Iters: 50, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tun := res.Tuning; tun.Dense || tun.LambdaMax > 1.5 {
+		t.Errorf("tuning %+v: want a diagonal metric with λ_max below 1.5", *tun)
+	}
+}
+
 // TestAutoStepNoise: on the minibatched regression of resume_test.go with
 // batches of 2 rows of 200, the plain gradient's noise (σ² ≈ N²/B·Var of
 // a row's score) caps the step: the tuning records a noise ratio above the
