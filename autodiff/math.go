@@ -198,9 +198,9 @@ func Sigmoid64(x float64) float64 {
 // Softplus64 is log(1 + e^x), evaluated without overflow.
 func Softplus64(x float64) float64 {
 	if x > 0 {
-		return x + math.Log1p(math.Exp(-x))
+		return x + Log1pUnit(math.Exp(-x))
 	}
-	return math.Log1p(math.Exp(x))
+	return Log1pUnit(math.Exp(x))
 }
 
 // Lgamma64 is log|Γ(x)|.

@@ -61,12 +61,12 @@ func bernoulliLogitForward[T autodiff.Float](op *bernoulliLogitOp, a *autodiff.A
 		// Softplus64's and Sigmoid64's forms.
 		e := math.Exp(-math.Abs(x))
 		if yi == 1 { // log σ(α), ∂ = σ(−α)
-			a.Out[i], partial[i] = T(-(max(-x, 0) + math.Log1p(e))), e/(1+e)
+			a.Out[i], partial[i] = T(-(max(-x, 0) + autodiff.Log1pUnit(e))), e/(1+e)
 			if x <= 0 {
 				partial[i] = 1 / (1 + e)
 			}
 		} else { // log σ(−α), ∂ = −σ(α)
-			a.Out[i], partial[i] = T(-(max(x, 0) + math.Log1p(e))), -1/(1+e)
+			a.Out[i], partial[i] = T(-(max(x, 0) + autodiff.Log1pUnit(e))), -1/(1+e)
 			if x < 0 {
 				partial[i] = -e / (1 + e)
 			}
