@@ -188,19 +188,19 @@ func sign(x float64) float64 {
 
 // Sigmoid64 is the logistic function, evaluated without overflow.
 func Sigmoid64(x float64) float64 {
+	e := ExpNonPos(-math.Abs(x))
 	if x >= 0 {
-		return 1 / (1 + math.Exp(-x))
+		return 1 / (1 + e)
 	}
-	e := math.Exp(x)
 	return e / (1 + e)
 }
 
 // Softplus64 is log(1 + e^x), evaluated without overflow.
 func Softplus64(x float64) float64 {
 	if x > 0 {
-		return x + Log1pUnit(math.Exp(-x))
+		return x + Log1pUnit(ExpNonPos(-x))
 	}
-	return Log1pUnit(math.Exp(x))
+	return Log1pUnit(ExpNonPos(x))
 }
 
 // Lgamma64 is log|Γ(x)|.
