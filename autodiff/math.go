@@ -3,6 +3,7 @@ package autodiff
 import (
 	"math"
 
+	"github.com/temper-ppl/temper/autodiff/kernel"
 	"gonum.org/v1/gonum/mathext"
 )
 
@@ -248,3 +249,11 @@ func Trigamma64(x float64) float64 {
 	s := math.Sin(math.Pi * x)
 	return math.Pi*math.Pi/(s*s) - mathext.Zeta(2, 1-x)
 }
+
+// ExpNonPos is e^t for t ≤ 0 within an ulp, math.Exp elsewhere: see
+// kernel.ExpNonPos.
+func ExpNonPos(t float64) float64 { return kernel.ExpNonPos(t) }
+
+// Log1pUnit is log(1 + x) for 0 ≤ x ≤ 1 within an ulp, math.Log1p
+// elsewhere: see kernel.Log1pUnit.
+func Log1pUnit(x float64) float64 { return kernel.Log1pUnit(x) }

@@ -30,6 +30,10 @@ type kernelSet[T float] struct {
 	// rounded up to whole vectors unless maskedB. mode is betaMode(beta).
 	tile func(m, n, kc int, a []T, si, sk int, b []T, sb int, c []T, ldc int, alpha, beta T, mode int)
 
+	// gemv, where the set has one, is the matrix-vector product (gemv.go):
+	// y (+)= op(A)·x for a product of one column.
+	gemv func(transA bool, a []T, lda int, x, y []T, add bool)
+
 	workspaces freeList[*workspace[T]]
 	jobs       freeList[*parallelJob[T]]
 }

@@ -60,6 +60,10 @@ func gemm[T float](ks *kernelSet[T], workers int, transA, transB bool, m, n, k i
 	if m == 0 || n == 0 {
 		return
 	}
+	if ks.gemv != nil && n == 1 && alpha == 1 && (beta == 0 || beta == 1) && ldc == 1 && (transB || ldb == 1 || k <= 1) {
+		ks.gemv(transA, a, lda, b[:k], c[:m], beta == 1)
+		return
+	}
 	g := gemmArgs[T]{transA: transA, transB: transB, m: m, n: n, k: k,
 		alpha: alpha, a: a, lda: lda, b: b, ldb: ldb, beta: beta, c: c, ldc: ldc}
 	if workers <= 0 {

@@ -180,6 +180,18 @@ func cases(rng *rand.Rand) []gemmCase {
 			padA: rng.IntN(20), padB: rng.IntN(20), padC: rng.IntN(20),
 		})
 	}
+	// Products of one column with contiguous vectors, which the AVX-512
+	// float64 set computes with its matrix-vector kernels (gemv.go): rows
+	// in fours and ones, columns in vectors of 8 and blocks of 32, each with
+	// a ragged edge; every other alpha and beta goes through the tiles.
+	for _, m := range []int{1, 3, 4, 5, 8, 17, 33, 100} {
+		for _, k := range []int{0, 1, 7, 8, 9, 20, 31, 32, 33, 65} {
+			for _, beta := range scalars {
+				cs = append(cs, gemmCase{transA: rng.IntN(2) == 1, transB: rng.IntN(2) == 1, m: m, n: 1, k: k,
+					alpha: []float64{1, -0.5}[rng.IntN(2)], beta: beta, padA: rng.IntN(3)})
+			}
+		}
+	}
 	// Wider than one block of n, and with a zero dimension.
 	cs = append(cs,
 		gemmCase{m: 19, n: 515, k: 300, alpha: 1, beta: -0.5, padC: 3},

@@ -18,7 +18,7 @@ type (
 // mr × kc, takes 16-26 KiB of L1 and the B block, kc × nc, 0.5 MiB of L2.
 var (
 	setF32AVX512 = &kernelSet[float32]{name: "avx512", mr: 8, lanes: 16, nv: 3, kc: 512, nc: 240, maskedB: true, tile: tileF32AVX512}
-	setF64AVX512 = &kernelSet[float64]{name: "avx512", mr: 8, lanes: 8, nv: 3, kc: 400, nc: 168, maskedB: true, tile: tileF64AVX512}
+	setF64AVX512 = &kernelSet[float64]{name: "avx512", mr: 8, lanes: 8, nv: 3, kc: 400, nc: 168, maskedB: true, tile: tileF64AVX512, gemv: gemvF64AVX512}
 	setF32AVX2   = &kernelSet[float32]{name: "avx2", mr: 6, lanes: 8, nv: 2, kc: 384, nc: 256, tile: tileF32AVX2}
 	setF64AVX2   = &kernelSet[float64]{name: "avx2", mr: 6, lanes: 4, nv: 2, kc: 256, nc: 240, tile: tileF64AVX2}
 )

@@ -4850,3 +4850,577 @@ add2DF64AVX2_next:
 add2DF64AVX2_done:
 	VZEROUPPER
 	RET
+
+// func gemvNF64AVX512(y []float64, a []float64, lda int, x []float64, add int)
+// Requires: AVX, AVX512F, CMOV
+TEXT ·gemvNF64AVX512(SB), NOSPLIT, $0-88
+	MOVQ    y_base+0(FP), DI
+	MOVQ    a_base+24(FP), SI
+	MOVQ    x_base+56(FP), DX
+	MOVQ    y_len+8(FP), R10
+	MOVQ    lda+48(FP), R8
+	SHLQ    $0x03, R8
+	MOVQ    x_len+64(FP), R9
+	MOVQ    add+80(FP), R13
+	MOVQ    R9, AX
+	ANDQ    $0x00000007, AX
+	XORQ    R11, R11
+	TESTQ   AX, AX
+	JLE     lanemask0
+	MOVQ    $0x00000008, R11
+	CMPQ    AX, R11
+	CMOVQLT AX, R11
+	MOVQ    R11, CX
+	MOVQ    $0x00000001, R11
+	SHLQ    CL, R11
+	DECQ    R11
+
+lanemask0:
+	KMOVW R11, K1
+	SHRQ  $0x03, R9
+	CMPQ  R10, $0x00000004
+	JB    gemvN_one
+
+gemvN_four:
+	MOVQ   SI, R12
+	ADDQ   R8, R12
+	LEAQ   (SI)(R8*2), R14
+	LEAQ   (R12)(R8*2), R15
+	VPXORQ Z0, Z0, Z0
+	VPXORQ Z1, Z1, Z1
+	VPXORQ Z2, Z2, Z2
+	VPXORQ Z3, Z3, Z3
+	XORQ   AX, AX
+	MOVQ   R9, BX
+	TESTQ  BX, BX
+	JZ     gemvN_four_tail
+
+gemvN_four_chunk:
+	VMOVUPD     (DX)(AX*1), Z4
+	VFMADD231PD (SI)(AX*1), Z4, Z0
+	VFMADD231PD (R12)(AX*1), Z4, Z1
+	VFMADD231PD (R14)(AX*1), Z4, Z2
+	VFMADD231PD (R15)(AX*1), Z4, Z3
+	ADDQ        $0x00000040, AX
+	DECQ        BX
+	JNZ         gemvN_four_chunk
+
+gemvN_four_tail:
+	VMOVUPD.Z     (DX)(AX*1), K1, Z4
+	VMOVUPD.Z     (SI)(AX*1), K1, Z5
+	VFMADD231PD   Z5, Z4, Z0
+	VMOVUPD.Z     (R12)(AX*1), K1, Z5
+	VFMADD231PD   Z5, Z4, Z1
+	VMOVUPD.Z     (R14)(AX*1), K1, Z5
+	VFMADD231PD   Z5, Z4, Z2
+	VMOVUPD.Z     (R15)(AX*1), K1, Z5
+	VFMADD231PD   Z5, Z4, Z3
+	VEXTRACTF64X4 $0x01, Z0, Y5
+	VADDPD        Y5, Y0, Y0
+	VEXTRACTF64X4 $0x01, Z1, Y5
+	VADDPD        Y5, Y1, Y1
+	VEXTRACTF64X4 $0x01, Z2, Y5
+	VADDPD        Y5, Y2, Y2
+	VEXTRACTF64X4 $0x01, Z3, Y5
+	VADDPD        Y5, Y3, Y3
+	VHADDPD       Y1, Y0, Y6
+	VHADDPD       Y3, Y2, Y7
+	VPERM2F128    $0x21, Y7, Y6, Y8
+	VBLENDPD      $0x0c, Y7, Y6, Y9
+	VADDPD        Y8, Y9, Y9
+	TESTQ         R13, R13
+	JZ            gemvN_four_store
+	VADDPD        (DI), Y9, Y9
+
+gemvN_four_store:
+	VMOVUPD Y9, (DI)
+	LEAQ    (SI)(R8*4), SI
+	ADDQ    $0x00000020, DI
+	SUBQ    $0x00000004, R10
+	CMPQ    R10, $0x00000004
+	JAE     gemvN_four
+
+gemvN_one:
+	TESTQ  R10, R10
+	JZ     gemvN_done
+	VPXORQ Z0, Z0, Z0
+	XORQ   AX, AX
+	MOVQ   R9, BX
+	TESTQ  BX, BX
+	JZ     gemvN_one_tail
+
+gemvN_one_chunk:
+	VMOVUPD     (DX)(AX*1), Z4
+	VFMADD231PD (SI)(AX*1), Z4, Z0
+	ADDQ        $0x00000040, AX
+	DECQ        BX
+	JNZ         gemvN_one_chunk
+
+gemvN_one_tail:
+	VMOVUPD.Z     (DX)(AX*1), K1, Z4
+	VMOVUPD.Z     (SI)(AX*1), K1, Z5
+	VFMADD231PD   Z5, Z4, Z0
+	VEXTRACTF64X4 $0x01, Z0, Y5
+	VADDPD        Y5, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPD        X1, X0, X0
+	VPERMILPD     $0x01, X0, X1
+	VADDSD        X1, X0, X0
+	TESTQ         R13, R13
+	JZ            gemvN_one_store
+	VADDSD        (DI), X0, X0
+
+gemvN_one_store:
+	VMOVSD X0, (DI)
+	ADDQ   R8, SI
+	ADDQ   $0x00000008, DI
+	DECQ   R10
+	JMP    gemvN_one
+
+gemvN_done:
+	VZEROUPPER
+	RET
+
+// func gemvTF64AVX512(y []float64, a []float64, lda int, x []float64)
+// Requires: AVX, AVX512F, CMOV
+TEXT ·gemvTF64AVX512(SB), NOSPLIT, $0-80
+	MOVQ y_base+0(FP), DI
+	MOVQ a_base+24(FP), SI
+	MOVQ x_base+56(FP), DX
+	MOVQ y_len+8(FP), R10
+	MOVQ lda+48(FP), R8
+	SHLQ $0x03, R8
+	MOVQ x_len+64(FP), R9
+
+gemvT_block:
+	TESTQ   R10, R10
+	JLE     gemvT_done
+	MOVQ    R10, R15
+	XORQ    R11, R11
+	TESTQ   R15, R15
+	JLE     lanemask1
+	MOVQ    $0x00000008, R11
+	CMPQ    R15, R11
+	CMOVQLT R15, R11
+	MOVQ    R11, CX
+	MOVQ    $0x00000001, R11
+	SHLQ    CL, R11
+	DECQ    R11
+
+lanemask1:
+	KMOVW   R11, K1
+	MOVQ    R10, R15
+	SUBQ    $0x00000008, R15
+	XORQ    R11, R11
+	TESTQ   R15, R15
+	JLE     lanemask2
+	MOVQ    $0x00000008, R11
+	CMPQ    R15, R11
+	CMOVQLT R15, R11
+	MOVQ    R11, CX
+	MOVQ    $0x00000001, R11
+	SHLQ    CL, R11
+	DECQ    R11
+
+lanemask2:
+	KMOVW   R11, K2
+	MOVQ    R10, R15
+	SUBQ    $0x00000010, R15
+	XORQ    R11, R11
+	TESTQ   R15, R15
+	JLE     lanemask3
+	MOVQ    $0x00000008, R11
+	CMPQ    R15, R11
+	CMOVQLT R15, R11
+	MOVQ    R11, CX
+	MOVQ    $0x00000001, R11
+	SHLQ    CL, R11
+	DECQ    R11
+
+lanemask3:
+	KMOVW   R11, K3
+	MOVQ    R10, R15
+	SUBQ    $0x00000018, R15
+	XORQ    R11, R11
+	TESTQ   R15, R15
+	JLE     lanemask4
+	MOVQ    $0x00000008, R11
+	CMPQ    R15, R11
+	CMOVQLT R15, R11
+	MOVQ    R11, CX
+	MOVQ    $0x00000001, R11
+	SHLQ    CL, R11
+	DECQ    R11
+
+lanemask4:
+	KMOVW  R11, K4
+	VPXORQ Z0, Z0, Z0
+	VPXORQ Z4, Z4, Z4
+	VPXORQ Z1, Z1, Z1
+	VPXORQ Z5, Z5, Z5
+	VPXORQ Z2, Z2, Z2
+	VPXORQ Z6, Z6, Z6
+	VPXORQ Z3, Z3, Z3
+	VPXORQ Z7, Z7, Z7
+	MOVQ   SI, R12
+	MOVQ   DX, R13
+	MOVQ   R9, R14
+	CMPQ   R14, $0x00000002
+	JB     gemvT_last
+
+gemvT_pair:
+	VBROADCASTSD (R13), Z8
+	VBROADCASTSD 8(R13), Z9
+	VFMADD231PD  (R12), Z8, K1, Z0
+	VFMADD231PD  (R12)(R8*1), Z9, K1, Z4
+	VFMADD231PD  64(R12), Z8, K2, Z1
+	VFMADD231PD  64(R12)(R8*1), Z9, K2, Z5
+	VFMADD231PD  128(R12), Z8, K3, Z2
+	VFMADD231PD  128(R12)(R8*1), Z9, K3, Z6
+	VFMADD231PD  192(R12), Z8, K4, Z3
+	VFMADD231PD  192(R12)(R8*1), Z9, K4, Z7
+	LEAQ         (R12)(R8*2), R12
+	ADDQ         $0x00000010, R13
+	SUBQ         $0x00000002, R14
+	CMPQ         R14, $0x00000002
+	JAE          gemvT_pair
+
+gemvT_last:
+	TESTQ        R14, R14
+	JZ           gemvT_sum
+	VBROADCASTSD (R13), Z8
+	VFMADD231PD  (R12), Z8, K1, Z0
+	VFMADD231PD  64(R12), Z8, K2, Z1
+	VFMADD231PD  128(R12), Z8, K3, Z2
+	VFMADD231PD  192(R12), Z8, K4, Z3
+
+gemvT_sum:
+	VADDPD    Z4, Z0, Z0
+	VMOVUPD.Z (DI), K1, Z10
+	VADDPD    Z10, Z0, Z0
+	VMOVUPD   Z0, K1, (DI)
+	VADDPD    Z5, Z1, Z1
+	VMOVUPD.Z 64(DI), K2, Z10
+	VADDPD    Z10, Z1, Z1
+	VMOVUPD   Z1, K2, 64(DI)
+	VADDPD    Z6, Z2, Z2
+	VMOVUPD.Z 128(DI), K3, Z10
+	VADDPD    Z10, Z2, Z2
+	VMOVUPD   Z2, K3, 128(DI)
+	VADDPD    Z7, Z3, Z3
+	VMOVUPD.Z 192(DI), K4, Z10
+	VADDPD    Z10, Z3, Z3
+	VMOVUPD   Z3, K4, 192(DI)
+	ADDQ      $0x00000100, SI
+	ADDQ      $0x00000100, DI
+	SUBQ      $0x00000020, R10
+	JMP       gemvT_block
+
+gemvT_done:
+	VZEROUPPER
+	RET
+
+DATA logitConsts<>+0(SB)/8, $0x7fffffffffffffff
+DATA logitConsts<>+8(SB)/8, $0x7fffffffffffffff
+DATA logitConsts<>+16(SB)/8, $0x7fffffffffffffff
+DATA logitConsts<>+24(SB)/8, $0x7fffffffffffffff
+DATA logitConsts<>+32(SB)/8, $0x7fffffffffffffff
+DATA logitConsts<>+40(SB)/8, $0x7fffffffffffffff
+DATA logitConsts<>+48(SB)/8, $0x7fffffffffffffff
+DATA logitConsts<>+56(SB)/8, $0x7fffffffffffffff
+DATA logitConsts<>+64(SB)/8, $0x8000000000000000
+DATA logitConsts<>+72(SB)/8, $0x8000000000000000
+DATA logitConsts<>+80(SB)/8, $0x8000000000000000
+DATA logitConsts<>+88(SB)/8, $0x8000000000000000
+DATA logitConsts<>+96(SB)/8, $0x8000000000000000
+DATA logitConsts<>+104(SB)/8, $0x8000000000000000
+DATA logitConsts<>+112(SB)/8, $0x8000000000000000
+DATA logitConsts<>+120(SB)/8, $0x8000000000000000
+DATA logitConsts<>+128(SB)/8, $0x4086180000000000
+DATA logitConsts<>+136(SB)/8, $0x4086180000000000
+DATA logitConsts<>+144(SB)/8, $0x4086180000000000
+DATA logitConsts<>+152(SB)/8, $0x4086180000000000
+DATA logitConsts<>+160(SB)/8, $0x4086180000000000
+DATA logitConsts<>+168(SB)/8, $0x4086180000000000
+DATA logitConsts<>+176(SB)/8, $0x4086180000000000
+DATA logitConsts<>+184(SB)/8, $0x4086180000000000
+DATA logitConsts<>+192(SB)/8, $0x0000000000000000
+DATA logitConsts<>+200(SB)/8, $0x0000000000000000
+DATA logitConsts<>+208(SB)/8, $0x0000000000000000
+DATA logitConsts<>+216(SB)/8, $0x0000000000000000
+DATA logitConsts<>+224(SB)/8, $0x0000000000000000
+DATA logitConsts<>+232(SB)/8, $0x0000000000000000
+DATA logitConsts<>+240(SB)/8, $0x0000000000000000
+DATA logitConsts<>+248(SB)/8, $0x0000000000000000
+DATA logitConsts<>+256(SB)/8, $0x3ff0000000000000
+DATA logitConsts<>+264(SB)/8, $0x3ff0000000000000
+DATA logitConsts<>+272(SB)/8, $0x3ff0000000000000
+DATA logitConsts<>+280(SB)/8, $0x3ff0000000000000
+DATA logitConsts<>+288(SB)/8, $0x3ff0000000000000
+DATA logitConsts<>+296(SB)/8, $0x3ff0000000000000
+DATA logitConsts<>+304(SB)/8, $0x3ff0000000000000
+DATA logitConsts<>+312(SB)/8, $0x3ff0000000000000
+DATA logitConsts<>+320(SB)/8, $0x40571547652b82fe
+DATA logitConsts<>+328(SB)/8, $0x40571547652b82fe
+DATA logitConsts<>+336(SB)/8, $0x40571547652b82fe
+DATA logitConsts<>+344(SB)/8, $0x40571547652b82fe
+DATA logitConsts<>+352(SB)/8, $0x40571547652b82fe
+DATA logitConsts<>+360(SB)/8, $0x40571547652b82fe
+DATA logitConsts<>+368(SB)/8, $0x40571547652b82fe
+DATA logitConsts<>+376(SB)/8, $0x40571547652b82fe
+DATA logitConsts<>+384(SB)/8, $0x4338000000000000
+DATA logitConsts<>+392(SB)/8, $0x4338000000000000
+DATA logitConsts<>+400(SB)/8, $0x4338000000000000
+DATA logitConsts<>+408(SB)/8, $0x4338000000000000
+DATA logitConsts<>+416(SB)/8, $0x4338000000000000
+DATA logitConsts<>+424(SB)/8, $0x4338000000000000
+DATA logitConsts<>+432(SB)/8, $0x4338000000000000
+DATA logitConsts<>+440(SB)/8, $0x4338000000000000
+DATA logitConsts<>+448(SB)/8, $0x3f862e42fee00000
+DATA logitConsts<>+456(SB)/8, $0x3f862e42fee00000
+DATA logitConsts<>+464(SB)/8, $0x3f862e42fee00000
+DATA logitConsts<>+472(SB)/8, $0x3f862e42fee00000
+DATA logitConsts<>+480(SB)/8, $0x3f862e42fee00000
+DATA logitConsts<>+488(SB)/8, $0x3f862e42fee00000
+DATA logitConsts<>+496(SB)/8, $0x3f862e42fee00000
+DATA logitConsts<>+504(SB)/8, $0x3f862e42fee00000
+DATA logitConsts<>+512(SB)/8, $0x3d8a39ef35793c76
+DATA logitConsts<>+520(SB)/8, $0x3d8a39ef35793c76
+DATA logitConsts<>+528(SB)/8, $0x3d8a39ef35793c76
+DATA logitConsts<>+536(SB)/8, $0x3d8a39ef35793c76
+DATA logitConsts<>+544(SB)/8, $0x3d8a39ef35793c76
+DATA logitConsts<>+552(SB)/8, $0x3d8a39ef35793c76
+DATA logitConsts<>+560(SB)/8, $0x3d8a39ef35793c76
+DATA logitConsts<>+568(SB)/8, $0x3d8a39ef35793c76
+DATA logitConsts<>+576(SB)/8, $0x3f56c16c16c16c17
+DATA logitConsts<>+584(SB)/8, $0x3f56c16c16c16c17
+DATA logitConsts<>+592(SB)/8, $0x3f56c16c16c16c17
+DATA logitConsts<>+600(SB)/8, $0x3f56c16c16c16c17
+DATA logitConsts<>+608(SB)/8, $0x3f56c16c16c16c17
+DATA logitConsts<>+616(SB)/8, $0x3f56c16c16c16c17
+DATA logitConsts<>+624(SB)/8, $0x3f56c16c16c16c17
+DATA logitConsts<>+632(SB)/8, $0x3f56c16c16c16c17
+DATA logitConsts<>+640(SB)/8, $0x3f81111111111111
+DATA logitConsts<>+648(SB)/8, $0x3f81111111111111
+DATA logitConsts<>+656(SB)/8, $0x3f81111111111111
+DATA logitConsts<>+664(SB)/8, $0x3f81111111111111
+DATA logitConsts<>+672(SB)/8, $0x3f81111111111111
+DATA logitConsts<>+680(SB)/8, $0x3f81111111111111
+DATA logitConsts<>+688(SB)/8, $0x3f81111111111111
+DATA logitConsts<>+696(SB)/8, $0x3f81111111111111
+DATA logitConsts<>+704(SB)/8, $0x3fa5555555555555
+DATA logitConsts<>+712(SB)/8, $0x3fa5555555555555
+DATA logitConsts<>+720(SB)/8, $0x3fa5555555555555
+DATA logitConsts<>+728(SB)/8, $0x3fa5555555555555
+DATA logitConsts<>+736(SB)/8, $0x3fa5555555555555
+DATA logitConsts<>+744(SB)/8, $0x3fa5555555555555
+DATA logitConsts<>+752(SB)/8, $0x3fa5555555555555
+DATA logitConsts<>+760(SB)/8, $0x3fa5555555555555
+DATA logitConsts<>+768(SB)/8, $0x3fc5555555555555
+DATA logitConsts<>+776(SB)/8, $0x3fc5555555555555
+DATA logitConsts<>+784(SB)/8, $0x3fc5555555555555
+DATA logitConsts<>+792(SB)/8, $0x3fc5555555555555
+DATA logitConsts<>+800(SB)/8, $0x3fc5555555555555
+DATA logitConsts<>+808(SB)/8, $0x3fc5555555555555
+DATA logitConsts<>+816(SB)/8, $0x3fc5555555555555
+DATA logitConsts<>+824(SB)/8, $0x3fc5555555555555
+DATA logitConsts<>+832(SB)/8, $0x3fe0000000000000
+DATA logitConsts<>+840(SB)/8, $0x3fe0000000000000
+DATA logitConsts<>+848(SB)/8, $0x3fe0000000000000
+DATA logitConsts<>+856(SB)/8, $0x3fe0000000000000
+DATA logitConsts<>+864(SB)/8, $0x3fe0000000000000
+DATA logitConsts<>+872(SB)/8, $0x3fe0000000000000
+DATA logitConsts<>+880(SB)/8, $0x3fe0000000000000
+DATA logitConsts<>+888(SB)/8, $0x3fe0000000000000
+DATA logitConsts<>+896(SB)/8, $0x000000000000003f
+DATA logitConsts<>+904(SB)/8, $0x000000000000003f
+DATA logitConsts<>+912(SB)/8, $0x000000000000003f
+DATA logitConsts<>+920(SB)/8, $0x000000000000003f
+DATA logitConsts<>+928(SB)/8, $0x000000000000003f
+DATA logitConsts<>+936(SB)/8, $0x000000000000003f
+DATA logitConsts<>+944(SB)/8, $0x000000000000003f
+DATA logitConsts<>+952(SB)/8, $0x000000000000003f
+DATA logitConsts<>+960(SB)/8, $0x4060000000000000
+DATA logitConsts<>+968(SB)/8, $0x4060000000000000
+DATA logitConsts<>+976(SB)/8, $0x4060000000000000
+DATA logitConsts<>+984(SB)/8, $0x4060000000000000
+DATA logitConsts<>+992(SB)/8, $0x4060000000000000
+DATA logitConsts<>+1000(SB)/8, $0x4060000000000000
+DATA logitConsts<>+1008(SB)/8, $0x4060000000000000
+DATA logitConsts<>+1016(SB)/8, $0x4060000000000000
+DATA logitConsts<>+1024(SB)/8, $0x00000000000000ff
+DATA logitConsts<>+1032(SB)/8, $0x00000000000000ff
+DATA logitConsts<>+1040(SB)/8, $0x00000000000000ff
+DATA logitConsts<>+1048(SB)/8, $0x00000000000000ff
+DATA logitConsts<>+1056(SB)/8, $0x00000000000000ff
+DATA logitConsts<>+1064(SB)/8, $0x00000000000000ff
+DATA logitConsts<>+1072(SB)/8, $0x00000000000000ff
+DATA logitConsts<>+1080(SB)/8, $0x00000000000000ff
+DATA logitConsts<>+1088(SB)/8, $0x3fc2492492492492
+DATA logitConsts<>+1096(SB)/8, $0x3fc2492492492492
+DATA logitConsts<>+1104(SB)/8, $0x3fc2492492492492
+DATA logitConsts<>+1112(SB)/8, $0x3fc2492492492492
+DATA logitConsts<>+1120(SB)/8, $0x3fc2492492492492
+DATA logitConsts<>+1128(SB)/8, $0x3fc2492492492492
+DATA logitConsts<>+1136(SB)/8, $0x3fc2492492492492
+DATA logitConsts<>+1144(SB)/8, $0x3fc2492492492492
+DATA logitConsts<>+1152(SB)/8, $0xbfc5555555555555
+DATA logitConsts<>+1160(SB)/8, $0xbfc5555555555555
+DATA logitConsts<>+1168(SB)/8, $0xbfc5555555555555
+DATA logitConsts<>+1176(SB)/8, $0xbfc5555555555555
+DATA logitConsts<>+1184(SB)/8, $0xbfc5555555555555
+DATA logitConsts<>+1192(SB)/8, $0xbfc5555555555555
+DATA logitConsts<>+1200(SB)/8, $0xbfc5555555555555
+DATA logitConsts<>+1208(SB)/8, $0xbfc5555555555555
+DATA logitConsts<>+1216(SB)/8, $0x3fc999999999999a
+DATA logitConsts<>+1224(SB)/8, $0x3fc999999999999a
+DATA logitConsts<>+1232(SB)/8, $0x3fc999999999999a
+DATA logitConsts<>+1240(SB)/8, $0x3fc999999999999a
+DATA logitConsts<>+1248(SB)/8, $0x3fc999999999999a
+DATA logitConsts<>+1256(SB)/8, $0x3fc999999999999a
+DATA logitConsts<>+1264(SB)/8, $0x3fc999999999999a
+DATA logitConsts<>+1272(SB)/8, $0x3fc999999999999a
+DATA logitConsts<>+1280(SB)/8, $0xbfd0000000000000
+DATA logitConsts<>+1288(SB)/8, $0xbfd0000000000000
+DATA logitConsts<>+1296(SB)/8, $0xbfd0000000000000
+DATA logitConsts<>+1304(SB)/8, $0xbfd0000000000000
+DATA logitConsts<>+1312(SB)/8, $0xbfd0000000000000
+DATA logitConsts<>+1320(SB)/8, $0xbfd0000000000000
+DATA logitConsts<>+1328(SB)/8, $0xbfd0000000000000
+DATA logitConsts<>+1336(SB)/8, $0xbfd0000000000000
+DATA logitConsts<>+1344(SB)/8, $0x3fd5555555555555
+DATA logitConsts<>+1352(SB)/8, $0x3fd5555555555555
+DATA logitConsts<>+1360(SB)/8, $0x3fd5555555555555
+DATA logitConsts<>+1368(SB)/8, $0x3fd5555555555555
+DATA logitConsts<>+1376(SB)/8, $0x3fd5555555555555
+DATA logitConsts<>+1384(SB)/8, $0x3fd5555555555555
+DATA logitConsts<>+1392(SB)/8, $0x3fd5555555555555
+DATA logitConsts<>+1400(SB)/8, $0x3fd5555555555555
+DATA logitConsts<>+1408(SB)/8, $0xbfe0000000000000
+DATA logitConsts<>+1416(SB)/8, $0xbfe0000000000000
+DATA logitConsts<>+1424(SB)/8, $0xbfe0000000000000
+DATA logitConsts<>+1432(SB)/8, $0xbfe0000000000000
+DATA logitConsts<>+1440(SB)/8, $0xbfe0000000000000
+DATA logitConsts<>+1448(SB)/8, $0xbfe0000000000000
+DATA logitConsts<>+1456(SB)/8, $0xbfe0000000000000
+DATA logitConsts<>+1464(SB)/8, $0xbfe0000000000000
+GLOBL logitConsts<>(SB), RODATA|NOPTR, $1472
+
+// func bernoulliLogitF64AVX512(out []float64, partial []float64, y []float64, alpha []float64, expTable *float64, logTable *float64) bool
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·bernoulliLogitF64AVX512(SB), NOSPLIT, $0-113
+	MOVQ out_base+0(FP), DI
+	MOVQ partial_base+24(FP), SI
+	MOVQ y_base+48(FP), DX
+	MOVQ alpha_base+72(FP), R8
+	MOVQ expTable+96(FP), R9
+	MOVQ logTable+104(FP), R10
+	MOVQ alpha_len+80(FP), CX
+	XORQ R11, R11
+
+logit_loop:
+	VMOVUPD    (R8), Z0
+	VMOVUPD    (DX), Z1
+	VPANDQ     logitConsts<>+0(SB), Z0, Z2
+	VCMPPD     $0x12, logitConsts<>+128(SB), Z2, K1
+	VCMPPD     $0x00, logitConsts<>+192(SB), Z1, K2
+	VCMPPD     $0x00, logitConsts<>+256(SB), Z1, K3
+	KORW       K3, K2, K2
+	KANDW      K2, K1, K1
+	KMOVW      K1, AX
+	NOTL       AX
+	ANDL       $0x000000ff, AX
+	ORQ        AX, R11
+	VADDPD     Z1, Z1, Z3
+	VSUBPD     logitConsts<>+256(SB), Z3, Z3
+	VMULPD     Z0, Z3, Z4
+	VPORQ      logitConsts<>+64(SB), Z2, Z5
+	VMULPD     logitConsts<>+320(SB), Z5, Z6
+	VADDPD     logitConsts<>+384(SB), Z6, Z6
+	VSUBPD     logitConsts<>+384(SB), Z6, Z7
+	VPSUBQ     logitConsts<>+384(SB), Z6, Z8
+	VMULPD     logitConsts<>+448(SB), Z7, Z9
+	VSUBPD     Z9, Z5, Z9
+	VMULPD     logitConsts<>+512(SB), Z7, Z10
+	VSUBPD     Z10, Z9, Z9
+	VMULPD     logitConsts<>+576(SB), Z9, Z10
+	VADDPD     logitConsts<>+640(SB), Z10, Z10
+	VMULPD     Z9, Z10, Z10
+	VADDPD     logitConsts<>+704(SB), Z10, Z10
+	VMULPD     Z9, Z10, Z10
+	VADDPD     logitConsts<>+768(SB), Z10, Z10
+	VMULPD     Z9, Z10, Z10
+	VADDPD     logitConsts<>+832(SB), Z10, Z10
+	VMULPD     Z9, Z9, Z11
+	VMULPD     Z11, Z10, Z10
+	VADDPD     Z9, Z10, Z10
+	VPANDQ     logitConsts<>+896(SB), Z8, Z12
+	VPSLLQ     $0x01, Z12, Z12
+	KXNORW     K2, K2, K2
+	VGATHERQPD (R9)(Z12*8), K2, Z13
+	KXNORW     K2, K2, K2
+	VGATHERQPD 8(R9)(Z12*8), K2, Z14
+	VMULPD     Z10, Z13, Z10
+	VADDPD     Z14, Z10, Z10
+	VADDPD     Z13, Z10, Z10
+	VPSRAQ     $0x06, Z8, Z8
+	VPSLLQ     $0x34, Z8, Z8
+	VPADDQ     Z8, Z10, Z10
+	VADDPD     logitConsts<>+256(SB), Z10, Z11
+	VMULPD     logitConsts<>+960(SB), Z10, Z12
+	VADDPD     logitConsts<>+832(SB), Z12, Z12
+	VCVTTPD2QQ Z12, Z12
+	VPANDQ     logitConsts<>+1024(SB), Z12, Z12
+	VPSLLQ     $0x02, Z12, Z12
+	KXNORW     K2, K2, K2
+	VGATHERQPD (R10)(Z12*8), K2, Z13
+	KXNORW     K2, K2, K2
+	VGATHERQPD 8(R10)(Z12*8), K2, Z14
+	KXNORW     K2, K2, K2
+	VGATHERQPD 16(R10)(Z12*8), K2, Z15
+	KXNORW     K2, K2, K2
+	VGATHERQPD 24(R10)(Z12*8), K2, Z16
+	VSUBPD     Z13, Z11, Z17
+	VMULPD     Z14, Z17, Z17
+	VMULPD     logitConsts<>+1088(SB), Z17, Z18
+	VADDPD     logitConsts<>+1152(SB), Z18, Z18
+	VMULPD     Z17, Z18, Z18
+	VADDPD     logitConsts<>+1216(SB), Z18, Z18
+	VMULPD     Z17, Z18, Z18
+	VADDPD     logitConsts<>+1280(SB), Z18, Z18
+	VMULPD     Z17, Z18, Z18
+	VADDPD     logitConsts<>+1344(SB), Z18, Z18
+	VMULPD     Z17, Z18, Z18
+	VADDPD     logitConsts<>+1408(SB), Z18, Z18
+	VMULPD     Z17, Z17, Z19
+	VMULPD     Z19, Z18, Z18
+	VSUBPD     logitConsts<>+256(SB), Z11, Z19
+	VSUBPD     Z19, Z10, Z19
+	VMULPD     Z14, Z19, Z19
+	VADDPD     Z19, Z16, Z16
+	VADDPD     Z18, Z16, Z16
+	VADDPD     Z17, Z16, Z16
+	VADDPD     Z16, Z15, Z16
+	VPSRAQ     $0x3f, Z4, Z20
+	VPXORQ     logitConsts<>+64(SB), Z4, Z21
+	VPANDQ     Z20, Z21, Z21
+	VADDPD     Z16, Z21, Z21
+	VPXORQ     logitConsts<>+64(SB), Z21, Z21
+	VPANDNQ    Z10, Z20, Z22
+	VPANDQ     logitConsts<>+256(SB), Z20, Z23
+	VPORQ      Z23, Z22, Z22
+	VMULPD     Z22, Z3, Z22
+	VDIVPD     Z11, Z22, Z22
+	VMOVUPD    Z21, (DI)
+	VMOVUPD    Z22, (SI)
+	ADDQ       $0x00000040, DI
+	ADDQ       $0x00000040, SI
+	ADDQ       $0x00000040, DX
+	ADDQ       $0x00000040, R8
+	SUBQ       $0x00000008, CX
+	JNZ        logit_loop
+	TESTQ      R11, R11
+	SETNE      AL
+	MOVB       AL, ret+112(FP)
+	VZEROUPPER
+	RET

@@ -283,3 +283,18 @@ func copy2DF64AVX2(dst []float64, ldd int, src []float64, lds int, rows int, col
 //
 //go:noescape
 func add2DF64AVX2(dst []float64, ldd int, src []float64, lds int, rows int, cols int)
+
+// gemvNF64AVX512 sets y[i] (add ≠ 0: adds to y[i]) Σ_j a[i·lda + j]·x[j] for i < len(y), j < len(x), with AVX512 (see asm/gemv.go).
+//
+//go:noescape
+func gemvNF64AVX512(y []float64, a []float64, lda int, x []float64, add int)
+
+// gemvTF64AVX512 adds Σ_i a[i·lda + j]·x[i] to y[j] for j < len(y), i < len(x), with AVX512 (see asm/gemv.go).
+//
+//go:noescape
+func gemvTF64AVX512(y []float64, a []float64, lda int, x []float64)
+
+// bernoulliLogitF64AVX512 is BernoulliLogit for len(alpha) rows, a multiple of 8, with AVX512; it reports whether some row needs the scalar code (see asm/logistic.go).
+//
+//go:noescape
+func bernoulliLogitF64AVX512(out []float64, partial []float64, y []float64, alpha []float64, expTable *float64, logTable *float64) bool

@@ -88,6 +88,8 @@ func vecMain() {
 		gate(s, true)
 		layerKernels(s)
 	}
+	gemvMain()
+	bernoulliLogit()
 }
 
 // stream is a pointer that a kernel walks through, with the size of its
