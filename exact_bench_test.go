@@ -51,30 +51,41 @@ func BenchmarkNUTSGermanCredit(b *testing.B) {
 
 // BenchmarkLogisticGradient times one full-data energy and gradient of a
 // logistic regression of 20 features on one goroutine, as a NUTS chain
-// evaluates it, at 10,000 and 100,000 rows: the figure to set beside
-// Stan's gradient of the same model.
+// evaluates it, at 10,000 and 100,000 rows, written with dot and
+// bernoulli_logit (the composed ops) and with bernoulli_logit_glm (one
+// fused op on the CPU): the figure to set beside Stan's gradient of the
+// same model.
 //
 //	go test -run '^$' -bench LogisticGradient -count 3
 func BenchmarkLogisticGradient(b *testing.B) {
-	for _, n := range []int{10_000, 100_000} {
-		b.Run(fmt.Sprintf("N=%d", n), func(b *testing.B) {
-			m := logisticRowsB(b, n, 20)
-			ev, err := m.Compiled().EvaluatorWith(1, 0, compile.EvalOptions{Threads: 1})
-			if err != nil {
-				b.Fatal(err)
-			}
-			theta := make([]float64, m.Dim())
-			for i := range theta {
-				theta[i] = 0.1 * math.Sin(float64(i))
-			}
-			grad := make([]float64, m.Dim())
-			var energy, variance [1]float64
-			for b.Loop() {
-				if err := ev.Evaluate(theta, nil, energy[:], grad, variance[:]); err != nil {
-					b.Fatal(err)
-				}
-			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/row")
-		})
+	forms := []struct{ name, likelihood string }{
+		{"dot", "y[n] ~ bernoulli_logit(alpha + dot(X[n], beta))"},
+		{"glm", "y[n] ~ bernoulli_logit_glm(X[n], alpha, beta)"},
 	}
+	for _, f := range forms {
+		for _, n := range []int{10_000, 100_000} {
+			b.Run(fmt.Sprintf("%s/N=%d", f.name, n), func(b *testing.B) {
+				benchLogisticGradient(b, logisticRowsModel(b, n, 20, f.likelihood), n)
+			})
+		}
+	}
+}
+
+func benchLogisticGradient(b *testing.B, m *temper.Model, n int) {
+	ev, err := m.Compiled().EvaluatorWith(1, 0, compile.EvalOptions{Threads: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	theta := make([]float64, m.Dim())
+	for i := range theta {
+		theta[i] = 0.1 * math.Sin(float64(i))
+	}
+	grad := make([]float64, m.Dim())
+	var energy, variance [1]float64
+	for b.Loop() {
+		if err := ev.Evaluate(theta, nil, energy[:], grad, variance[:]); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/row")
 }

@@ -138,6 +138,9 @@ func (g *Graph) CompileOn(device string, float32 bool, outputs ...*Node) (Device
 	if !ok {
 		return nil, UnknownDeviceError(device)
 	}
+	if g.hostOnly {
+		return nil, fmt.Errorf("autodiff: this graph was built for the CPU only (SetHostOnly); build it again for %s", device)
+	}
 	return c(g, float32, outputs)
 }
 

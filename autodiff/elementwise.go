@@ -358,6 +358,34 @@ func arithRowBackward[T Float](f *ScalarFunc, second, set bool, gz, g, other []T
 	}
 }
 
+// arithSumBackward is the gradient of a broadcast operand (stride 0 along
+// the row): Σ_t g[t]·∂f/∂operand, with the other operand at other[o +
+// t·so]; second says the operand is f's second. The sum runs in four
+// float64 accumulators: adding each term into the operand's one gradient
+// element in turn made a chain of dependent adds through memory, the
+// largest cost of α's gradient in α + X·β over 100,000 rows. A mul's
+// zero g terms are left out, as in the general kernel.
+func arithSumBackward[T Float](f *ScalarFunc, second bool, g, other []T, o, so int) float64 {
+	var s [4]float64
+	switch {
+	case f == mulFunc:
+		for t, v := range g {
+			if v != 0 {
+				s[t&3] += float64(v * other[o+t*so])
+			}
+		}
+	case f == subFunc && second:
+		for t, v := range g {
+			s[t&3] -= float64(v)
+		}
+	default:
+		for t, v := range g {
+			s[t&3] += float64(v)
+		}
+	}
+	return (s[0] + s[1]) + (s[2] + s[3])
+}
+
 func arithBackward[T Float](op *elementwiseOp, a *ArgsOf[T]) bool {
 	f := op.f
 	if f != addFunc && f != subFunc && f != mulFunc {
@@ -379,7 +407,9 @@ func arithBackward[T Float](op *elementwiseOp, a *ArgsOf[T]) bool {
 			}
 			return
 		}
-		if gx != nil {
+		if gx != nil && sx == 0 {
+			gx[ox] += T(arithSumBackward(f, false, g, y, oy, sy))
+		} else if gx != nil {
 			for t, v := range g {
 				if f == mulFunc {
 					if v == 0 {
@@ -390,7 +420,9 @@ func arithBackward[T Float](op *elementwiseOp, a *ArgsOf[T]) bool {
 				gx[ox+t*sx] += v
 			}
 		}
-		if gy != nil {
+		if gy != nil && sy == 0 {
+			gy[oy] += T(arithSumBackward(f, true, g, x, ox, sx))
+		} else if gy != nil {
 			for t, v := range g {
 				switch f {
 				case subFunc:

@@ -16,6 +16,7 @@ import (
 // placeholder nodes so that a builder can go on and report once.
 type Graph struct {
 	replicas int
+	hostOnly bool
 	nodes    []*Node
 	indices  []*Indices
 	err      error
@@ -32,6 +33,15 @@ func NewGraph(replicas int) *Graph {
 	}
 	return g
 }
+
+// SetHostOnly says the graph will be compiled for the CPU only (Compile,
+// Compile32, never CompileOn), so that builders may use ops that no
+// device backend has a kernel for: stdlib's fused GLM densities, which
+// read the data once a pass where the ops they stand for read it twice.
+func (g *Graph) SetHostOnly() { g.hostOnly = true }
+
+// HostOnly reports SetHostOnly.
+func (g *Graph) HostOnly() bool { return g.hostOnly }
 
 // Replicas is the number of replicas P every replicated node holds.
 func (g *Graph) Replicas() int { return g.replicas }

@@ -85,7 +85,16 @@ type built struct {
 // build lowers the model for P replicas and minibatches of batch rows
 // (batch ≤ 0 or ≥ N: every row). With checkOnly, it only reports errors.
 func (m *Model) build(replicas, batch int) (*built, error) {
+	return m.buildFor(replicas, batch, false)
+}
+
+// buildFor is build, for the CPU alone where host is set: the graph may
+// then hold ops no device has a kernel for (autodiff's SetHostOnly).
+func (m *Model) buildFor(replicas, batch int, host bool) (*built, error) {
 	b := m.newBuilder(replicas)
+	if host {
+		b.g.SetHostOnly()
+	}
 	if m.n > 0 {
 		if batch <= 0 || batch > m.n {
 			batch = m.n

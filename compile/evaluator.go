@@ -40,7 +40,7 @@ func (m *Model) EvaluatorWith(replicas, batch int, o EvalOptions) (infer.Evaluat
 	} else if (batch == 0 || batch >= m.n) && m.n > 4*chunkRows && (o.Device == "" || o.Device == "cpu") {
 		return m.chunkedEvaluator(replicas, o)
 	}
-	b, err := m.build(replicas, batch)
+	b, err := m.buildFor(replicas, batch, o.Device == "" || o.Device == "cpu")
 	if err != nil {
 		return nil, err
 	}

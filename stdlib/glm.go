@@ -16,6 +16,11 @@ import "github.com/temper-ppl/temper/autodiff"
 // BernoulliLogitGLMLPMF is Stan's bernoulli_logit_glm_lpmf(y | x, alpha,
 // beta) = bernoulli_logit(y | α + x·β).
 func BernoulliLogitGLMLPMF(y, x, alpha, beta *autodiff.Node) *autodiff.Node {
+	if g, stop := graphOf(y, x, alpha, beta); g != nil && stop == nil {
+		if n, ok := fusedBernoulliLogitGLM(y, x, alpha, beta); ok {
+			return n
+		}
+	}
 	return bernoulliLogitDensity.apply(y, glmPredictor("bernoulli_logit_glm", x, alpha, beta))
 }
 

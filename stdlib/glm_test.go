@@ -48,10 +48,7 @@ func TestGLMs(t *testing.T) {
 				Reference: func(x [][]float64) []float64 {
 					out := make([]float64, rows)
 					for r := range out {
-						eta := x[2][r%len(x[2])]
-						for j := range d {
-							eta += x[1][r*d+j] * x[3][j]
-						}
+						eta := glmEta(x, r, d)
 						sigma := 0.0
 						if len(x) > 4 {
 							sigma = x[4][0]
@@ -62,4 +59,14 @@ func TestGLMs(t *testing.T) {
 				}})
 		}
 	}
+}
+
+// glmEta is row r's predictor α + x·β by a plain loop, from the operands
+// y, x, α and β of a GLM case (α a scalar or one per row).
+func glmEta(x [][]float64, r, d int) float64 {
+	eta := x[2][r%len(x[2])]
+	for j := range d {
+		eta += x[1][r*d+j] * x[3][j]
+	}
+	return eta
 }
