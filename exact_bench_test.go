@@ -65,7 +65,8 @@ func BenchmarkLogisticGradient(b *testing.B) {
 	for _, f := range forms {
 		for _, n := range []int{10_000, 100_000} {
 			b.Run(fmt.Sprintf("%s/N=%d", f.name, n), func(b *testing.B) {
-				benchLogisticGradient(b, logisticRowsModel(b, n, 20, f.likelihood), n)
+				m := logisticRowsModel(b, n, 20, "param { alpha: real  beta: real[D] }\nmodel {\n  alpha ~ normal(0, 1)\n  beta ~ normal(0, 1)\n  for n in plate(N) { "+f.likelihood+" }\n}")
+				benchLogisticGradient(b, m, n)
 			})
 		}
 	}

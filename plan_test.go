@@ -21,12 +21,16 @@ func logisticRows(t *testing.T, n, d int) *temper.Model { return logisticRowsB(t
 
 func logisticRowsB(t testing.TB, n, d int) *temper.Model {
 	t.Helper()
-	return logisticRowsModel(t, n, d, "y[n] ~ bernoulli_logit(dot(X[n], beta))")
+	return logisticRowsModel(t, n, d, `param { beta: real[D] }
+model {
+  beta ~ normal(0, 1)
+  for n in plate(N) { y[n] ~ bernoulli_logit(dot(X[n], beta)) }
+}`)
 }
 
-// logisticRowsModel compiles the regression of logisticRowsB with the
-// given likelihood statement (of X[n], y[n], alpha and beta) in the plate.
-func logisticRowsModel(t testing.TB, n, d int, likelihood string) *temper.Model {
+// logisticRowsModel compiles the param and model blocks given on the data
+// of logisticRowsB (N, D, X and y).
+func logisticRowsModel(t testing.TB, n, d int, blocks string) *temper.Model {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(3, 4))
 	x := make([][]float64, n)
@@ -43,12 +47,7 @@ func logisticRowsModel(t testing.TB, n, d int, likelihood string) *temper.Model 
 		}
 	}
 	m, err := temper.Compile("logistic.ppl", `data { N: int  D: int  X: real[N, D]  y: int<lower=0, upper=1>[N] }
-param { alpha: real  beta: real[D] }
-model {
-  alpha ~ normal(0, 1)
-  beta ~ normal(0, 1)
-  for n in plate(N) { `+likelihood+` }
-}`, map[string]any{"X": x, "y": y})
+`+blocks, map[string]any{"X": x, "y": y})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -72,7 +72,10 @@
 // LangevinUpdate (θ ← θ − η g + s ξ), with the same dispatch (AVX-512,
 // AVX2, portable) and, except for SumSqDiff's fused squares, the same bits
 // as the scalar loops they replace. ParallelFor (parfor.go) hands parts of
-// any work to the GEMM's helper goroutines.
+// any work to the GEMM's helper goroutines. With AVX-512, products of one
+// column go to matrix-vector kernels (gemv_amd64.go, asm/gemv.go), and
+// BernoulliLogit (logistic.go) runs a logistic regression's rows eight at
+// a time with the bits of its scalar row (asm/logistic.go).
 //
 // # Generating the assembly
 //
