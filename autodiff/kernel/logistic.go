@@ -15,9 +15,9 @@ import (
 
 // ExpNonPos is e^t for t ≤ 0, the exponential of softplus, the logistic
 // function and the logistic densities (t = −|α|), within an ulp (math.Exp
-// is 2 ulp off at worst over TestExpNonPos's points) and without a branch
-// or a call in its range, so that the rows of a logistic regression
-// overlap in the CPU. Elsewhere (t > 0, t < −707 where the result nears
+// is 2 ulp off at worst over TestExpNonPos's points), with no call and no
+// branch but its range check, and in the steps asm/logistic.go repeats
+// eight lanes at a time. Elsewhere (t > 0, t < −707 where the result nears
 // the subnormals, NaN) it is math.Exp.
 //
 // The reduction is Tang's ("Table-driven implementation of the exponential
@@ -92,10 +92,8 @@ func init() {
 // exact, so below x = 1/256 the result keeps its relative accuracy: r = u
 // − 1 exactly and the correction restores x's bits lost in u.
 //
-// Every step is a plain multiply, add or subtract rounded as Go rounds it
-// (the float64 conversions forbid fusing into FMAs, which Go may do on
-// some architectures), so that the vector form of the logistic densities
-// (stdlib's bernoulli_logit) gives the same bits on every machine.
+// As in ExpNonPos, these are the steps asm/logistic.go repeats eight lanes
+// at a time.
 func Log1pUnit(x float64) float64 {
 	if !(x >= 0 && x <= 1) {
 		return math.Log1p(x)
