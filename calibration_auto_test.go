@@ -16,6 +16,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/temper-ppl/temper"
+	"github.com/temper-ppl/temper/internal/settings"
 )
 
 // The posteriors statisticians bring that a fixed metric cannot follow:
@@ -269,9 +270,16 @@ func TestCalibrationAuto(t *testing.T) {
 				}
 			}
 			var attempts []string
-			for _, a := range append(res.Attempts, temper.Attempt{Sampler: res.Result.Sampler}) {
-				attempts = append(attempts, a.Sampler)
+			for _, a := range res.Attempts {
+				attempts = append(attempts, a.Describe())
 			}
+			// The last run's settings are its options' (its non-centring is
+			// the attempt before it's step, named there).
+			last := map[string]string{}
+			for k, v := range res.Options.Settings {
+				last[k] = fmt.Sprint(v)
+			}
+			attempts = append(attempts, res.Result.Sampler+settings.Format(last))
 			t.Logf("%s: %s; worst mean %.3f sd, worst sd %.1f%%, %.1f s", c.name, strings.Join(attempts, " → "), worstMean, 100*worstSD, elapsed.Seconds())
 			if limit, known := knownLimits[c.name]; known {
 				if !strings.Contains(strings.Join(res.Warnings, "\n"), limit) {
